@@ -1,0 +1,221 @@
+"""Reading the TOML config: where it is, what shape it must have, and errors that point at it."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ._errors import ConfigError
+from ._registry import PluginSettings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_ENV = "TOOLHOOKS_CONFIG"
+CONFIG_FILE = "toolhooks.toml"
+TOP_LEVEL_KEYS = ("plugins", "tools", "approvals")
+PLUGINS_KEYS = ("only", "disable", "on_load_error")
+FRAMEWORK_KEYS = ("priority", "mode", "on_error", "timeout_s", "enabled", "tools")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PluginsTable(_Strict):
+    only: list[str] | None = None
+    disable: list[str] = Field(default_factory=list)
+    on_load_error: Literal["raise", "skip"] = "raise"
+
+
+class FrameworkSettings(_Strict):
+    priority: int | None = None
+    mode: Literal["enforce", "audit"] | None = None
+    on_error: Literal["block", "ignore"] | None = None
+    timeout_s: float | None = Field(default=None, gt=0)
+    enabled: bool = True
+    tools: list[str] | None = None
+
+
+class ApprovalsTable(_Strict):
+    route: Literal["none", "queue", "tty"] = "none"
+    db: str = ".toolhooks/approvals.db"
+    poll_interval_s: float = Field(default=0.2, gt=0)
+
+
+@dataclass
+class LoadedConfig:
+    """A validated config: the raw tables plus the file it came from (None for a mapping)."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    source: Path | None = None
+    prefix: tuple[str, ...] = ()  # ("tool", "toolhooks") when read from pyproject.toml
+    plugins: PluginsTable = field(default_factory=PluginsTable)
+    approvals: ApprovalsTable = field(default_factory=ApprovalsTable)
+
+    @property
+    def file(self) -> str | None:
+        return None if self.source is None else str(self.source)
+
+    def error(self, message: str, *path: str) -> ConfigError:
+        """A ConfigError for the key at ``path`` (line number looked up in the file)."""
+        full = (*self.prefix, *path)
+        line = locate(self.source, full) if self.source is not None else None
+        shown = ".".join(_quote(part) for part in full) if full else None
+        text = f"{message} (at {shown})" if shown and shown not in message else message
+        return ConfigError(text, file=self.file, key=shown, line=line)
+
+    def section(self, dotted: str) -> dict[str, Any]:
+        node: Any = self.data
+        for part in dotted.split("."):
+            node = node.get(part, {}) if isinstance(node, Mapping) else {}
+        if not isinstance(node, Mapping):
+            raise self.error(f"[{dotted}] must be a table", *dotted.split("."))
+        return dict(node)
+
+    def plugin_tables(self) -> dict[str, dict[str, Any]]:
+        tables = self.data.get("plugins", {})
+        return {k: v for k, v in tables.items() if k not in PLUGINS_KEYS}
+
+    def plugin_settings(self, name: str) -> tuple[PluginSettings, dict[str, Any]]:
+        """The framework knobs and the plugin's own keys from ``[plugins.<name>]``."""
+        table = dict(self.plugin_tables().get(name, {}))
+        framework = {k: table.pop(k) for k in FRAMEWORK_KEYS if k in table}
+        try:
+            parsed = FrameworkSettings.model_validate(framework)
+        except ValidationError as exc:
+            raise self.validation_error(exc, "plugins", name) from None
+        tools = tuple(parsed.tools) if parsed.tools is not None else None
+        settings = PluginSettings(
+            parsed.priority, parsed.mode, parsed.on_error, parsed.timeout_s, parsed.enabled, tools
+        )
+        return settings, table
+
+    def validation_error(self, exc: ValidationError, *path: str) -> ConfigError:
+        problem = exc.errors()[0]
+        loc = [str(part) for part in problem["loc"]]
+        if problem["type"] == "extra_forbidden":
+            return self.error(f"unknown key {loc[-1]!r} in [{'.'.join(path)}]", *path, *loc)
+        shown = ".".join((*path, *loc))
+        return self.error(f"{shown}: {problem['msg']}", *path, *loc)
+
+
+def _quote(part: str) -> str:
+    return part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else f'"{part}"'
+
+
+_KEY_PART = re.compile(r'"([^"]*)"|\'([^\']*)\'|([^.\s"\']+)')
+
+
+def _split_dotted(text: str) -> tuple[str, ...]:
+    return tuple(next(g for g in m.groups() if g is not None) for m in _KEY_PART.finditer(text))
+
+
+def locate(source: Path, path: tuple[str, ...]) -> int | None:
+    """Best-effort line of ``path`` in a TOML file: its ``key =`` line, else its ``[table]`` header."""
+    try:
+        lines = source.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    table: tuple[str, ...] = ()
+    header_line: int | None = None
+    for number, raw in enumerate(lines, 1):
+        text = raw.strip()
+        if text.startswith("["):
+            table = _split_dotted(text.split("]")[0].lstrip("["))
+            if table == path and header_line is None:
+                header_line = number
+            continue
+        if "=" in text and not text.startswith("#"):
+            full = table + _split_dotted(text.split("=", 1)[0])
+            if len(full) <= len(path) and full == path[: len(full)]:
+                return number
+    return header_line
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"line (\d+)", str(exc))
+        line = int(found.group(1)) if found else getattr(exc, "lineno", None)
+        raise ConfigError(f"invalid TOML: {exc}", file=str(path), line=line) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config: {exc.strerror or exc}", file=str(path)) from None
+
+
+def discover(cwd: Path | None = None) -> tuple[Path | None, tuple[str, ...]]:
+    """toolhooks.toml, else [tool.toolhooks] in pyproject.toml (both in ``cwd``), else $TOOLHOOKS_CONFIG."""
+    here = Path.cwd() if cwd is None else cwd
+    candidate = here / CONFIG_FILE
+    if candidate.is_file():
+        return candidate, ()
+    pyproject = here / "pyproject.toml"
+    if pyproject.is_file():
+        data = read_toml(pyproject)
+        if isinstance(data.get("tool"), dict) and "toolhooks" in data["tool"]:
+            return pyproject, ("tool", "toolhooks")
+    from_env = os.environ.get(CONFIG_ENV)
+    if from_env:
+        path = Path(from_env)
+        if not path.is_file():
+            raise ConfigError(f"${CONFIG_ENV} points at a file that does not exist", file=from_env)
+        return path, ()
+    return None, ()
+
+
+def load_config(config: Mapping[str, Any] | str | os.PathLike[str] | LoadedConfig | None) -> LoadedConfig:
+    """Validate a mapping shaped like the TOML file, or read and validate a file."""
+    if isinstance(config, LoadedConfig):
+        return config
+    if config is None:
+        return _validated({}, None, ())
+    if isinstance(config, Mapping):
+        return _validated(dict(config), None, ())
+    path = Path(config)
+    data = read_toml(path)
+    prefix: tuple[str, ...] = ()
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("toolhooks", {})
+        prefix = ("tool", "toolhooks")
+    return _validated(data, path, prefix)
+
+
+def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...]) -> LoadedConfig:
+    loaded = LoadedConfig(data, source, prefix)
+    if not isinstance(data, Mapping):
+        raise loaded.error("the config must be a table")
+    for key in data:
+        if key not in TOP_LEVEL_KEYS:
+            raise loaded.error(f"unknown top-level key {key!r} (expected {', '.join(TOP_LEVEL_KEYS)})", key)
+    plugins = data.get("plugins", {})
+    if not isinstance(plugins, Mapping):
+        raise loaded.error("[plugins] must be a table", "plugins")
+    fixed = {k: v for k, v in plugins.items() if k in PLUGINS_KEYS}
+    for key, value in plugins.items():
+        if key not in PLUGINS_KEYS and not isinstance(value, Mapping):
+            raise loaded.error(
+                f"unknown key {key!r} in [plugins] (expected {', '.join(PLUGINS_KEYS)} or a [plugins.<name>] table)",
+                "plugins", key,
+            )  # fmt: skip
+    try:
+        loaded.plugins = PluginsTable.model_validate(fixed)
+        loaded.approvals = ApprovalsTable.model_validate(data.get("approvals", {}))
+    except ValidationError as exc:
+        table = "plugins" if any(k in fixed for k in exc.errors()[0]["loc"][:1]) else "approvals"
+        raise loaded.validation_error(exc, table) from None
+    for name in loaded.plugin_tables():
+        loaded.plugin_settings(name)  # framework keys are checked here; plugin keys at load
+    if "tools" in data and not isinstance(data["tools"], Mapping):
+        raise loaded.error("[tools] must be a table", "tools")
+    return loaded

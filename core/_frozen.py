@@ -1,0 +1,175 @@
+"""Read-only views of tool call params, and the canonical bytes their digest is taken over.
+
+Handlers receive params they cannot mutate in place, so that a plugin changing a nested list by
+accident can never change what executes. The views subclass ``dict`` and ``list`` so that
+``isinstance`` checks, ``json.dumps`` and pydantic validation keep working on them.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+MAX_PARAM_DEPTH = 64
+_SCALARS = frozenset({str, int, float, bool, type(None), bytes})
+
+
+class ParamsError(ValueError):
+    """Params that cannot be handed to a tool: cycles, excessive depth, unsupported types."""
+
+
+def _read_only(*_args: object, **_kwargs: object) -> NoReturn:
+    raise TypeError(
+        "tool call params are read-only; return {'params': {...}} from the hook to change them"
+    )
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A ``dict`` whose mutating methods raise ``TypeError``."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+
+    def copy(self) -> dict[str, Any]:  # type: ignore[override]
+        return thaw(self)  # type: ignore[no-any-return]
+
+    def __copy__(self) -> dict[str, Any]:
+        return thaw(self)  # type: ignore[no-any-return]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        return thaw(self)  # type: ignore[no-any-return]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (thaw(self),))
+
+
+class FrozenList(list):  # type: ignore[type-arg]
+    """A ``list`` whose mutating methods raise ``TypeError``."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
+    append = extend = insert = pop = remove = clear = sort = reverse = _read_only
+
+    def copy(self) -> list[Any]:  # type: ignore[override]
+        return thaw(self)  # type: ignore[no-any-return]
+
+    def __copy__(self) -> list[Any]:
+        return thaw(self)  # type: ignore[no-any-return]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        return thaw(self)  # type: ignore[no-any-return]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (thaw(self),))
+
+
+class FrozenSetParam(frozenset):  # type: ignore[type-arg]
+    """A ``set`` param, frozen; thawed back into a ``set``."""
+
+    __slots__ = ()
+
+
+def freeze_params(params: Mapping[str, Any]) -> FrozenDict:
+    """Return a read-only deep copy of ``params``; raise :class:`ParamsError` if it cannot be."""
+    if type(params) is FrozenDict:
+        return params
+    if type(params) is not dict and not isinstance(params, Mapping):
+        raise ParamsError(f"params must be a mapping, got {type(params).__name__}")
+    values = params.values()
+    if all(type(v) in _SCALARS for v in values):
+        for key in params:
+            if type(key) is not str:
+                raise ParamsError(f"params key {key!r} is not a string")
+        return FrozenDict(params)
+    return _freeze(params, (), 0)  # type: ignore[return-value]
+
+
+def freeze_value(value: Any, where: str = "value") -> Any:
+    """Freeze one value written by a hook (the field path ``where`` names it in errors)."""
+    if type(value) in _SCALARS:
+        return value
+    return _freeze(value, (where,), 1)
+
+
+def _freeze(value: Any, path: tuple[str, ...], depth: int, active: frozenset[int] = frozenset()) -> Any:
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    where = ".".join(path) or "params"
+    if depth > MAX_PARAM_DEPTH:
+        raise ParamsError(f"{where} is nested deeper than {MAX_PARAM_DEPTH} levels")
+    if id(value) in active:
+        raise ParamsError(f"{where} contains a reference cycle")
+    inner = active | {id(value)}
+    if isinstance(value, Mapping):
+        frozen: dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise ParamsError(f"{where} has a key {key!r} that is not a string")
+            frozen[key] = _freeze(item, (*path, key), depth + 1, inner)
+        return FrozenDict(frozen)
+    if isinstance(value, (list, tuple)):
+        items = [
+            _freeze(item, (*path, f"[{i}]"), depth + 1, inner) for i, item in enumerate(value)
+        ]
+        return FrozenList(items) if isinstance(value, list) else tuple(items)
+    if isinstance(value, (set, frozenset)):
+        members = [_freeze(item, (*path, "{}"), depth + 1, inner) for item in value]
+        return FrozenSetParam(members) if isinstance(value, set) else frozenset(members)
+    if isinstance(value, (str, int, float, bytes)):  # subclasses such as enum.IntEnum
+        return value
+    raise ParamsError(
+        f"{where} has unsupported type {kind.__name__} (tool params must be JSON-like: "
+        "str, int, float, bool, None, bytes, dict, list, tuple, set)"
+    )
+
+
+def thaw(value: Any) -> Any:
+    """Return a plain, mutable deep copy of a frozen value (what a tool receives)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if isinstance(value, dict):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [thaw(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(thaw(item) for item in value)
+    if kind is FrozenSetParam:
+        return {thaw(item) for item in value}
+    return value
+
+
+def _canonical_default(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, (set, frozenset)):
+        return {"$set": sorted(canonical_json(item) for item in value)}
+    raise TypeError(f"unsupported type {type(value).__name__}")
+
+
+def canonical_json(value: Any) -> str:
+    """Key-sorted, whitespace-free JSON; bytes and sets get tagged encodings; NaN is kept."""
+    return json.dumps(
+        value,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=_canonical_default,
+        allow_nan=True,
+    )
+
+
+def params_digest(tool: str, params: Mapping[str, Any], sender_id: str | None, session_id: str | None) -> str:
+    """sha256 over tool, params, sender and session: what an approval is bound to."""
+    payload = canonical_json([tool, params, sender_id, session_id])
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def is_nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)

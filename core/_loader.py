@@ -1,0 +1,148 @@
+"""Finding plugins through the ``toolhooks`` entry-point group and building them from config.
+
+Discovery reads distribution metadata only; nothing is imported until a plugin has passed
+``only``, ``disable``, ``enabled`` and ``TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD``, so a switched-off
+plugin's code never runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ._config import LoadedConfig
+from ._errors import ConfigError, PluginLoadError
+
+ENTRY_POINT_GROUP = "toolhooks"
+AUTOLOAD_ENV = "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD"
+OWN_DISTRIBUTION = "toolhooks"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An entry point that names a plugin, before anything is imported."""
+
+    name: str
+    value: str
+    distribution: str | None
+    version: str | None
+    builtin: bool
+    entry_point: metadata.EntryPoint
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} = {self.value}"
+
+    @property
+    def from_dist(self) -> str:
+        if self.distribution is None:
+            return "an unknown distribution"
+        return f"distribution {self.distribution} {self.version or ''}".rstrip()
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def discover() -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+    """Every ``toolhooks`` entry point, deduplicated; second ones with a taken name are blocked."""
+    found: dict[str, Candidate] = {}
+    duplicates: list[tuple[Candidate, str]] = []
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(entry_point, "dist", None)
+        dist_name = dist.metadata["Name"] if dist is not None else None
+        candidate = Candidate(
+            name=entry_point.name,
+            value=entry_point.value,
+            distribution=dist_name,
+            version=dist.version if dist is not None else None,
+            builtin=dist_name is not None and _normalise(dist_name) == OWN_DISTRIBUTION,
+            entry_point=entry_point,
+        )
+        taken = found.get(candidate.name)
+        if taken is None:
+            found[candidate.name] = candidate
+        elif (taken.value, taken.distribution) != (candidate.value, candidate.distribution):
+            duplicates.append(
+                (candidate, f"duplicate plugin name {candidate.name!r}: {taken.from_dist} has it")
+            )
+    ordered = sorted(found.values(), key=lambda c: (not c.builtin, c.name))
+    return ordered, duplicates
+
+
+def autoload_disabled() -> bool:
+    return os.environ.get(AUTOLOAD_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def why_skipped(candidate: Candidate, config: LoadedConfig) -> str | None:
+    """The reason ``candidate`` must not be imported, or None to load it."""
+    table = config.plugins
+    if not candidate.builtin and autoload_disabled():
+        return f"third-party autoload disabled by {AUTOLOAD_ENV}"
+    if table.only is not None and candidate.name not in table.only:
+        return "not listed in [plugins] only"
+    if candidate.name in table.disable:
+        return "listed in [plugins] disable"
+    settings, _ = config.plugin_settings(candidate.name)
+    if not settings.enabled:
+        return f"[plugins.{candidate.name}] enabled = false"
+    return None
+
+
+def load(candidate: Candidate, config: LoadedConfig) -> Any:
+    """Import the entry point and build the plugin object; PluginLoadError names both ends."""
+    try:
+        target = candidate.entry_point.load()
+    except Exception as exc:
+        raise PluginLoadError(
+            f"plugin entry point '{candidate.label}' from {candidate.from_dist} failed to import: "
+            f"{type(exc).__name__}: {exc}",
+            entry_point=candidate.label,
+            distribution=candidate.distribution,
+        ) from exc
+    try:
+        return build(target, candidate.name, config)
+    except (PluginLoadError, ConfigError):
+        raise
+    except Exception as exc:
+        raise PluginLoadError(
+            f"plugin entry point '{candidate.label}' from {candidate.from_dist} could not be "
+            f"created: {type(exc).__name__}: {exc}",
+            entry_point=candidate.label,
+            distribution=candidate.distribution,
+        ) from exc
+
+
+def config_model(target: Any) -> type[BaseModel] | None:
+    model = getattr(target, "Config", None)
+    return model if inspect.isclass(model) and issubclass(model, BaseModel) else None
+
+
+def config_location(target: Any, name: str) -> tuple[str, ...]:
+    key = getattr(target, "config_key", None)
+    return tuple(key.split(".")) if isinstance(key, str) and key else ("plugins", name)
+
+
+def build(target: Any, name: str, config: LoadedConfig) -> Any:
+    """A class is instantiated with its validated ``Config``; a module or instance is used as is."""
+    if not inspect.isclass(target):
+        return target
+    model = config_model(target)
+    if model is None:
+        return target()
+    location = config_location(target, name)
+    if location == ("plugins", name):
+        _, own = config.plugin_settings(name)
+    else:
+        own = config.section(".".join(location))
+    try:
+        settings = model.model_validate(own)
+    except ValidationError as exc:
+        raise config.validation_error(exc, *location) from None
+    return target(settings)

@@ -1,0 +1,224 @@
+"""The values that cross the hook boundary: calls, senders, tool specs, results, outcomes."""
+
+from __future__ import annotations
+
+import itertools
+from collections import namedtuple
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._frozen import FrozenDict, freeze_params
+
+Origin = Literal["agent", "external"]
+Status = Literal["ok", "error", "blocked", "denied"]
+KNOWN_TAGS = frozenset({"side_effect", "elevated", "internal", "read_only"})
+MAX_TOOL_NAME = 256
+
+# Ids are a per-process random prefix plus a counter: unique, sortable within a process, and far
+# cheaper than uuid4 on the per-call path.
+_PROCESS_PREFIX = secrets.token_hex(8)
+_counter = itertools.count(1)
+
+
+def new_id() -> str:
+    """A 32-hex-digit id, unique across processes (random prefix) and within one (counter)."""
+    return f"{_PROCESS_PREFIX}{next(_counter):016x}"
+
+
+class _Sentinel:
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+REMOVE: Any = _Sentinel("REMOVE")
+"""A value in a hook's ``params`` that deletes that key from the running params."""
+UNSET: Any = _Sentinel("UNSET")
+"""Marks an ``AfterToolCallResult.value`` that was not given (``None`` is a real value)."""
+
+
+@dataclass(frozen=True)
+class Sender:
+    """Who the call is made for: the human or service on the other side of the agent."""
+
+    id: str
+    name: str | None = None
+    channel: str | None = None
+    roles: tuple[str, ...] = ()
+    is_owner: bool = False
+
+    @classmethod
+    def coerce(cls, value: Sender | Mapping[str, Any] | str | None) -> Sender | None:
+        if value is None or isinstance(value, Sender):
+            return value
+        if isinstance(value, str):
+            return cls(id=value)
+        if isinstance(value, Mapping):
+            unknown = set(value) - {"id", "name", "channel", "roles", "is_owner"}
+            if unknown:
+                raise ValueError(f"sender has unknown keys: {', '.join(sorted(map(str, unknown)))}")
+            if not isinstance(value.get("id"), str):
+                raise ValueError("sender.id must be a string")
+            roles = value.get("roles", ())
+            if isinstance(roles, str) or not all(isinstance(r, str) for r in roles):
+                raise ValueError("sender.roles must be a list of strings")
+            return cls(
+                id=value["id"],
+                name=value.get("name"),
+                channel=value.get("channel"),
+                roles=tuple(roles),
+                is_owner=bool(value.get("is_owner", False)),
+            )
+        raise ValueError(f"sender must be a Sender, a mapping or a string, got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the model sees it. ``parameters`` is a JSON Schema object."""
+
+    name: str
+    description: str = ""
+    parameters: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
+    tags: frozenset[str] = frozenset()
+
+
+_CALL_FIELDS = (
+    "name", "params", "id", "session_id", "run_id", "trace_id",
+    "agent_id", "sender", "origin", "context_window_tokens", "spec",
+)  # fmt: skip
+
+
+class InvalidToolCall(ValueError):
+    """A proposed call that cannot enter the pipeline; the runtime turns it into an Outcome."""
+
+
+_ToolCallRecord = namedtuple("_ToolCallRecord", _CALL_FIELDS)  # noqa: PYI024
+_MAPPING_KEYS = frozenset(_CALL_FIELDS) - {"spec"}
+_new_record = tuple.__new__
+
+
+class ToolCall(_ToolCallRecord):
+    """One proposed tool call: an immutable record. ``params`` is a read-only deep copy.
+
+    ``spec`` is the registered :class:`ToolSpec` for ``name`` (set by the runtime), or None for a
+    tool the runtime does not know. Being a named tuple keeps attribute reads and copies cheap on
+    the per-call path; compare calls by their fields, not by position.
+    """
+
+    __slots__ = ()
+    name: str
+    params: FrozenDict
+    id: str
+    session_id: str | None
+    run_id: str | None
+    trace_id: str
+    agent_id: str | None
+    sender: Sender | None
+    origin: Origin
+    context_window_tokens: int | None
+    spec: ToolSpec | None
+
+    def __new__(
+        cls,
+        name: str,
+        params: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        session_id: str | None = None,
+        run_id: str | None = None,
+        trace_id: str | None = None,
+        agent_id: str | None = None,
+        sender: Sender | Mapping[str, Any] | str | None = None,
+        origin: Origin = "agent",
+        context_window_tokens: int | None = None,
+        spec: ToolSpec | None = None,
+    ) -> ToolCall:
+        if type(name) is not str or not name:
+            raise InvalidToolCall("tool name must be a non-empty string")
+        if len(name) > MAX_TOOL_NAME:
+            raise InvalidToolCall(f"tool name is {len(name)} characters long (at most {MAX_TOOL_NAME})")
+        if not name.isprintable():
+            raise InvalidToolCall(f"tool name {name!r} contains control characters")
+        if origin != "agent" and origin != "external":
+            raise InvalidToolCall(f"origin must be 'agent' or 'external', got {origin!r}")
+        for label, text in (("id", id), ("session_id", session_id), ("run_id", run_id),
+                            ("trace_id", trace_id), ("agent_id", agent_id)):  # fmt: skip
+            if text is not None and type(text) is not str:
+                raise InvalidToolCall(f"{label} must be a string, got {type(text).__name__}")
+        if context_window_tokens is not None and (
+            type(context_window_tokens) is not int or context_window_tokens < 0
+        ):
+            raise InvalidToolCall("context_window_tokens must be a non-negative integer")
+        if spec is not None and not isinstance(spec, ToolSpec):
+            raise InvalidToolCall("spec must be a ToolSpec")
+        try:
+            frozen = freeze_params({} if params is None else params)
+            who = sender if sender is None or type(sender) is Sender else Sender.coerce(sender)
+        except ValueError as exc:
+            raise InvalidToolCall(str(exc)) from None
+        return _new_record(cls, (
+            name, frozen, id or f"call_{new_id()}", session_id, run_id, trace_id or new_id(),
+            agent_id, who, origin, context_window_tokens, spec,
+        ))  # fmt: skip
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], spec: ToolSpec | None = None) -> ToolCall:
+        """Build a call from a plain dict with the constructor's keys; unknown keys are errors."""
+        if type(data) is not dict and not isinstance(data, Mapping):
+            raise InvalidToolCall(f"a tool call must be a ToolCall or a mapping, got {type(data).__name__}")
+        if not _MAPPING_KEYS.issuperset(data):
+            unknown = sorted(repr(k) for k in data if k not in _MAPPING_KEYS)
+            raise InvalidToolCall(f"tool call has unknown keys: {', '.join(unknown)}")
+        if "name" not in data:
+            raise InvalidToolCall("tool call has no 'name'")
+        return cls(**data, spec=spec)
+
+    def with_params(self, params: FrozenDict) -> ToolCall:
+        """A copy with other (already frozen) params; the runtime's cheap path."""
+        return _new_record(ToolCall, (self[0], params, *self[2:]))
+
+    def with_spec(self, spec: ToolSpec | None) -> ToolCall:
+        return _new_record(ToolCall, (*self[:10], spec))
+
+    def _replace(self, **changes: Any) -> ToolCall:
+        """A copy with some fields changed, validated like a new call."""
+        fields = self._asdict()
+        fields.update(changes)
+        return ToolCall(**fields)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolCall):
+            return NotImplemented
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ToolCall(name={self.name!r}, params={dict(self.params)!r}, id={self.id!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        sender = self.sender
+        return {
+            "name": self.name,
+            "params": dict(self.params),
+            "id": self.id,
+            "session_id": self.session_id,
+            "run_id": self.run_id,
+            "trace_id": self.trace_id,
+            "agent_id": self.agent_id,
+            "sender": None if sender is None else sender.__dict__.copy(),
+            "origin": self.origin,
+            "context_window_tokens": self.context_window_tokens,
+        }

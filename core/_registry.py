@@ -1,0 +1,227 @@
+"""Registered plugins and their handlers, ordered once and cached per tool.
+
+pluggy does the registration bookkeeping and checks every implementation against its spec; the
+runtime never dispatches through ``pm.hook``. Instead each hook's handlers are sorted here (highest
+priority first, registration order for ties), filtered per tool name, and cached until the set of
+plugins changes, so a call only walks a prepared tuple.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pluggy
+
+from . import spec as spec_module
+from ._hookimpl import OPTIONS_ATTR, ImplOptions, compile_tool_matcher
+from .spec import PROJECT
+
+HookName = Literal["before_tool_call", "after_tool_call", "tool_visible", "on_event"]
+HOOK_NAMES: tuple[HookName, ...] = ("before_tool_call", "after_tool_call", "tool_visible", "on_event")
+DEFAULT_ASYNC_TIMEOUT = 15.0
+_CHAIN_CACHE_LIMIT = 4096
+_PLUGGY_DEFAULTS = {
+    "wrapper": False,
+    "hookwrapper": False,
+    "optionalhook": False,
+    "tryfirst": False,
+    "trylast": False,
+    "specname": None,
+}
+
+
+class PluginValidationError(ValueError):
+    """A plugin whose hooks do not match the specs (unknown hook, unknown argument, wrapper)."""
+
+
+@dataclass
+class PluginSettings:
+    """The framework-level knobs of one plugin, from ``[plugins.<name>]`` or ``register()``."""
+
+    priority: int | None = None
+    mode: Literal["enforce", "audit"] | None = None
+    on_error: Literal["block", "ignore"] | None = None
+    timeout_s: float | None = None
+    enabled: bool = True
+    tools: tuple[str, ...] | None = None
+
+
+@dataclass
+class PluginRecord:
+    name: str
+    plugin: Any
+    source: str  # "built-in", "entry point" or "registered"
+    settings: PluginSettings
+    seq: int
+    distribution: str | None = None
+    version: str | None = None
+    entry_point: str | None = None
+    hooks: tuple[str, ...] = ()
+    handlers: list[Handler] = field(default_factory=list)
+
+
+class Handler:
+    """One hook implementation with every option resolved; what a chain is made of."""
+
+    __slots__ = (
+        "argnames", "audit", "function", "hook", "inline", "is_async", "matcher", "on_error",
+        "plugin", "priority", "seq", "takes_all", "timeout", "tools",
+    )  # fmt: skip
+
+    def __init__(self, record: PluginRecord, hook: str, impl: pluggy.HookImpl, index: int) -> None:
+        options: ImplOptions = getattr(impl.function, OPTIONS_ATTR, None) or ImplOptions()
+        settings = record.settings
+        plugin = record.plugin
+        self.plugin = record.name
+        self.hook = hook
+        self.function: Callable[..., Any] = impl.function
+        self.argnames: tuple[str, ...] = tuple(impl.argnames)
+        self.takes_all = self.argnames == _SPEC_ARGS[hook]
+        attr_priority = getattr(plugin, "priority", None)
+        self.priority: int = next(
+            (p for p in (settings.priority, options.priority, attr_priority) if type(p) is int), 0
+        )
+        self.is_async = inspect.iscoroutinefunction(impl.function)
+        explicit_timeout = settings.timeout_s if settings.timeout_s is not None else options.timeout
+        self.timeout: float | None = explicit_timeout
+        if self.timeout is None and self.is_async:
+            self.timeout = DEFAULT_ASYNC_TIMEOUT
+        # A plain def without an explicit timeout runs inline: no thread hop on the hot path.
+        self.inline = not self.is_async and explicit_timeout is None
+        tools = settings.tools if settings.tools is not None else options.tools
+        if tools is None:
+            tools = getattr(plugin, "tools", None)
+            tools = tuple(tools) if isinstance(tools, (list, tuple)) else None
+        self.tools: tuple[str, ...] | None = tools
+        self.matcher = compile_tool_matcher(tools)
+        mode = settings.mode or getattr(plugin, "mode", None) or "enforce"
+        self.audit = mode == "audit"
+        self.on_error: str = settings.on_error or (
+            "block" if hook in ("before_tool_call", "tool_visible") else "ignore"
+        )
+        self.seq = (record.seq, index)
+
+    def call_args(self, values: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(values[name] for name in self.argnames)
+
+    def __repr__(self) -> str:
+        return f"<Handler {self.plugin}.{self.hook} priority={self.priority}>"
+
+
+def _spec_args(name: str) -> tuple[str, ...]:
+    return tuple(inspect.signature(getattr(spec_module, name)).parameters)
+
+
+_SPEC_ARGS: dict[str, tuple[str, ...]] = {name: _spec_args(name) for name in HOOK_NAMES}
+
+
+class _PluginManager(pluggy.PluginManager):
+    """Accepts, besides ``@hookimpl``-marked ones, unmarked callables named exactly as a hook."""
+
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+        options = super().parse_hookimpl_opts(plugin, name)
+        if options is None and name in _SPEC_ARGS:
+            candidate = getattr(plugin, name, None)
+            if inspect.isroutine(candidate):
+                return dict(_PLUGGY_DEFAULTS)
+        return options
+
+
+class Registry:
+    """The typed facade over pluggy: register, unregister, and ordered chains per hook and tool."""
+
+    def __init__(self) -> None:
+        self.pm = _PluginManager(PROJECT)
+        self.pm.add_hookspecs(spec_module)
+        self.records: dict[str, PluginRecord] = {}
+        self._lock = threading.RLock()
+        self._seq = 0
+        self._sorted: dict[str, tuple[Handler, ...]] = {name: () for name in HOOK_NAMES}
+        self._by_tool: dict[tuple[str, str], tuple[Handler, ...]] = {}
+        self._filtered: dict[str, bool] = {name: False for name in HOOK_NAMES}
+        self.on_change: Callable[[], None] = lambda: None
+
+    def add(self, record: PluginRecord) -> PluginRecord:
+        with self._lock:
+            if record.name in self.records:
+                raise ValueError(f"a plugin named {record.name!r} is already registered")
+            self._seq += 1
+            record.seq = self._seq
+            try:
+                self.pm.register(record.plugin, name=record.name)
+            except pluggy.PluginValidationError as exc:
+                self._forget(record.name)
+                raise PluginValidationError(f"plugin {record.name!r}: {exc}") from None
+            except ValueError as exc:
+                self._forget(record.name)
+                raise PluginValidationError(f"plugin {record.name!r}: {exc}") from None
+            try:
+                record.handlers = self._handlers_of(record)
+            except PluginValidationError:
+                self._forget(record.name)
+                raise
+            record.hooks = tuple(dict.fromkeys(h.hook for h in record.handlers))
+            self.records[record.name] = record
+            self._rebuild()
+            return record
+
+    def remove(self, name: str) -> PluginRecord:
+        with self._lock:
+            record = self.records.pop(name, None)
+            if record is None:
+                raise KeyError(f"no plugin named {name!r} is registered")
+            self._forget(name)
+            self._rebuild()
+            return record
+
+    def _forget(self, name: str) -> None:
+        if self.pm.get_plugin(name) is not None:
+            self.pm.unregister(name=name)
+
+    def _handlers_of(self, record: PluginRecord) -> list[Handler]:
+        handlers: list[Handler] = []
+        for caller in self.pm.get_hookcallers(record.plugin) or ():
+            if not caller.has_spec():
+                raise PluginValidationError(
+                    f"plugin {record.name!r} implements unknown hook {caller.name!r} "
+                    f"(toolhooks hooks are: {', '.join(HOOK_NAMES)})"
+                )
+            for impl in caller.get_hookimpls():
+                if impl.plugin is not record.plugin:
+                    continue
+                if impl.wrapper or impl.hookwrapper:
+                    raise PluginValidationError(
+                        f"plugin {record.name!r}: {caller.name} is a hook wrapper; toolhooks "
+                        "orders handlers by priority instead"
+                    )
+                handlers.append(Handler(record, caller.name, impl, len(handlers)))
+        return handlers
+
+    def _rebuild(self) -> None:
+        for hook in HOOK_NAMES:
+            chain = [h for rec in self.records.values() for h in rec.handlers if h.hook == hook]
+            chain.sort(key=lambda h: (-h.priority, h.seq))
+            self._sorted[hook] = tuple(chain)
+            self._filtered[hook] = any(h.matcher is not None for h in chain)
+        self._by_tool = {}
+        self.on_change()
+
+    def chain(self, hook: str, tool: str | None = None) -> tuple[Handler, ...]:
+        """The handlers of ``hook`` that run for ``tool``, in order."""
+        if tool is None or not self._filtered[hook]:
+            return self._sorted[hook]
+        key = (hook, tool)
+        cached = self._by_tool.get(key)
+        if cached is None:
+            cached = tuple(h for h in self._sorted[hook] if h.matcher is None or h.matcher(tool))
+            if len(self._by_tool) >= _CHAIN_CACHE_LIMIT:
+                self._by_tool = {}
+            self._by_tool[key] = cached
+        return cached
+
+    def names(self) -> Iterable[str]:
+        return self.records.keys()

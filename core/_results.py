@@ -1,0 +1,202 @@
+"""What hooks return, what after-hooks see, and what ``Runtime.call`` gives back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ._models import UNSET, Status, ToolCall
+
+Decision = Literal["allow-once", "allow-always", "deny"]
+DECISIONS: tuple[Decision, ...] = ("allow-once", "allow-always", "deny")
+
+
+class HookResultError(ValueError):
+    """A handler returned something that is not a valid result (names the field)."""
+
+
+class ApprovalRequest(BaseModel):
+    """A hook's request that a human approve the call before it runs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    title: str = Field(min_length=1, max_length=80)
+    description: str = Field(min_length=1, max_length=512)
+    severity: Literal["info", "warning", "critical"] = "warning"
+    timeout_s: float = Field(default=120.0, alias="timeoutS")
+    allowed_decisions: tuple[Decision, ...] = Field(default=DECISIONS, alias="allowedDecisions", min_length=1)
+
+    @field_validator("timeout_s", mode="after")
+    @classmethod
+    def _clamp_timeout(cls, value: float) -> float:
+        if value != value:  # NaN would compare false everywhere and never time out
+            raise ValueError("timeout_s must be a number")
+        return min(600.0, max(1.0, value))
+
+
+@dataclass(slots=True)
+class BeforeToolCallResult:
+    """A before_tool_call decision. Every field left at its default means "no opinion"."""
+
+    block: bool = False
+    block_reason: str | None = None
+    params: Mapping[str, Any] | None = None
+    require_approval: ApprovalRequest | Mapping[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class AfterToolCallResult:
+    """An after_tool_call change to the result. ``value`` is UNSET unless given."""
+
+    content: str | None = None
+    value: Any = UNSET
+    note: str | None = None
+    truncated: bool | None = None
+    artifact: str | None = None
+
+
+_BEFORE_KEYS = {
+    "block": "block",
+    "block_reason": "block_reason",
+    "blockReason": "block_reason",
+    "params": "params",
+    "require_approval": "require_approval",
+    "requireApproval": "require_approval",
+}
+_AFTER_KEYS = {"content", "value", "note", "truncated", "artifact"}
+
+
+def coerce_before(value: Any) -> BeforeToolCallResult | None:
+    """Normalise a before_tool_call return value, or raise :class:`HookResultError`."""
+    if value is None:
+        return None
+    if isinstance(value, BeforeToolCallResult):
+        result = value
+    elif isinstance(value, Mapping):
+        fields: dict[str, Any] = {}
+        for key, item in value.items():
+            target = _BEFORE_KEYS.get(key) if isinstance(key, str) else None
+            if target is None:
+                raise HookResultError(f"unknown key {key!r} (expected block, block_reason, params, require_approval)")
+            fields[target] = item
+        result = BeforeToolCallResult(**fields)
+    else:
+        raise HookResultError(f"returned {type(value).__name__}; expected BeforeToolCallResult, dict or None")
+    if type(result.block) is not bool:
+        raise HookResultError(f"block must be a bool, got {type(result.block).__name__}")
+    if result.block_reason is not None and not isinstance(result.block_reason, str):
+        raise HookResultError("block_reason must be a string")
+    if result.params is not None and not isinstance(result.params, Mapping):
+        raise HookResultError(f"params must be a mapping, got {type(result.params).__name__}")
+    request = result.require_approval
+    if request is not None and not isinstance(request, ApprovalRequest):
+        if not isinstance(request, Mapping):
+            raise HookResultError("require_approval must be an ApprovalRequest or a mapping")
+        try:
+            result.require_approval = ApprovalRequest.model_validate(request)
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            raise HookResultError(f"require_approval.{where}: {problem['msg']}") from None
+    return result
+
+
+def coerce_after(value: Any) -> AfterToolCallResult | None:
+    """Normalise an after_tool_call return value, or raise :class:`HookResultError`."""
+    if value is None:
+        return None
+    if isinstance(value, AfterToolCallResult):
+        result = value
+    elif isinstance(value, Mapping):
+        unknown = [key for key in value if key not in _AFTER_KEYS]
+        if unknown:
+            raise HookResultError(f"unknown key {unknown[0]!r} (expected content, value, note)")
+        result = AfterToolCallResult(**value)
+    else:
+        raise HookResultError(f"returned {type(value).__name__}; expected AfterToolCallResult, dict or None")
+    if result.content is not None and not isinstance(result.content, str):
+        raise HookResultError(f"content must be a string, got {type(result.content).__name__}")
+    if result.note is not None and not isinstance(result.note, str):
+        raise HookResultError("note must be a string")
+    if result.artifact is not None and not isinstance(result.artifact, str):
+        raise HookResultError("artifact must be a string")
+    return result
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """The running result after-hooks see; earlier handlers' changes are already applied."""
+
+    status: Status
+    value: Any = None
+    content: str = ""
+    error: str | None = None
+    duration_ms: float | None = None
+    error_kind: str | None = None
+    """Why a non-ok call ended: unknown_tool, invalid_params, exception, policy, approval."""
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What ``Runtime.call`` returns: the decision and the text for the conversation."""
+
+    status: Status
+    content: str
+    call_id: str
+    trace_id: str
+    tool: str = ""
+    value: Any = None
+    params: dict[str, Any] | None = None
+    blocked_by: str | None = None
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+    truncated: bool = False
+    artifact: str | None = None
+    approval: Decision | None = None
+    rewritten_by: dict[str, str] = field(default_factory=dict)
+    """Fields a before_tool_call hook changed, with the plugin that last wrote each."""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "tool": self.tool,
+            "content": self.content,
+            "params": self.params,
+            "blocked_by": self.blocked_by,
+            "reason": self.reason,
+            "notes": list(self.notes),
+            "call_id": self.call_id,
+            "trace_id": self.trace_id,
+            "truncated": self.truncated,
+            "artifact": self.artifact,
+            "approval": self.approval,
+            "rewritten_by": dict(self.rewritten_by),
+        }
+
+
+@dataclass(frozen=True)
+class PendingApproval:
+    """An approval the runtime is waiting on; ``call`` carries the frozen params."""
+
+    id: str
+    call: ToolCall
+    plugin: str
+    request: ApprovalRequest
+    digest: str
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    """An approver may return this instead of a bare decision string."""
+
+    decision: str
+    reason: str | None = None
+    by: str | None = None

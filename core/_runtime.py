@@ -1,0 +1,292 @@
+"""The Runtime: plugins, tools and config in one place, and the ``call`` / ``acall`` entry points."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
+
+from ._approvals import ApprovalBook, Approver
+from ._config import LoadedConfig, discover, load_config
+from ._driver import BackgroundLoop, drive_async, drive_sync
+from ._errors import ConfigError, PluginLoadError
+from ._events import EventDispatcher
+from ._frozen import FrozenDict, thaw
+from ._loader import Candidate, build, discover as discover_entry_points, load, why_skipped
+from ._models import Origin, Sender, ToolCall, ToolSpec
+from ._pipeline import Context, Execute, run_call
+from ._registry import PluginRecord, PluginSettings, Registry
+from ._results import Outcome
+from ._tools import Tool, build_tool
+from ._visibility import visible
+
+F = TypeVar("F", bound=Callable[..., Any])
+ADJUSTED_PARAMS_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """One row of ``Runtime.plugins()`` (and of ``toolhooks plugins``)."""
+
+    name: str
+    version: str | None
+    distribution: str | None
+    priority: int
+    hooks: tuple[str, ...]
+    mode: str
+    enabled: bool
+    source: str
+    tools: tuple[str, ...] | None = None
+    entry_point: str | None = None
+    reason: str | None = None
+
+
+class Runtime:
+    """The pipeline every tool call goes through. See DESIGN.md for the contract."""
+
+    def __init__(
+        self,
+        plugins: Iterable[Any] = (),
+        config: Mapping[str, Any] | str | os.PathLike[str] | LoadedConfig | None = None,
+        tools: Iterable[Callable[..., Any] | ToolSpec] = (),
+        approver: Approver | None = None,
+        load_entrypoints: bool = True,
+    ) -> None:
+        self.config = load_config(config)
+        self._registry = Registry()
+        self._tools: dict[str, Tool] = {}
+        self._background = BackgroundLoop()
+        self._events = EventDispatcher(self._background.get)
+        self._book = ApprovalBook()
+        self._adjusted: OrderedDict[str, FrozenDict] = OrderedDict()
+        self._skipped: list[PluginInfo] = []
+        self._registry.on_change = self._refresh_sinks
+        self._context = Context(
+            self._registry, self._tools, self._events, self._book,
+            approver if approver is not None else self._route_approver(), self._remember,
+        )  # fmt: skip
+        explicit = list(plugins)
+        self._check_plugin_tables(explicit, load_entrypoints)
+        if load_entrypoints:
+            self._load_entry_points()
+        for plugin in explicit:
+            self.register(plugin)
+        for tool in tools:
+            self.add_tool(tool)
+
+    @classmethod
+    def from_config(cls, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> Runtime:
+        """Read ``path``, else toolhooks.toml / [tool.toolhooks] / $TOOLHOOKS_CONFIG; load plugins."""
+        if path is None:
+            found, _ = discover()
+            return cls(config=found, **kwargs)
+        return cls(config=path, **kwargs)
+
+    # -- plugins -----------------------------------------------------------------------------
+
+    def register(self, plugin: Any, name: str | None = None, priority: int | None = None) -> str:
+        """Register a plugin object, module or class (a class is built with its config)."""
+        plugin_name = name or _default_name(plugin)
+        settings, _ = self.config.plugin_settings(plugin_name)
+        if priority is not None:
+            settings.priority = priority
+        if inspect.isclass(plugin):
+            plugin = build(plugin, plugin_name, self.config)
+        self._registry.add(PluginRecord(plugin_name, plugin, "registered", settings, 0))
+        return plugin_name
+
+    def unregister(self, name: str) -> Any:
+        """Remove a plugin by name and return it; calls already running keep their chain."""
+        return self._registry.remove(name).plugin
+
+    def plugins(self, include_disabled: bool = False) -> list[PluginInfo]:
+        rows = [self._info(record) for record in self._registry.records.values()]
+        rows.sort(key=lambda row: (-row.priority, row.name))
+        return rows + (list(self._skipped) if include_disabled else [])
+
+    def get_plugin(self, name: str) -> Any:
+        record = self._registry.records.get(name)
+        return None if record is None else record.plugin
+
+    # -- tools ------------------------------------------------------------------------------
+
+    def add_tool(self, function: Callable[..., Any] | ToolSpec, name: str | None = None,
+                 tags: Iterable[str] = (), description: str | None = None) -> ToolSpec:  # fmt: skip
+        """Register a tool; its JSON Schema and validator come from the function's signature.
+
+        A bare :class:`ToolSpec` registers a tool that is executed by ``call(..., execute=)``.
+        """
+        if isinstance(function, ToolSpec):
+            spec = ToolSpec(name or function.name, description or function.description,
+                            function.parameters, function.tags | frozenset(tags))  # fmt: skip
+            tool = Tool(_no_function(spec.name), spec, None)
+        else:
+            tool = build_tool(function, name, tags, description)
+        tools = dict(self._tools)
+        tools[tool.spec.name] = tool
+        self._tools.clear()
+        self._tools.update(tools)
+        return tool.spec
+
+    @overload
+    def tool(self, function: F, /) -> F: ...
+    @overload
+    def tool(self, *, name: str | None = None, tags: Iterable[str] = (),
+             description: str | None = None) -> Callable[[F], F]: ...  # fmt: skip
+
+    def tool(self, function: F | None = None, /, *, name: str | None = None, tags: Iterable[str] = (),
+             description: str | None = None) -> F | Callable[[F], F]:  # fmt: skip
+        """Decorator form of :meth:`add_tool`: ``@rt.tool`` or ``@rt.tool(tags=["side_effect"])``."""
+
+        def register(func: F) -> F:
+            self.add_tool(func, name=name, tags=tags, description=description)
+            return func
+
+        return register(function) if function is not None else register
+
+    def tool_specs(self) -> list[ToolSpec]:
+        return [tool.spec for tool in self._tools.values()]
+
+    def visible_tools(self, sender: Sender | Mapping[str, Any] | str | None = None,
+                      agent_id: str | None = None, origin: Origin = "agent") -> list[ToolSpec]:  # fmt: skip
+        """The registered tools that no ``tool_visible`` handler hides for this scope."""
+        who = Sender.coerce(sender)
+        specs = self.tool_specs()
+        return drive_sync(visible(self._registry, specs, who, agent_id, origin), self._background)
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def call(self, call: ToolCall | Mapping[str, Any], execute: Execute | None = None) -> Outcome:
+        """Run one call through the pipeline and return its Outcome (never raises for bad input)."""
+        return drive_sync(run_call(self._context, call, execute), self._background)
+
+    async def acall(self, call: ToolCall | Mapping[str, Any], execute: Execute | None = None) -> Outcome:
+        """The same pipeline as :meth:`call`, awaited on the caller's event loop."""
+        return await drive_async(run_call(self._context, call, execute))
+
+    def adjusted_params(self, call_id: str) -> dict[str, Any] | None:
+        """The final params of a recent call by id (a bounded memory of the last few thousand)."""
+        params = self._adjusted.get(call_id)
+        return None if params is None else thaw(params)  # type: ignore[no-any-return]
+
+    def revoke_approvals(self, plugin: str | None = None, tool: str | None = None,
+                         sender: str | None = None) -> int:  # fmt: skip
+        """Forget allow-always grants that match; returns how many were removed."""
+        return self._book.revoke(plugin, tool, sender)
+
+    def close(self) -> None:
+        """Close plugins that have a ``close()`` (event log flushes) and the background loop."""
+        for record in list(self._registry.records.values()):
+            closer = getattr(record.plugin, "close", None)
+            if callable(closer) and not inspect.ismodule(record.plugin):
+                closer()
+        self._background.close()
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _remember(self, call_id: str, params: FrozenDict) -> None:
+        adjusted = self._adjusted
+        adjusted[call_id] = params
+        if len(adjusted) > ADJUSTED_PARAMS_LIMIT:
+            try:
+                adjusted.popitem(last=False)
+            except KeyError:
+                pass  # another thread evicted first
+
+    def _refresh_sinks(self) -> None:
+        self._events.sinks = tuple(
+            (h.plugin, h.function, bool(h.argnames)) for h in self._registry.chain("on_event")
+        )
+
+    def _route_approver(self) -> Approver | None:
+        route = self.config.approvals.route
+        if route == "none":
+            return None
+        from ._routes import approver_for_route
+
+        return approver_for_route(route, self.config)
+
+    def _check_plugin_tables(self, explicit: list[Any], load_entrypoints: bool) -> None:
+        tables = self.config.plugin_tables()
+        if not tables:
+            return
+        known = {_default_name(p) for p in explicit}
+        candidates, duplicates = discover_entry_points()
+        known.update(c.name for c in candidates)
+        known.update(c.name for c, _ in duplicates)
+        for name in tables:
+            if name not in known:
+                listing = ", ".join(sorted(known)) or "none"
+                raise self.config.error(f"[plugins.{name}] names no installed or registered plugin "
+                                        f"(known: {listing})", "plugins", name)  # fmt: skip
+
+    def _load_entry_points(self) -> None:
+        candidates, duplicates = discover_entry_points()
+        for candidate, reason in duplicates:
+            self._skipped.append(self._candidate_info(candidate, reason))
+        for candidate in candidates:
+            reason = why_skipped(candidate, self.config)
+            if reason is not None:
+                self._skipped.append(self._candidate_info(candidate, reason))
+                continue
+            try:
+                plugin = load(candidate, self.config)
+                settings, _ = self.config.plugin_settings(candidate.name)
+                source = "built-in" if candidate.builtin else "entry point"
+                record = PluginRecord(candidate.name, plugin, source, settings, 0,
+                                      candidate.distribution, candidate.version, candidate.label)  # fmt: skip
+                self._registry.add(record)
+            except ConfigError:
+                raise
+            except Exception as exc:
+                error = exc if isinstance(exc, PluginLoadError) else PluginLoadError(
+                    f"plugin entry point '{candidate.label}' from {candidate.from_dist} could not be "
+                    f"registered: {exc}", entry_point=candidate.label, distribution=candidate.distribution,
+                )  # fmt: skip
+                if self.config.plugins.on_load_error == "raise":
+                    raise error from exc
+                self._skipped.append(self._candidate_info(candidate, f"failed to load: {error}"))
+
+    def _candidate_info(self, candidate: Candidate, reason: str) -> PluginInfo:
+        source = "built-in" if candidate.builtin else "entry point"
+        return PluginInfo(candidate.name, candidate.version, candidate.distribution, 0, (), "enforce",
+                          False, source, None, candidate.label, reason)  # fmt: skip
+
+    def _info(self, record: PluginRecord) -> PluginInfo:
+        settings: PluginSettings = record.settings
+        handlers = record.handlers
+        priority = max((h.priority for h in handlers), default=settings.priority or 0)
+        mode = "audit" if handlers and all(h.audit for h in handlers) else "enforce"
+        tools = next((h.tools for h in handlers if h.tools is not None), None)
+        version = record.version or getattr(record.plugin, "__version__", None)
+        return PluginInfo(record.name, version if isinstance(version, str) else None,
+                          record.distribution, priority, record.hooks, mode, True, record.source,
+                          tools, record.entry_point)  # fmt: skip
+
+
+def _default_name(plugin: Any) -> str:
+    declared = getattr(plugin, "name", None)
+    if isinstance(declared, str) and declared:
+        return declared
+    if inspect.ismodule(plugin):
+        return plugin.__name__
+    if inspect.isclass(plugin):
+        return plugin.__name__
+    return type(plugin).__name__
+
+
+def _no_function(name: str) -> Callable[..., Any]:
+    def missing(**_params: Any) -> Any:
+        raise LookupError(f"tool {name!r} has no implementation here; pass execute= to call()")
+
+    return missing
+

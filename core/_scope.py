@@ -1,0 +1,41 @@
+"""The call a handler is running for, so that ``toolhooks.emit`` can stamp its events."""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable
+from typing import Any
+
+_EmitFn = Callable[..., None]
+
+
+class CallScope:
+    """Set once per call; ``plugin`` is updated before each handler runs."""
+
+    __slots__ = ("call_id", "emit", "plugin", "session_id", "tool", "trace_id")
+
+    def __init__(self, emit: _EmitFn, trace_id: str, call_id: str, session_id: str | None, tool: str) -> None:
+        self.emit = emit
+        self.trace_id = trace_id
+        self.call_id = call_id
+        self.session_id = session_id
+        self.tool = tool
+        self.plugin: str | None = None
+
+
+current_scope: contextvars.ContextVar[CallScope | None] = contextvars.ContextVar(
+    "toolhooks_call_scope", default=None
+)
+
+
+def emit(event: str, /, **data: Any) -> bool:
+    """Emit a plugin event for the call being processed (stamped with its ids and the plugin).
+
+    Call it from inside a hook handler. Returns False, and does nothing, outside of one (for
+    example when a plugin's handler is called directly in a unit test).
+    """
+    scope = current_scope.get()
+    if scope is None:
+        return False
+    scope.emit(event, scope.trace_id, scope.call_id, scope.session_id, scope.tool, scope.plugin, data)
+    return True

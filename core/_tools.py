@@ -1,0 +1,119 @@
+"""Tools registered on a runtime: a spec, a validator built from the signature, and a callable."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Annotated, Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from ._models import ToolSpec
+
+
+class ParamsInvalid(ValueError):
+    """Params that fail the tool's schema; the message names the field."""
+
+
+class Tool:
+    """A registered tool. ``validate`` returns (kwargs for the function, JSON-shaped params)."""
+
+    __slots__ = ("argument_names", "function", "is_async", "model", "spec", "takes_params")
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        spec: ToolSpec,
+        model: type[BaseModel] | None,
+        argument_names: Mapping[str, str] | None = None,
+    ) -> None:
+        self.function = function
+        self.spec = spec
+        self.model = model
+        # field name in the model -> parameter name of the function (they differ only where a
+        # parameter would shadow a pydantic attribute, such as ``schema`` or ``json``)
+        self.argument_names = dict(argument_names or {})
+        self.is_async = inspect.iscoroutinefunction(function)
+        self.takes_params = model is None or bool(model.model_fields)
+
+    def validate(self, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        if self.model is None or (not params and not self.takes_params):
+            return params, params
+        try:
+            parsed = self.model.model_validate(params)
+        except ValidationError as exc:
+            raise ParamsInvalid(describe_validation_error(exc)) from None
+        given = parsed.model_fields_set
+        names = self.argument_names
+        kwargs = {names.get(field, field): getattr(parsed, field) for field in given}
+        shown = parsed.model_dump(mode="json", include=given, by_alias=True)
+        return kwargs, shown
+
+    def invoke(self, kwargs: dict[str, Any]) -> Any:
+        return self.function(**kwargs)
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    parts = []
+    for problem in exc.errors()[:5]:
+        where = ".".join(str(p) for p in problem["loc"]) or "params"
+        parts.append(f"field '{where}': {problem['msg']}")
+    more = exc.error_count() - len(parts)
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def build_tool(
+    function: Callable[..., Any],
+    name: str | None = None,
+    tags: Iterable[str] = (),
+    description: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+) -> Tool:
+    """Make a :class:`Tool` from a function; the JSON Schema comes from its signature."""
+    if not callable(function):
+        raise TypeError(f"a tool must be callable, got {type(function).__name__}")
+    tool_name = name or getattr(function, "__name__", None)
+    if not isinstance(tool_name, str) or not tool_name or not tool_name.isprintable():
+        raise ValueError(f"invalid tool name {tool_name!r}")
+    tag_set = frozenset(tags)
+    if isinstance(tags, str) or not all(isinstance(t, str) and t for t in tag_set):
+        raise ValueError("tags must be a list of non-empty strings")
+    text = description if description is not None else inspect.getdoc(function) or ""
+    if parameters is not None:
+        spec = ToolSpec(tool_name, text.strip(), dict(parameters), tag_set)
+        return Tool(function, spec, None)
+    model, argument_names = _signature_model(function, tool_name)
+    schema = model.model_json_schema(by_alias=True)
+    schema.pop("title", None)
+    return Tool(function, ToolSpec(tool_name, text.strip(), schema, tag_set), model, argument_names)
+
+
+def _signature_model(
+    function: Callable[..., Any], tool_name: str
+) -> tuple[type[BaseModel], dict[str, str]]:
+    signature = inspect.signature(function)
+    try:
+        hints = get_type_hints(function)
+    except Exception:
+        hints = {}
+    fields: dict[str, Any] = {}
+    argument_names: dict[str, str] = {}
+    for parameter in signature.parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise ValueError(f"tool {tool_name!r}: *args/**kwargs cannot be described as a schema")
+        if parameter.kind is parameter.POSITIONAL_ONLY:
+            raise ValueError(f"tool {tool_name!r}: positional-only parameters are not supported")
+        annotation = hints.get(parameter.name, Any)
+        default = ... if parameter.default is parameter.empty else parameter.default
+        field = parameter.name
+        if field.startswith(("model_", "_")) or hasattr(BaseModel, field):
+            field = f"param_{len(argument_names)}"
+            argument_names[field] = parameter.name
+            annotation = Annotated[annotation, Field(alias=parameter.name)]
+        fields[field] = (annotation, default)
+    model = create_model(  # type: ignore[call-overload]
+        "ToolParams",
+        __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True, populate_by_name=False),
+        **fields,
+    )
+    return model, argument_names

@@ -1,0 +1,99 @@
+"""The hook specifications: the only extension points of toolhooks.
+
+Each docstring below is the reference for its hook. PLUGINS.md tells the story around them and
+never contradicts them. An implementation may be ``def`` or ``async def`` and may accept any
+subset of the arguments, by name.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from ._events import Event
+    from ._models import Origin, Sender, ToolCall, ToolSpec
+    from ._results import AfterToolCallResult, BeforeToolCallResult, ToolResult
+
+PROJECT = "toolhooks"
+hookspec = pluggy.HookspecMarker(PROJECT)
+
+
+@hookspec
+def before_tool_call(call: ToolCall) -> BeforeToolCallResult | dict[str, Any] | None:
+    """Decide on a proposed tool call before it runs: allow, rewrite, ask a human, or block.
+
+    Handlers run one at a time, highest priority first (equal priorities in registration order),
+    and each sees the params as merged by the handlers before it.
+
+    :param call: The proposed call. ``call.params`` is a read-only deep copy of the merged params
+        so far; mutating it raises ``TypeError`` and could never change what runs. ``call.spec``
+        is the registered :class:`~toolhooks.ToolSpec` (tags included) or None for an unknown
+        tool.
+    :return: None for no opinion, or a :class:`~toolhooks.BeforeToolCallResult` (or a dict with
+        the same keys; ``blockReason`` and ``requireApproval`` are accepted too). Results
+        combine in handler order:
+
+        - ``params``: merged field by field into the running params; a later handler's value for
+          a field replaces an earlier one, fields it does not name are kept, and the value
+          :data:`~toolhooks.REMOVE` deletes the field. Different values from two plugins for one
+          field emit ``params.conflict``.
+        - ``require_approval``: the first request wins and freezes the params; afterwards only
+          the requesting plugin may still change them (others are ignored and emit
+          ``params.frozen_ignored``). Later requests are ignored. The approval is asked only
+          after the whole chain ran and the params validated.
+        - ``block=True``: terminal. The call is blocked with ``block_reason`` (default "Tool call
+          blocked by plugin <name>"); no later handler runs and no approval is asked, even if one
+          was requested earlier. ``block=False`` is no decision.
+
+        A handler that raises, times out or returns an invalid result blocks the call (fail
+        closed) unless its plugin is configured ``on_error = "ignore"``. In ``mode = "audit"`` a
+        handler's result is recorded in ``hook.decision`` but not applied.
+    """
+
+
+@hookspec
+def after_tool_call(call: ToolCall, result: ToolResult) -> AfterToolCallResult | dict[str, Any] | None:
+    """Observe or change a call's result before it goes back into the conversation.
+
+    Fires for every call that reached a decision: executed (ok or error), blocked or denied.
+
+    :param call: The call with the params that ran (or would have run).
+    :param result: The running result: ``status``, ``value`` (the raw return), ``content`` (the
+        text that will be injected), ``error``, ``duration_ms``. Changes made by earlier
+        handlers are already applied.
+    :return: None for no change, or an :class:`~toolhooks.AfterToolCallResult` (or a dict):
+        ``content`` and ``value`` replace the running ones (last writer wins); each ``note`` is
+        appended to the injected content, after the last handler ran, so the model sees it;
+        ``truncated`` / ``artifact`` report that the content was cut and where the full text is.
+        A handler that raises, times out or returns an invalid result is recorded and skipped
+        (fail open) unless its plugin is configured ``on_error = "block"``, which turns the
+        result into an error.
+    """
+
+
+@hookspec
+def tool_visible(tool: ToolSpec, sender: Sender | None, agent_id: str | None, origin: Origin) -> bool | None:
+    """Say whether a tool is offered to the model at all.
+
+    :param tool: The registered tool.
+    :param sender: Who the agent is acting for, or None.
+    :param agent_id: The agent asking, or None.
+    :param origin: ``"agent"`` or ``"external"``.
+    :return: False hides the tool; True or None has no effect. Any handler's False wins. A
+        handler that raises hides the tool (fail closed).
+    """
+
+
+@hookspec
+def on_event(event: Event) -> None:
+    """Receive every pipeline event (``tool.proposed`` ... ``tool.injected``), in order.
+
+    Sinks such as the JSONL event log are implementations of this hook. A sink is called in the
+    thread that makes the call; ``async def`` sinks are scheduled and not awaited.
+
+    :param event: The event; ``trace_id`` and ``call_id`` are always set.
+    :return: Ignored. A sink that raises is logged to the ``toolhooks`` logger and never affects
+        the call.
+    """
