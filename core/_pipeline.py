@@ -177,11 +177,11 @@ def _execute(tool: Tool | None, execute: Execute | None, verdict: _Verdict, emit
     started = perf_counter()
     interrupted: BaseException | None = None
     try:
-        if tool is not None:
-            value = tool.function(**kwargs)
+        if execute is not None:  # an explicit executor wins over a registered function
+            value = execute(verdict.params)
         else:
-            assert execute is not None
-            value = execute(kwargs)
+            assert tool is not None
+            value = tool.function(**kwargs)
         if type(value) not in _PLAIN_VALUES and isawaitable(value):
             value = yield AwaitIt(value, None)
         result = ToolResult("ok", value, "", None, 0.0, None)

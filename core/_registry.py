@@ -184,7 +184,8 @@ class Registry:
 
     def _handlers_of(self, record: PluginRecord) -> list[Handler]:
         handlers: list[Handler] = []
-        for caller in self.pm.get_hookcallers(record.plugin) or ():
+        callers = {id(c): c for c in self.pm.get_hookcallers(record.plugin) or ()}
+        for caller in callers.values():
             if not caller.has_spec():
                 raise PluginValidationError(
                     f"plugin {record.name!r} implements unknown hook {caller.name!r} "

@@ -1,0 +1,77 @@
+"""The workspace guard plugin."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolhooks import AfterToolCallResult, BeforeToolCallResult, ToolCall, ToolResult, hookimpl
+
+FILE_TOOLS = ("read", "write", "edit", "apply_patch")
+DEFAULT_SECRETS = (
+    r"sk-[A-Za-z0-9_-]{16,}",  # OpenAI-style keys
+    r"AKIA[0-9A-Z]{16}",  # AWS access key ids
+    r"ghp_[A-Za-z0-9]{30,}",  # GitHub tokens
+)
+
+
+class WorkspaceGuard:
+    """Rewrite file paths into the workspace, ask before risky commands, redact secrets."""
+
+    priority = 500
+
+    class Config(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+        workspace: str = Field(default="/workspace", min_length=1)
+        risky_commands: list[str] = Field(
+            default_factory=lambda: [r"\brm\s+-[a-z]*r[a-z]*f", r"curl[^|]*\|\s*(ba)?sh", r"\bsudo\b"]
+        )
+        redact: list[str] = Field(default_factory=lambda: list(DEFAULT_SECRETS))
+        replacement: str = "[REDACTED]"
+
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or self.Config()
+        self.workspace = posixpath.normpath(self.config.workspace)
+        self._risky = [re.compile(p) for p in self.config.risky_commands]
+        self._secrets = re.compile("|".join(f"(?:{p})" for p in self.config.redact)) if self.config.redact else None
+
+    @hookimpl(tools=["exec", *FILE_TOOLS])
+    def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
+        if call.name == "exec":
+            command = call.params.get("command")
+            if isinstance(command, str) and any(p.search(command) for p in self._risky):
+                return BeforeToolCallResult(require_approval={
+                    "title": "Run a risky shell command?",
+                    "description": f"The agent wants to run: {command[:400]}",
+                    "severity": "critical",
+                })  # fmt: skip
+            return None
+        path = call.params.get("path")
+        if not isinstance(path, str):
+            return None
+        inside = posixpath.normpath(posixpath.join(self.workspace, path))
+        if inside != self.workspace and not inside.startswith(self.workspace.rstrip("/") + "/"):
+            return BeforeToolCallResult(
+                block=True, block_reason=f"Path {path!r} is outside the workspace {self.workspace}"
+            )
+        if inside != path:
+            return BeforeToolCallResult(params={"path": inside})
+        return None
+
+    @hookimpl
+    def after_tool_call(self, result: ToolResult) -> AfterToolCallResult | None:
+        if self._secrets is None or result.status != "ok":
+            return None
+        cleaned, count = self._secrets.subn(self.config.replacement, result.content)
+        if not count:
+            return None
+        return AfterToolCallResult(
+            content=cleaned, note=f"[workspace_guard] redacted {count} secret(s) from the result"
+        )
+
+    def describe(self) -> dict[str, Any]:
+        return {"workspace": self.workspace, "risky_commands": self.config.risky_commands}

@@ -1,0 +1,100 @@
+"""A pytest plugin for plugin authors: fresh runtimes, one-test registration, event capture.
+
+Installed with toolhooks (entry point ``pytest11``), so these fixtures are available in any
+test suite once toolhooks is installed::
+
+    def test_blocks_rm(toolhooks_runtime, register_plugin, toolhooks_events):
+        register_plugin(MyPlugin())
+        outcome = toolhooks_runtime.call({"name": "exec", "params": {"command": "rm -rf /"}},
+                                         execute=lambda params: "ran")
+        assert outcome.status == "blocked"
+        assert "tool.blocked" in toolhooks_events.names()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._events import Event
+from ._hookimpl import hookimpl
+from ._runtime import Runtime
+
+
+class EventRecorder:
+    """An ``on_event`` plugin that keeps every event it sees, in order."""
+
+    name = "toolhooks-testing-recorder"
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    @hookimpl
+    def on_event(self, event: Event) -> None:
+        self.events.append(event)
+
+    def names(self) -> list[str]:
+        return [event.event for event in self.events]
+
+    def of(self, name: str) -> list[Event]:
+        return [event for event in self.events if event.event == name]
+
+    def clear(self) -> None:
+        self.events.clear()
+
+
+@pytest.fixture
+def toolhooks_make_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Runtime]]:
+    """A factory for runtimes that are closed after the test; files go under ``tmp_path``.
+
+    Defaults to ``load_entrypoints=False`` (only what the test registers); pass
+    ``load_entrypoints=True`` to include the built-ins and installed plugins.
+    """
+    monkeypatch.chdir(tmp_path)
+    made: list[Runtime] = []
+
+    def make(**kwargs: Any) -> Runtime:
+        kwargs.setdefault("load_entrypoints", False)
+        runtime = Runtime(**kwargs)
+        made.append(runtime)
+        return runtime
+
+    yield make
+    for runtime in made:
+        runtime.close()
+
+
+@pytest.fixture
+def toolhooks_runtime(toolhooks_make_runtime: Callable[..., Runtime]) -> Runtime:
+    """A fresh runtime with no plugins (no entry points loaded), working in ``tmp_path``."""
+    return toolhooks_make_runtime()
+
+
+@pytest.fixture
+def register_plugin(toolhooks_runtime: Runtime) -> Iterator[Callable[..., str]]:
+    """``register_plugin(plugin, name=None, priority=None)`` on ``toolhooks_runtime`` for one test."""
+    names: list[str] = []
+
+    def register(plugin: Any, name: str | None = None, priority: int | None = None) -> str:
+        registered = toolhooks_runtime.register(plugin, name=name, priority=priority)
+        names.append(registered)
+        return registered
+
+    yield register
+    for registered in reversed(names):
+        if toolhooks_runtime.get_plugin(registered) is not None:
+            toolhooks_runtime.unregister(registered)
+
+
+@pytest.fixture
+def toolhooks_events(toolhooks_runtime: Runtime) -> EventRecorder:
+    """Every event ``toolhooks_runtime`` emits during the test, in order."""
+    recorder = EventRecorder()
+    toolhooks_runtime.register(recorder, name=EventRecorder.name)
+    return recorder
+
+
+__all__ = ["EventRecorder", "register_plugin", "toolhooks_events", "toolhooks_make_runtime", "toolhooks_runtime"]

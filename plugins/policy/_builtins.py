@@ -1,0 +1,87 @@
+"""The built-in vocabulary of the policy: tool groups, profiles and the well-known tool tags."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Final
+
+GROUP_PREFIX: Final = "group:"
+
+BUILTIN_GROUPS: Final = MappingProxyType(
+    {
+        "group:fs": ("read", "write", "edit", "apply_patch"),
+        "group:runtime": ("exec", "process", "code_execution"),
+        "group:web": ("web_search", "web_fetch"),
+        "group:memory": ("memory_search", "memory_get"),
+        "group:sessions": (
+            "sessions_list",
+            "sessions_history",
+            "sessions_send",
+            "sessions_spawn",
+            "session_status",
+        ),
+        "group:messaging": ("message",),
+        "group:automation": ("cron", "gateway"),
+        "group:ui": ("browser", "canvas"),
+        "group:nodes": ("nodes",),
+    }
+)
+"""``group:<name>`` -> member tool names. User groups (``[tools.groups]``) are added to these."""
+
+FULL_PROFILE: Final = "full"
+
+BUILTIN_PROFILES: Final = MappingProxyType(
+    {
+        "minimal": ("session_status",),
+        "coding": (
+            "group:fs",
+            "group:runtime",
+            "group:sessions",
+            "group:memory",
+            "group:web",
+            "image",
+        ),
+        "messaging": (
+            "group:messaging",
+            "sessions_list",
+            "sessions_history",
+            "sessions_send",
+            "session_status",
+        ),
+    }
+)
+"""Profile name -> the entries it grants. ``full`` is not listed: it grants every tool."""
+
+BUILTIN_PROFILE_NAMES: Final = frozenset({FULL_PROFILE, *BUILTIN_PROFILES})
+
+SIDE_EFFECT_TOOLS: Final = frozenset(
+    {
+        "exec",
+        "process",
+        "code_execution",
+        "write",
+        "edit",
+        "apply_patch",
+        "message",
+        "cron",
+        "gateway",
+        "sessions_spawn",
+        "sessions_send",
+        "whatsapp_login",
+        "nodes",
+        "browser",
+        "canvas",
+    }
+)
+"""Tools that count as ``side_effect`` by name, whatever (or whether) their ToolSpec is tagged."""
+
+EXTERNAL_BLOCKED_TOOLS: Final = frozenset(
+    {"cron", "gateway", "sessions_spawn", "sessions_send", "whatsapp_login", "nodes"}
+)
+"""Never callable with origin "external", like every tool tagged ``internal``. Not configurable."""
+
+EXTERNAL_BLOCK_RULE: Final = "builtin:external_origin"
+"""What ``decided_by`` names when the hard-coded external-origin block decided."""
+
+SENDER_KINDS: Final = ("channel", "role", "name", "id")
+"""``[tools.by_sender]`` key prefixes, in the order their steps apply (after ``"*"``)."""

@@ -1,0 +1,187 @@
+"""The compiled policy: every step, in order, for one tool, sender, agent and origin.
+
+Steps, in the order they apply and are reported:
+
+1. ``origin``   the hard-coded external-origin block (not configurable);
+2. ``tools``    the ``[tools]`` layer (profile, also_allow, allow, deny);
+3. ``agent``    ``[tools.by_agent.<agent_id>]``, when the call names that agent;
+4. ``sender``   every matching ``[tools.by_sender."<key>"]``, broadest first:
+                ``"*"``, ``channel:``, ``role:`` (in the sender's role order), ``name:``, ``id:``;
+5. ``elevated`` ``[tools.elevated]``, for tools tagged ``elevated``.
+
+A tool is allowed only when every step allows it: deny wins and no step can grant what an
+earlier one removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from toolhooks import Origin, Sender
+
+from ._builtins import (
+    BUILTIN_GROUPS,
+    BUILTIN_PROFILES,
+    EXTERNAL_BLOCK_RULE,
+    EXTERNAL_BLOCKED_TOOLS,
+    GROUP_PREFIX,
+    SIDE_EFFECT_TOOLS,
+)
+from ._config import NarrowingRules, PolicyConfig, toml_key
+from ._rules import EntryList, Layer, Profiles
+from ._verdict import Effect, PolicyStep, ToolVerdict
+
+_NONE = EntryList((), {})
+
+
+def sender_keys(sender: Sender) -> list[str]:
+    """The by_sender keys a sender matches, in the order their steps apply."""
+    keys = ["*"]
+    if sender.channel is not None:
+        keys.append(f"channel:{sender.channel}")
+    keys.extend(f"role:{role}" for role in dict.fromkeys(sender.roles))
+    if sender.name is not None:
+        keys.append(f"name:{sender.name}")
+    keys.append(f"id:{sender.id}")
+    return keys
+
+
+class Policy:
+    """The ``[tools]`` config compiled once; :meth:`verdict` is pure and thread-safe."""
+
+    def __init__(self, config: PolicyConfig) -> None:
+        self.config = config
+        groups: dict[str, tuple[str, ...]] = {**BUILTIN_GROUPS}
+        groups.update((name, tuple(members)) for name, members in config.group_table().items())
+        self._groups = groups
+        user_profiles = {
+            name: Layer(
+                path=f"tools.profiles.{toml_key(name)}",
+                profile=profile.extends,
+                profile_key="extends",
+                allow=self._list(profile.allow),
+                also_allow=self._list(profile.also_allow),
+                deny=self._list(profile.deny),
+            )
+            for name, profile in config.profiles.items()
+        }
+        self._profiles = Profiles(user_profiles, groups)
+        self._global = Layer(
+            "tools",
+            config.profile,
+            "profile",
+            self._list(config.allow),
+            self._list(config.also_allow),
+            self._list(config.deny),
+        )
+        self._by_agent = {
+            key: self._narrowing(f"tools.by_agent.{toml_key(key)}", rules)
+            for key, rules in config.by_agent.items()
+        }
+        self._by_sender = {
+            key: self._narrowing(f"tools.by_sender.{toml_key(key)}", rules)
+            for key, rules in config.by_sender.items()
+        }
+        elevated = config.elevated
+        self._elevated_enabled = elevated.enabled
+        self._elevated_from = frozenset(elevated.allow_from)
+        self.agent_matters = bool(self._by_agent)
+        """False when no by_agent table exists: the agent id cannot change a verdict."""
+        self.sender_matters = bool(self._by_sender) or (
+            self._elevated_enabled and bool(self._elevated_from)
+        )
+        """False when neither by_sender nor elevated.allow_from can look at the sender."""
+
+    def _list(self, entries: Iterable[str]) -> EntryList:
+        return EntryList(entries, self._groups)
+
+    def _narrowing(self, path: str, rules: NarrowingRules) -> Layer:
+        return Layer(
+            path, rules.profile, "profile", self._list(rules.allow), _NONE, self._list(rules.deny)
+        )
+
+    def verdict(
+        self,
+        name: str,
+        tags: Iterable[str] = (),
+        sender: Sender | None = None,
+        agent_id: str | None = None,
+        origin: Origin = "agent",
+    ) -> ToolVerdict:
+        """Evaluate every step for one tool. ``tags`` are its ToolSpec tags (may be empty)."""
+        tags = frozenset(tags)
+        side_effect = "side_effect" in tags or name in SIDE_EFFECT_TOOLS
+        steps = [self._origin_step(name, tags, origin)]
+        decision = self._profiles.decide(self._global, name, side_effect)
+        granted = decision
+        steps.append(PolicyStep("tools", decision.rule, _effect(decision.allowed), decision.detail))
+        if agent_id is not None:
+            layer = self._by_agent.get(agent_id)
+            if layer is not None:
+                decision = self._profiles.decide(layer, name, side_effect)
+                steps.append(PolicyStep("agent", *_rest(decision)))
+        if sender is not None and self._by_sender:
+            for key in sender_keys(sender):
+                layer = self._by_sender.get(key)
+                if layer is not None:
+                    decision = self._profiles.decide(layer, name, side_effect)
+                    steps.append(PolicyStep("sender", *_rest(decision)))
+        if "elevated" in tags:
+            steps.append(self._elevated_step(sender))
+        for step in steps:
+            if step.effect == "deny":
+                return ToolVerdict(name, False, step.rule, step.detail, tuple(steps))
+        return ToolVerdict(name, True, granted.rule, granted.detail, tuple(steps))
+
+    @staticmethod
+    def _origin_step(name: str, tags: frozenset[str], origin: Origin) -> PolicyStep:
+        if origin != "external":
+            return PolicyStep("origin", EXTERNAL_BLOCK_RULE, "allow", f"origin is {origin!r}")
+        if "internal" in tags:
+            detail = (
+                f"'{name}' is tagged internal; internal tools are never callable "
+                "from origin 'external'"
+            )
+            return PolicyStep("origin", EXTERNAL_BLOCK_RULE, "deny", detail)
+        if name in EXTERNAL_BLOCKED_TOOLS:
+            detail = f"'{name}' is never callable from origin 'external'; this cannot be configured"
+            return PolicyStep("origin", EXTERNAL_BLOCK_RULE, "deny", detail)
+        return PolicyStep(
+            "origin", EXTERNAL_BLOCK_RULE, "allow", "not blocked for origin 'external'"
+        )
+
+    def _elevated_step(self, sender: Sender | None) -> PolicyStep:
+        if not self._elevated_enabled:
+            detail = "elevated tools are off; set tools.elevated.enabled = true and allow_from"
+            return PolicyStep("elevated", "tools.elevated.enabled", "deny", detail)
+        rule = "tools.elevated.allow_from"
+        if not self._elevated_from:
+            return PolicyStep(
+                "elevated", rule, "deny", "allow_from is empty: no sender may use elevated tools"
+            )
+        if sender is None:
+            return PolicyStep("elevated", rule, "deny", "the call has no sender")
+        for key in sender_keys(sender):
+            if key in self._elevated_from:
+                return PolicyStep("elevated", rule, "allow", f"matches {key!r}")
+        return PolicyStep("elevated", rule, "deny", f"sender {sender.id!r} matches no entry")
+
+    def known_tools(self) -> list[str]:
+        """Every tool name the policy knows of: group members, profile and config entries."""
+        names: set[str] = set(SIDE_EFFECT_TOOLS) | EXTERNAL_BLOCKED_TOOLS
+        for members in self._groups.values():
+            names.update(m for m in members if "*" not in m and not m.startswith(GROUP_PREFIX))
+        for items in BUILTIN_PROFILES.values():
+            names.update(e for e in items if not e.startswith(GROUP_PREFIX))
+        for _path, entries in self.config.entry_lists():
+            names.update(e for e in entries if "*" not in e and not e.startswith(GROUP_PREFIX))
+        return sorted(names)
+
+
+def _effect(allowed: bool) -> Effect:
+    return "allow" if allowed else "deny"
+
+
+def _rest(decision: tuple[bool, str, str]) -> tuple[str, Effect, str]:
+    allowed, rule, detail = decision
+    return rule, _effect(allowed), detail

@@ -1,0 +1,156 @@
+"""Compiled entry lists and layers, and how one layer decides on one tool.
+
+A *layer* is one set definition: ``[tools]``, a user profile, or a by_agent / by_sender table.
+Within a layer, in this order: ``deny`` removes; ``also_allow`` adds to what the profile gives;
+the layer's profile (``profile`` / ``extends``) must include the tool; a non-empty ``allow``
+narrows the profile's set to the entries it names. An empty ``allow`` keeps the whole profile.
+A wildcard entry never grants a ``side_effect`` tool (it can still deny one).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ._builtins import BUILTIN_PROFILES, FULL_PROFILE, GROUP_PREFIX
+
+
+class Decision(NamedTuple):
+    """One layer's answer for one tool: allowed or not, the config path, and why."""
+
+    allowed: bool
+    rule: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Which config entry matched a tool; ``pattern`` is the wildcard that did, if one did."""
+
+    entry: str
+    pattern: str | None = None
+
+    def describe(self) -> str:
+        if self.pattern is None:
+            return f"matches {self.entry!r}"
+        if self.pattern == self.entry:
+            return f"matches the wildcard {self.entry!r}"
+        return f"matches {self.entry!r} (wildcard {self.pattern!r})"
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """``*`` matches any run of characters; every other character matches itself."""
+    body = ".*".join(re.escape(part) for part in pattern.split("*"))
+    return re.compile(body + r"\Z", re.DOTALL)
+
+
+def expand(entry: str, groups: Mapping[str, Iterable[str]]) -> Iterator[str]:
+    """The tool names and patterns an entry stands for (groups expanded, recursively)."""
+    if entry.startswith(GROUP_PREFIX):
+        for member in groups[entry]:
+            yield from expand(member, groups)
+    else:
+        yield entry
+
+
+class EntryList:
+    """A compiled allow / deny list: exact names (through groups) first, then ``*`` patterns."""
+
+    __slots__ = ("_exact", "_patterns", "entries")
+
+    def __init__(self, entries: Iterable[str], groups: Mapping[str, Iterable[str]]) -> None:
+        self.entries: tuple[str, ...] = tuple(entries)
+        exact: dict[str, str] = {}
+        patterns: list[tuple[re.Pattern[str], Match]] = []
+        for entry in self.entries:
+            for member in expand(entry, groups):
+                if "*" in member:
+                    patterns.append((compile_pattern(member), Match(entry, member)))
+                else:
+                    exact.setdefault(member, entry)
+        self._exact = exact
+        self._patterns = tuple(patterns)
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def match(self, name: str) -> Match | None:
+        """The entry that names ``name`` (an exact or group match wins over a wildcard)."""
+        entry = self._exact.get(name)
+        if entry is not None:
+            return Match(entry)
+        for regex, match in self._patterns:
+            if regex.match(name) is not None:
+                return match
+        return None
+
+    def exact_names(self) -> frozenset[str]:
+        return frozenset(self._exact)
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One compiled set definition; ``path`` is its config path (``tools.by_agent.x``)."""
+
+    path: str
+    profile: str | None
+    profile_key: str  # "profile", or "extends" in a user profile
+    allow: EntryList
+    also_allow: EntryList
+    deny: EntryList
+
+
+class Profiles:
+    """Decides whether a profile (built-in or user-defined) includes a tool."""
+
+    __slots__ = ("_builtin", "_user")
+
+    def __init__(self, user: Mapping[str, Layer], groups: Mapping[str, Iterable[str]]) -> None:
+        self._builtin = {
+            name: EntryList(entries, groups) for name, entries in BUILTIN_PROFILES.items()
+        }
+        self._user = dict(user)
+
+    def includes(self, profile: str, ref: str, name: str, side_effect: bool) -> Decision:
+        """Does ``profile`` (named at config path ``ref``) include the tool ``name``?"""
+        if profile == FULL_PROFILE:
+            return Decision(True, ref, "profile 'full' allows every tool")
+        builtin = self._builtin.get(profile)
+        if builtin is not None:
+            match = builtin.match(name)
+            if match is None:
+                return Decision(False, ref, f"profile {profile!r} does not include '{name}'")
+            return Decision(True, ref, f"profile {profile!r} includes it: {match.describe()}")
+        return self.decide(self._user[profile], name, side_effect)
+
+    def decide(self, layer: Layer, name: str, side_effect: bool) -> Decision:
+        """Apply one layer to the tool ``name``."""
+        path = layer.path
+        match = layer.deny.match(name)
+        if match is not None:
+            return Decision(False, f"{path}.deny", match.describe())
+        match = layer.also_allow.match(name)
+        if match is not None and not (match.pattern is not None and side_effect):
+            return Decision(True, f"{path}.also_allow", match.describe())
+        base: Decision | None = None
+        if layer.profile is not None:
+            base = self.includes(layer.profile, f"{path}.{layer.profile_key}", name, side_effect)
+            if not base.allowed:
+                return base
+        if layer.allow:
+            match = layer.allow.match(name)
+            if match is None:
+                return Decision(False, f"{path}.allow", f"'{name}' is not in the allow list")
+            if match.pattern is not None and side_effect:
+                return Decision(
+                    False,
+                    f"{path}.allow",
+                    f"{match.describe()}, but '{name}' has side effects and a wildcard never "
+                    "grants a side_effect tool: name it, or a group that contains it",
+                )
+            return Decision(True, f"{path}.allow", match.describe())
+        if base is not None:
+            return base
+        return Decision(True, path, "no rule here excludes it")
