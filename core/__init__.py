@@ -5,6 +5,7 @@ from ._events import EVENT_NAMES, Event
 from ._frozen import FrozenDict, FrozenList, ParamsError
 from ._hookimpl import hookimpl
 from ._models import REMOVE, UNSET, InvalidToolCall, Origin, Sender, Status, ToolCall, ToolSpec
+from ._registry import PluginValidationError
 from ._results import (
     AfterToolCallResult,
     ApprovalDecision,
@@ -15,7 +16,6 @@ from ._results import (
     PendingApproval,
     ToolResult,
 )
-from ._registry import PluginValidationError
 from ._runtime import PluginInfo, Runtime
 from ._scope import emit
 

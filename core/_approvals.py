@@ -7,13 +7,13 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, cast
 
 from ._driver import AwaitIt, Pipeline, RunInThread, TimedOut
 from ._models import new_id
 from ._results import DECISIONS, ApprovalDecision, Decision, PendingApproval
 
-Approver = Callable[[PendingApproval], Union[str, ApprovalDecision, Awaitable[Any]]]
+Approver = Callable[[PendingApproval], str | ApprovalDecision | Awaitable[Any]]
 
 DENIED_BY_USER = "Denied by user"
 TIMED_OUT = "Approval timed out"
@@ -58,7 +58,9 @@ class ApprovalBook:
         with self._lock:
             self._grants.add(key)
 
-    def revoke(self, plugin: str | None = None, tool: str | None = None, sender: str | None = None) -> int:
+    def revoke(
+        self, plugin: str | None = None, tool: str | None = None, sender: str | None = None
+    ) -> int:
         """Forget matching grants (None matches anything); returns how many were removed."""
         with self._lock:
             doomed = {
@@ -95,7 +97,7 @@ def ask(approver: Approver | None, pending: PendingApproval) -> Pipeline[Resolut
         if inspect.iscoroutinefunction(approver) or inspect.iscoroutinefunction(
             getattr(approver, "__call__", None)  # noqa: B004 - async callable objects
         ):
-            raw = yield AwaitIt(approver(pending), request.timeout_s)
+            raw = yield AwaitIt(cast(Awaitable[Any], approver(pending)), request.timeout_s)
         else:
             # The approver may block on a human; run it where its timeout can be enforced.
             raw = yield RunInThread(approver, (pending,), request.timeout_s)
@@ -112,5 +114,7 @@ def ask(approver: Approver | None, pending: PendingApproval) -> Pipeline[Resolut
         shown = decision if decision is not None else type(raw).__name__
         return Resolution("deny", f"{DENIED_BY_USER} (decision {shown!r} is not allowed)", by=by)
     if decision == "deny":
-        return Resolution("deny", f"{DENIED_BY_USER}: {reason}" if reason else DENIED_BY_USER, by=by)
-    return Resolution(decision, reason, by=by)  # type: ignore[arg-type]
+        return Resolution(
+            "deny", f"{DENIED_BY_USER}: {reason}" if reason else DENIED_BY_USER, by=by
+        )
+    return Resolution(cast(Decision, decision), reason, by=by)

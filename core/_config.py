@@ -18,7 +18,7 @@ from ._registry import PluginSettings
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 CONFIG_ENV = "TOOLHOOKS_CONFIG"
 CONFIG_FILE = "toolhooks.toml"
@@ -145,7 +145,8 @@ def locate(source: Path, path: tuple[str, ...]) -> int | None:
 def read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            data: dict[str, Any] = tomllib.load(handle)
+            return data
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+)", str(exc))
         line = int(found.group(1)) if found else getattr(exc, "lineno", None)
@@ -174,7 +175,9 @@ def discover(cwd: Path | None = None) -> tuple[Path | None, tuple[str, ...]]:
     return None, ()
 
 
-def load_config(config: Mapping[str, Any] | str | os.PathLike[str] | LoadedConfig | None) -> LoadedConfig:
+def load_config(
+    config: Mapping[str, Any] | str | os.PathLike[str] | LoadedConfig | None,
+) -> LoadedConfig:
     """Validate a mapping shaped like the TOML file, or read and validate a file."""
     if isinstance(config, LoadedConfig):
         return config
@@ -197,7 +200,9 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
         raise loaded.error("the config must be a table")
     for key in data:
         if key not in TOP_LEVEL_KEYS:
-            raise loaded.error(f"unknown top-level key {key!r} (expected {', '.join(TOP_LEVEL_KEYS)})", key)
+            raise loaded.error(
+                f"unknown top-level key {key!r} (expected {', '.join(TOP_LEVEL_KEYS)})", key
+            )
     plugins = data.get("plugins", {})
     if not isinstance(plugins, Mapping):
         raise loaded.error("[plugins] must be a table", "plugins")
@@ -206,8 +211,9 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
         if key not in PLUGINS_KEYS and not isinstance(value, Mapping):
             raise loaded.error(
                 f"unknown key {key!r} in [plugins] (expected {', '.join(PLUGINS_KEYS)} or a [plugins.<name>] table)",
-                "plugins", key,
-            )  # fmt: skip
+                "plugins",
+                key,
+            )
     try:
         loaded.plugins = PluginsTable.model_validate(fixed)
         loaded.approvals = ApprovalsTable.model_validate(data.get("approvals", {}))

@@ -46,7 +46,9 @@ class RunInThread:
 
     __slots__ = ("args", "function", "timeout")
 
-    def __init__(self, function: Callable[..., Any], args: tuple[Any, ...], timeout: float | None) -> None:
+    def __init__(
+        self, function: Callable[..., Any], args: tuple[Any, ...], timeout: float | None
+    ) -> None:
         self.function = function
         self.args = args
         self.timeout = timeout
@@ -56,7 +58,9 @@ Request = AwaitIt | RunInThread
 Pipeline = Generator[Request, Any, T]
 
 
-def start_daemon(function: Callable[..., Any], args: tuple[Any, ...]) -> concurrent.futures.Future[Any]:
+def start_daemon(
+    function: Callable[..., Any], args: tuple[Any, ...]
+) -> concurrent.futures.Future[Any]:
     """Run ``function`` in a new daemon thread: a hung handler must never block interpreter exit."""
     future: concurrent.futures.Future[Any] = concurrent.futures.Future()
     context = contextvars.copy_context()
@@ -157,7 +161,9 @@ def drive_sync(pipeline: Pipeline[T], background: BackgroundLoop) -> T:
 
 async def _resolve_async(request: Request) -> Any:
     if isinstance(request, RunInThread):
-        awaitable: Awaitable[Any] = asyncio.wrap_future(start_daemon(request.function, request.args))
+        awaitable: Awaitable[Any] = asyncio.wrap_future(
+            start_daemon(request.function, request.args)
+        )
     else:
         awaitable = request.awaitable
     if request.timeout is None:

@@ -10,8 +10,14 @@ class ToolhooksError(Exception):
 class ConfigError(ToolhooksError):
     """A config file or mapping that cannot be used; the message names the file, key and line."""
 
-    def __init__(self, message: str, *, file: str | None = None, key: str | None = None,
-                 line: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        key: str | None = None,
+        line: int | None = None,
+    ) -> None:
         where = file or "<config>"
         if line is not None:
             where = f"{where}:{line}"
@@ -24,8 +30,9 @@ class ConfigError(ToolhooksError):
 class PluginLoadError(ToolhooksError):
     """An entry point that failed to import, instantiate or register."""
 
-    def __init__(self, message: str, *, entry_point: str | None = None,
-                 distribution: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, message: str, *, entry_point: str | None = None, distribution: str | None = None
+    ) -> None:
         super().__init__(message)
         self.entry_point = entry_point
         self.distribution = distribution

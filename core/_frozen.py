@@ -28,14 +28,14 @@ def _read_only(*_args: object, **_kwargs: object) -> NoReturn:
     )
 
 
-class FrozenDict(dict):  # type: ignore[type-arg]
+class FrozenDict(dict[str, Any]):
     """A ``dict`` whose mutating methods raise ``TypeError``."""
 
     __slots__ = ()
     __setitem__ = __delitem__ = __ior__ = _read_only
     clear = pop = popitem = setdefault = update = _read_only
 
-    def copy(self) -> dict[str, Any]:  # type: ignore[override]
+    def copy(self) -> dict[str, Any]:
         return thaw(self)  # type: ignore[no-any-return]
 
     def __copy__(self) -> dict[str, Any]:
@@ -48,14 +48,14 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return (dict, (thaw(self),))
 
 
-class FrozenList(list):  # type: ignore[type-arg]
+class FrozenList(list[Any]):
     """A ``list`` whose mutating methods raise ``TypeError``."""
 
     __slots__ = ()
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
     append = extend = insert = pop = remove = clear = sort = reverse = _read_only
 
-    def copy(self) -> list[Any]:  # type: ignore[override]
+    def copy(self) -> list[Any]:
         return thaw(self)  # type: ignore[no-any-return]
 
     def __copy__(self) -> list[Any]:
@@ -68,7 +68,7 @@ class FrozenList(list):  # type: ignore[type-arg]
         return (list, (thaw(self),))
 
 
-class FrozenSetParam(frozenset):  # type: ignore[type-arg]
+class FrozenSetParam(frozenset[Any]):
     """A ``set`` param, frozen; thawed back into a ``set``."""
 
     __slots__ = ()
@@ -86,7 +86,8 @@ def freeze_params(params: Mapping[str, Any]) -> FrozenDict:
             if type(key) is not str:
                 raise ParamsError(f"params key {key!r} is not a string")
         return FrozenDict(params)
-    return _freeze(params, (), 0)  # type: ignore[return-value]
+    frozen: FrozenDict = _freeze(params, (), 0)
+    return frozen
 
 
 def freeze_value(value: Any, where: str = "value") -> Any:
@@ -96,7 +97,9 @@ def freeze_value(value: Any, where: str = "value") -> Any:
     return _freeze(value, (where,), 1)
 
 
-def _freeze(value: Any, path: tuple[str, ...], depth: int, active: frozenset[int] = frozenset()) -> Any:
+def _freeze(
+    value: Any, path: tuple[str, ...], depth: int, active: frozenset[int] = frozenset()
+) -> Any:
     kind = type(value)
     if kind in _SCALARS:
         return value
@@ -114,9 +117,7 @@ def _freeze(value: Any, path: tuple[str, ...], depth: int, active: frozenset[int
             frozen[key] = _freeze(item, (*path, key), depth + 1, inner)
         return FrozenDict(frozen)
     if isinstance(value, (list, tuple)):
-        items = [
-            _freeze(item, (*path, f"[{i}]"), depth + 1, inner) for i, item in enumerate(value)
-        ]
+        items = [_freeze(item, (*path, f"[{i}]"), depth + 1, inner) for i, item in enumerate(value)]
         return FrozenList(items) if isinstance(value, list) else tuple(items)
     if isinstance(value, (set, frozenset)):
         members = [_freeze(item, (*path, "{}"), depth + 1, inner) for item in value]
@@ -165,7 +166,9 @@ def canonical_json(value: Any) -> str:
     )
 
 
-def params_digest(tool: str, params: Mapping[str, Any], sender_id: str | None, session_id: str | None) -> str:
+def params_digest(
+    tool: str, params: Mapping[str, Any], sender_id: str | None, session_id: str | None
+) -> str:
     """sha256 over tool, params, sender and session: what an approval is bound to."""
     payload = canonical_json([tool, params, sender_id, session_id])
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()

@@ -68,7 +68,8 @@ def hookimpl(
 
     def mark(func: F) -> F:
         setattr(func, OPTIONS_ATTR, options)
-        return _pluggy_marker(func, specname=specname)  # type: ignore[no-any-return]
+        marked: F = _pluggy_marker(func, specname=specname)
+        return marked
 
     if function is not None:
         return mark(function)

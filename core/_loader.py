@@ -12,6 +12,7 @@ import os
 import re
 from dataclasses import dataclass
 from importlib import metadata
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -145,4 +146,5 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
         settings = model.model_validate(own)
     except ValidationError as exc:
         raise config.validation_error(exc, *location) from None
-    return target(settings)
+    factory: Callable[[BaseModel], Any] = target
+    return factory(settings)

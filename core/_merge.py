@@ -16,6 +16,8 @@ from ._results import ApprovalRequest, BeforeToolCallResult, HookResultError, co
 from ._scope import CallScope
 
 Emit = Callable[..., None]
+Ids = tuple[str, str, "str | None", str]
+"""trace_id, call_id, session_id, tool: the envelope every event of a call carries."""
 
 
 @dataclass
@@ -76,7 +78,7 @@ def run_before_chain(
     """Run the chain over ``call``; the returned state says what to do next."""
     state = BeforeState(call, dict(call.params), call.params)
     view = call
-    ids = (call.trace_id, call.id, call.session_id, call.name)
+    ids: Ids = (call.trace_id, call.id, call.session_id, call.name)
     for handler in chain:
         scope.plugin = handler.plugin
         started = perf_counter() if tracing else 0.0
@@ -92,14 +94,16 @@ def run_before_chain(
             result = coerce_before(raw) if raw is not None else None
         except Exception as exc:
             problem = describe_error(exc)
-            emit("hook.error", *ids, handler.plugin, {"hook": "before_tool_call", "error": problem,
-                 "on_error": handler.on_error})  # fmt: skip
+            emit(
+                "hook.error",
+                *ids,
+                handler.plugin,
+                {"hook": "before_tool_call", "error": problem, "on_error": handler.on_error},
+            )
             if handler.on_error == "ignore":
                 continue
             state.blocked_by = handler.plugin
-            state.block_reason = (
-                f"Tool call blocked because before_tool_call hook {handler.plugin} failed: {problem}"
-            )
+            state.block_reason = f"Tool call blocked because before_tool_call hook {handler.plugin} failed: {problem}"
             return state
         if tracing:
             decision = summarize(result)
@@ -112,10 +116,15 @@ def run_before_chain(
             continue
         if result.params is not None:
             if state.approval_plugin is not None and state.approval_plugin != handler.plugin:
-                emit("params.frozen_ignored", *ids, handler.plugin, {
-                    "fields": sorted(str(k) for k in result.params),
-                    "approval_plugin": state.approval_plugin,
-                })  # fmt: skip
+                emit(
+                    "params.frozen_ignored",
+                    *ids,
+                    handler.plugin,
+                    {
+                        "fields": sorted(str(k) for k in result.params),
+                        "approval_plugin": state.approval_plugin,
+                    },
+                )
             else:
                 try:
                     changed = merge_params(state, result.params, handler.plugin, emit, ids)
@@ -136,18 +145,26 @@ def run_before_chain(
                 state.approval_plugin = handler.plugin
                 state.approval = request
             else:
-                emit("approval.ignored", *ids, handler.plugin, {
-                    "title": request.title, "approval_plugin": state.approval_plugin,
-                })  # fmt: skip
+                emit(
+                    "approval.ignored",
+                    *ids,
+                    handler.plugin,
+                    {
+                        "title": request.title,
+                        "approval_plugin": state.approval_plugin,
+                    },
+                )
         if result.block:
             state.blocked_by = handler.plugin
-            state.block_reason = result.block_reason or f"Tool call blocked by plugin {handler.plugin}"
+            state.block_reason = (
+                result.block_reason or f"Tool call blocked by plugin {handler.plugin}"
+            )
             return state
     return state
 
 
 def merge_params(
-    state: BeforeState, update: Mapping[str, Any], plugin: str, emit: Emit, ids: tuple[Any, ...]
+    state: BeforeState, update: Mapping[str, Any], plugin: str, emit: Emit, ids: Ids
 ) -> bool:
     """Field-level, last-writer-wins merge of ``update`` into the running params."""
     params = state.params
@@ -169,8 +186,14 @@ def merge_params(
                 field_changed = True
         changed = changed or field_changed
         if field_changed and previous_writer is not None and previous_writer != plugin:
-            emit("params.conflict", *ids, plugin, {
-                "field": key, "plugins": [previous_writer, plugin],
-            })  # fmt: skip
+            emit(
+                "params.conflict",
+                *ids,
+                plugin,
+                {
+                    "field": key,
+                    "plugins": [previous_writer, plugin],
+                },
+            )
         writers[key] = plugin
     return changed

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from collections import namedtuple
 import secrets
+from collections import namedtuple
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -78,7 +78,9 @@ class Sender:
                 roles=tuple(roles),
                 is_owner=bool(value.get("is_owner", False)),
             )
-        raise ValueError(f"sender must be a Sender, a mapping or a string, got {type(value).__name__}")
+        raise ValueError(
+            f"sender must be a Sender, a mapping or a string, got {type(value).__name__}"
+        )
 
 
 @dataclass(frozen=True)
@@ -92,16 +94,29 @@ class ToolSpec:
 
 
 _CALL_FIELDS = (
-    "name", "params", "id", "session_id", "run_id", "trace_id",
-    "agent_id", "sender", "origin", "context_window_tokens", "spec",
-)  # fmt: skip
+    "name",
+    "params",
+    "id",
+    "session_id",
+    "run_id",
+    "trace_id",
+    "agent_id",
+    "sender",
+    "origin",
+    "context_window_tokens",
+    "spec",
+)
 
 
 class InvalidToolCall(ValueError):
     """A proposed call that cannot enter the pipeline; the runtime turns it into an Outcome."""
 
 
-_ToolCallRecord = namedtuple("_ToolCallRecord", _CALL_FIELDS)  # noqa: PYI024
+_ToolCallRecord = namedtuple(  # noqa: PYI024 - a plain record, typed on the subclass
+    "_ToolCallRecord",
+    ["name", "params", "id", "session_id", "run_id", "trace_id", "agent_id", "sender", "origin",
+     "context_window_tokens", "spec"],
+)
 _MAPPING_KEYS = frozenset(_CALL_FIELDS) - {"spec"}
 _new_record = tuple.__new__
 
@@ -144,13 +159,20 @@ class ToolCall(_ToolCallRecord):
         if type(name) is not str or not name:
             raise InvalidToolCall("tool name must be a non-empty string")
         if len(name) > MAX_TOOL_NAME:
-            raise InvalidToolCall(f"tool name is {len(name)} characters long (at most {MAX_TOOL_NAME})")
+            raise InvalidToolCall(
+                f"tool name is {len(name)} characters long (at most {MAX_TOOL_NAME})"
+            )
         if not name.isprintable():
             raise InvalidToolCall(f"tool name {name!r} contains control characters")
         if origin != "agent" and origin != "external":
             raise InvalidToolCall(f"origin must be 'agent' or 'external', got {origin!r}")
-        for label, text in (("id", id), ("session_id", session_id), ("run_id", run_id),
-                            ("trace_id", trace_id), ("agent_id", agent_id)):  # fmt: skip
+        for label, text in (
+            ("id", id),
+            ("session_id", session_id),
+            ("run_id", run_id),
+            ("trace_id", trace_id),
+            ("agent_id", agent_id),
+        ):
             if text is not None and type(text) is not str:
                 raise InvalidToolCall(f"{label} must be a string, got {type(text).__name__}")
         if context_window_tokens is not None and (
@@ -164,16 +186,30 @@ class ToolCall(_ToolCallRecord):
             who = sender if sender is None or type(sender) is Sender else Sender.coerce(sender)
         except ValueError as exc:
             raise InvalidToolCall(str(exc)) from None
-        return _new_record(cls, (
-            name, frozen, id or f"call_{new_id()}", session_id, run_id, trace_id or new_id(),
-            agent_id, who, origin, context_window_tokens, spec,
-        ))  # fmt: skip
+        return _new_record(
+            cls,
+            (
+                name,
+                frozen,
+                id or f"call_{new_id()}",
+                session_id,
+                run_id,
+                trace_id or new_id(),
+                agent_id,
+                who,
+                origin,
+                context_window_tokens,
+                spec,
+            ),
+        )
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], spec: ToolSpec | None = None) -> ToolCall:
         """Build a call from a plain dict with the constructor's keys; unknown keys are errors."""
         if type(data) is not dict and not isinstance(data, Mapping):
-            raise InvalidToolCall(f"a tool call must be a ToolCall or a mapping, got {type(data).__name__}")
+            raise InvalidToolCall(
+                f"a tool call must be a ToolCall or a mapping, got {type(data).__name__}"
+            )
         if not _MAPPING_KEYS.issuperset(data):
             unknown = sorted(repr(k) for k in data if k not in _MAPPING_KEYS)
             raise InvalidToolCall(f"tool call has unknown keys: {', '.join(unknown)}")

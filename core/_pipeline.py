@@ -4,20 +4,22 @@ after chain, outcome. Written once as a generator; ``_driver`` runs it sync or a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from inspect import isawaitable
 from time import perf_counter
-from typing import Any
+from typing import Any, cast
 
 from ._approvals import ApprovalBook, Approver, Resolution, ask, make_pending
 from ._driver import AwaitIt, Pipeline
 from ._events import EventDispatcher
 from ._frozen import FrozenDict, freeze_params, params_digest, thaw
-from ._merge import BeforeState, describe_error, invoke, run_before_chain
+from ._merge import BeforeState, Ids, describe_error, invoke, run_before_chain
 from ._models import UNSET, InvalidToolCall, ToolCall, new_id
 from ._registry import DEFAULT_ASYNC_TIMEOUT, Handler, Registry
 from ._render import render_content
-from ._results import Outcome, ToolResult, coerce_after
+from ._models import Status
+from ._results import Decision, Outcome, ToolResult, coerce_after
 from ._scope import CallScope, current_scope
 from ._tools import ParamsInvalid, Tool
 
@@ -43,9 +45,15 @@ class _Verdict:
 
     __slots__ = ("approval", "blocked_by", "kind", "kwargs", "params", "reason", "status")
 
-    def __init__(self, status: str, params: dict[str, Any], kwargs: dict[str, Any] | None = None,
-                 kind: str | None = None, reason: str | None = None,
-                 blocked_by: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        status: str,
+        params: dict[str, Any],
+        kwargs: dict[str, Any] | None = None,
+        kind: str | None = None,
+        reason: str | None = None,
+        blocked_by: str | None = None,
+    ) -> None:
         self.status = status
         self.params = params
         self.kwargs = kwargs
@@ -63,11 +71,23 @@ def rejected(ctx: Context, raw: Any, problem: Exception) -> Outcome:
     reason = f"Invalid tool call: {problem}"
     emit = ctx.events.emit
     emit("tool.blocked", trace_id, call_id, None, tool, CORE, {"by": CORE, "reason": reason})
-    emit("tool.injected", trace_id, call_id, None, tool, None, {"status": "blocked", "chars": len(reason)})
-    return Outcome("blocked", reason, call_id, trace_id, tool=tool or "", blocked_by=CORE, reason=reason)
+    emit(
+        "tool.injected",
+        trace_id,
+        call_id,
+        None,
+        tool,
+        None,
+        {"status": "blocked", "chars": len(reason)},
+    )
+    return Outcome(
+        "blocked", reason, call_id, trace_id, tool=tool or "", blocked_by=CORE, reason=reason
+    )
 
 
-def run_call(ctx: Context, raw: ToolCall | Mapping[str, Any], execute: Execute | None) -> Pipeline[Outcome]:
+def run_call(
+    ctx: Context, raw: ToolCall | Mapping[str, Any], execute: Execute | None
+) -> Pipeline[Outcome]:
     tools = ctx.tools
     try:
         if type(raw) is ToolCall:
@@ -84,15 +104,22 @@ def run_call(ctx: Context, raw: ToolCall | Mapping[str, Any], execute: Execute |
     events = ctx.events
     emit = events.emit
     tracing = bool(events.sinks)
-    ids = (call.trace_id, call.id, call.session_id, call.name)
+    ids: Ids = (call.trace_id, call.id, call.session_id, call.name)
     scope = CallScope(emit, *ids)
     token = current_scope.set(scope)
     try:
         if tracing:
-            emit("tool.proposed", *ids, None, {
-                "params": dict(call.params), "origin": call.origin, "agent_id": call.agent_id,
-                "sender": call.sender.id if call.sender else None,
-            })  # fmt: skip
+            emit(
+                "tool.proposed",
+                *ids,
+                None,
+                {
+                    "params": dict(call.params),
+                    "origin": call.origin,
+                    "agent_id": call.agent_id,
+                    "sender": call.sender.id if call.sender else None,
+                },
+            )
         chain = ctx.registry.chain("before_tool_call", call.name)
         state = yield from run_before_chain(call, chain, emit, tracing, scope)
         scope.plugin = None
@@ -103,23 +130,39 @@ def run_call(ctx: Context, raw: ToolCall | Mapping[str, Any], execute: Execute |
         ctx.remember(call.id, final_call.params)
         if verdict.status != "go":
             if verdict.status == "blocked":
-                emit("tool.blocked", *ids, verdict.blocked_by, {"by": verdict.blocked_by, "reason": verdict.reason})
-            result = ToolResult(verdict.status, None, verdict.reason or "", verdict.reason, None, verdict.kind)  # type: ignore[arg-type]
-            return (yield from _finish(ctx, final_call, result, verdict, state, tracing, scope, None))
+                emit(
+                    "tool.blocked",
+                    *ids,
+                    verdict.blocked_by,
+                    {"by": verdict.blocked_by, "reason": verdict.reason},
+                )
+            status = cast(Status, verdict.status)
+            result = ToolResult(status, None, verdict.reason or "", verdict.reason, None, verdict.kind)
+            return (
+                yield from _finish(ctx, final_call, result, verdict, state, tracing, scope, None)
+            )
         result, interrupted = yield from _execute(tool, execute, verdict, emit, ids, tracing)
-        return (yield from _finish(ctx, final_call, result, verdict, state, tracing, scope, interrupted))
+        return (
+            yield from _finish(ctx, final_call, result, verdict, state, tracing, scope, interrupted)
+        )
     finally:
-        try:
+        # ValueError: finalised in another context (the generator was closed by the GC).
+        with suppress(ValueError):
             current_scope.reset(token)
-        except ValueError:  # finalised in another context (generator closed by the GC)
-            pass
 
 
-def _decide(ctx: Context, state: BeforeState, tool: Tool | None, execute: Execute | None,
-            ids: tuple[Any, ...]) -> Pipeline[_Verdict]:  # fmt: skip
+def _decide(
+    ctx: Context,
+    state: BeforeState,
+    tool: Tool | None,
+    execute: Execute | None,
+    ids: Ids,
+) -> Pipeline[_Verdict]:
     name = ids[3]
     if state.blocked_by is not None:
-        return _Verdict("blocked", state.params, None, "policy", state.block_reason, state.blocked_by)
+        return _Verdict(
+            "blocked", state.params, None, "policy", state.block_reason, state.blocked_by
+        )
     if tool is None and execute is None:
         return _Verdict("error", state.params, None, "unknown_tool", f"Unknown tool '{name}'")
     thawed = thaw(state.params)
@@ -144,16 +187,33 @@ def _decide(ctx: Context, state: BeforeState, tool: Tool | None, execute: Execut
         resolution = Resolution("allow-always", None, remembered=True)
     else:
         request = state.approval
-        pending = make_pending(call.with_params(frozen_shown), state.approval_plugin, request, digest)
-        emit("approval.requested", *ids, state.approval_plugin, {
-            "approval_id": pending.id, "title": request.title, "severity": request.severity,
-            "digest": digest, "expires_at": pending.expires_at,
-        })  # fmt: skip
+        pending = make_pending(
+            call.with_params(frozen_shown), state.approval_plugin, request, digest
+        )
+        emit(
+            "approval.requested",
+            *ids,
+            state.approval_plugin,
+            {
+                "approval_id": pending.id,
+                "title": request.title,
+                "severity": request.severity,
+                "digest": digest,
+                "expires_at": pending.expires_at,
+            },
+        )
         resolution = yield from ask(ctx.approver, pending)
-    emit("approval.resolved", *ids, state.approval_plugin, {
-        "decision": resolution.decision, "reason": resolution.reason,
-        "remembered": resolution.remembered, "by": resolution.by,
-    })  # fmt: skip
+    emit(
+        "approval.resolved",
+        *ids,
+        state.approval_plugin,
+        {
+            "decision": resolution.decision,
+            "reason": resolution.reason,
+            "remembered": resolution.remembered,
+            "by": resolution.by,
+        },
+    )
     if resolution.decision == "deny":
         denied = _Verdict("denied", shown, None, "approval", resolution.reason)
         denied.approval = "deny"
@@ -168,8 +228,14 @@ def _decide(ctx: Context, state: BeforeState, tool: Tool | None, execute: Execut
     return verdict
 
 
-def _execute(tool: Tool | None, execute: Execute | None, verdict: _Verdict, emit: Callable[..., None],
-             ids: tuple[Any, ...], tracing: bool) -> Pipeline[tuple[ToolResult, BaseException | None]]:  # fmt: skip
+def _execute(
+    tool: Tool | None,
+    execute: Execute | None,
+    verdict: _Verdict,
+    emit: Callable[..., None],
+    ids: Ids,
+    tracing: bool,
+) -> Pipeline[tuple[ToolResult, BaseException | None]]:
     """Run the tool; a failure becomes an error result, an interruption is handed back."""
     kwargs = verdict.kwargs or {}
     if tracing:
@@ -196,16 +262,28 @@ def _execute(tool: Tool | None, execute: Execute | None, verdict: _Verdict, emit
     if result.status == "ok":
         result.content = render_content(result.value)
     if tracing:
-        emit("tool.finished", *ids, None, {"status": result.status, "duration_ms": result.duration_ms,
-                                           "error": result.error})  # fmt: skip
+        emit(
+            "tool.finished",
+            *ids,
+            None,
+            {"status": result.status, "duration_ms": result.duration_ms, "error": result.error},
+        )
     return result, interrupted
 
 
-def _finish(ctx: Context, call: ToolCall, result: ToolResult, verdict: _Verdict, state: BeforeState,
-            tracing: bool, scope: CallScope, interrupted: BaseException | None) -> Pipeline[Outcome]:  # fmt: skip
+def _finish(
+    ctx: Context,
+    call: ToolCall,
+    result: ToolResult,
+    verdict: _Verdict,
+    state: BeforeState,
+    tracing: bool,
+    scope: CallScope,
+    interrupted: BaseException | None,
+) -> Pipeline[Outcome]:
     """after_tool_call in order (fail open by default), then the Outcome; always runs."""
     emit = ctx.events.emit
-    ids = (call.trace_id, call.id, call.session_id, call.name)
+    ids: Ids = (call.trace_id, call.id, call.session_id, call.name)
     notes: list[str] = []
     truncated, artifact = False, None
     withheld_by: str | None = None
@@ -213,7 +291,11 @@ def _finish(ctx: Context, call: ToolCall, result: ToolResult, verdict: _Verdict,
         scope.plugin = handler.plugin
         started = perf_counter() if tracing else 0.0
         try:
-            args = (call, result) if handler.takes_all else handler.call_args({"call": call, "result": result})
+            args = (
+                (call, result)
+                if handler.takes_all
+                else handler.call_args({"call": call, "result": result})
+            )
             if handler.inline:
                 raw = handler.function(*args)
                 if raw is not None and type(raw) is not dict and isawaitable(raw):
@@ -223,8 +305,12 @@ def _finish(ctx: Context, call: ToolCall, result: ToolResult, verdict: _Verdict,
             change = coerce_after(raw) if raw is not None else None
         except Exception as exc:
             problem = describe_error(exc)
-            emit("hook.error", *ids, handler.plugin, {"hook": "after_tool_call", "error": problem,
-                                                      "on_error": handler.on_error})  # fmt: skip
+            emit(
+                "hook.error",
+                *ids,
+                handler.plugin,
+                {"hook": "after_tool_call", "error": problem, "on_error": handler.on_error},
+            )
             if handler.on_error == "block" and withheld_by is None:
                 withheld_by = handler.plugin
                 reason = f"Tool result withheld because after_tool_call hook {handler.plugin} failed: {problem}"
@@ -239,8 +325,10 @@ def _finish(ctx: Context, call: ToolCall, result: ToolResult, verdict: _Verdict,
                 result.status,
                 result.value if change.value is UNSET else change.value,
                 result.content if change.content is None else change.content,
-                result.error, result.duration_ms, result.error_kind,
-            )  # fmt: skip
+                result.error,
+                result.duration_ms,
+                result.error_kind,
+            )
         if change.note:
             notes.append(change.note)
         if change.truncated or change.artifact:
@@ -252,23 +340,40 @@ def _finish(ctx: Context, call: ToolCall, result: ToolResult, verdict: _Verdict,
         content = f"{content}\n\n" + "\n".join(notes) if content else "\n".join(notes)
     status = result.status
     outcome = Outcome(
-        status, content, call.id, call.trace_id, call.name, result.value, verdict.params,  # type: ignore[arg-type]
-        withheld_by or verdict.blocked_by, verdict.reason if withheld_by is None else result.error,
-        notes, truncated, artifact, verdict.approval,  # type: ignore[arg-type]
+        status,
+        content,
+        call.id,
+        call.trace_id,
+        call.name,
+        result.value,
+        verdict.params,
+        withheld_by or verdict.blocked_by,
+        verdict.reason if withheld_by is None else result.error,
+        notes,
+        truncated,
+        artifact,
+        cast("Decision | None", verdict.approval),
         rewritten_by=_rewritten(state, call),
-    )  # fmt: skip
+    )
     if tracing:
-        emit("tool.injected", *ids, None, {"status": status, "chars": len(content),
-                                           "truncated": truncated, "artifact": artifact})  # fmt: skip
+        emit(
+            "tool.injected",
+            *ids,
+            None,
+            {"status": status, "chars": len(content), "truncated": truncated, "artifact": artifact},
+        )
     if interrupted is not None:
         raise interrupted
     return outcome
 
 
 def _after_summary(handler: Handler, change: Any, started: float) -> dict[str, Any]:
-    summary: dict[str, Any] = {"hook": "after_tool_call", "priority": handler.priority,
-                               "latency_ms": round((perf_counter() - started) * 1000, 4),
-                               "applied": not handler.audit}  # fmt: skip
+    summary: dict[str, Any] = {
+        "hook": "after_tool_call",
+        "priority": handler.priority,
+        "latency_ms": round((perf_counter() - started) * 1000, 4),
+        "applied": not handler.audit,
+    }
     if change is None:
         summary["returned"] = None
     else:

@@ -21,7 +21,12 @@ from ._hookimpl import OPTIONS_ATTR, ImplOptions, compile_tool_matcher
 from .spec import PROJECT
 
 HookName = Literal["before_tool_call", "after_tool_call", "tool_visible", "on_event"]
-HOOK_NAMES: tuple[HookName, ...] = ("before_tool_call", "after_tool_call", "tool_visible", "on_event")
+HOOK_NAMES: tuple[HookName, ...] = (
+    "before_tool_call",
+    "after_tool_call",
+    "tool_visible",
+    "on_event",
+)
 DEFAULT_ASYNC_TIMEOUT = 15.0
 _CHAIN_CACHE_LIMIT = 4096
 _PLUGGY_DEFAULTS = {
@@ -68,9 +73,21 @@ class Handler:
     """One hook implementation with every option resolved; what a chain is made of."""
 
     __slots__ = (
-        "argnames", "audit", "function", "hook", "inline", "is_async", "matcher", "on_error",
-        "plugin", "priority", "seq", "takes_all", "timeout", "tools",
-    )  # fmt: skip
+        "argnames",
+        "audit",
+        "function",
+        "hook",
+        "inline",
+        "is_async",
+        "matcher",
+        "on_error",
+        "plugin",
+        "priority",
+        "seq",
+        "takes_all",
+        "timeout",
+        "tools",
+    )
 
     def __init__(self, record: PluginRecord, hook: str, impl: pluggy.HookImpl, index: int) -> None:
         options: ImplOptions = getattr(impl.function, OPTIONS_ATTR, None) or ImplOptions()

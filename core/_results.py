@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ._models import UNSET, Status, ToolCall
 
@@ -27,7 +27,27 @@ class ApprovalRequest(BaseModel):
     description: str = Field(min_length=1, max_length=512)
     severity: Literal["info", "warning", "critical"] = "warning"
     timeout_s: float = Field(default=120.0, alias="timeoutS")
-    allowed_decisions: tuple[Decision, ...] = Field(default=DECISIONS, alias="allowedDecisions", min_length=1)
+    allowed_decisions: tuple[Decision, ...] = Field(
+        default=DECISIONS, alias="allowedDecisions", min_length=1
+    )
+
+    timeout_behavior: Literal["deny"] = Field(default="deny", alias="timeoutBehavior")
+    """What a timeout means; only "deny" exists (accepted for OpenClaw compatibility)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _milliseconds(cls, data: Any) -> Any:
+        # OpenClaw hooks give the timeout in milliseconds as timeoutMs.
+        if isinstance(data, Mapping) and "timeoutMs" in data:
+            data = dict(data)
+            milliseconds = data.pop("timeoutMs")
+            if "timeout_s" in data or "timeoutS" in data:
+                raise ValueError("give either timeout_s or timeoutMs, not both")
+            if isinstance(milliseconds, (int, float)) and not isinstance(milliseconds, bool):
+                data["timeout_s"] = milliseconds / 1000
+            else:
+                data["timeout_s"] = milliseconds
+        return data
 
     @field_validator("timeout_s", mode="after")
     @classmethod
@@ -80,11 +100,15 @@ def coerce_before(value: Any) -> BeforeToolCallResult | None:
         for key, item in value.items():
             target = _BEFORE_KEYS.get(key) if isinstance(key, str) else None
             if target is None:
-                raise HookResultError(f"unknown key {key!r} (expected block, block_reason, params, require_approval)")
+                raise HookResultError(
+                    f"unknown key {key!r} (expected block, block_reason, params, require_approval)"
+                )
             fields[target] = item
         result = BeforeToolCallResult(**fields)
     else:
-        raise HookResultError(f"returned {type(value).__name__}; expected BeforeToolCallResult, dict or None")
+        raise HookResultError(
+            f"returned {type(value).__name__}; expected BeforeToolCallResult, dict or None"
+        )
     if type(result.block) is not bool:
         raise HookResultError(f"block must be a bool, got {type(result.block).__name__}")
     if result.block_reason is not None and not isinstance(result.block_reason, str):
@@ -116,7 +140,9 @@ def coerce_after(value: Any) -> AfterToolCallResult | None:
             raise HookResultError(f"unknown key {unknown[0]!r} (expected content, value, note)")
         result = AfterToolCallResult(**value)
     else:
-        raise HookResultError(f"returned {type(value).__name__}; expected AfterToolCallResult, dict or None")
+        raise HookResultError(
+            f"returned {type(value).__name__}; expected AfterToolCallResult, dict or None"
+        )
     if result.content is not None and not isinstance(result.content, str):
         raise HookResultError(f"content must be a string, got {type(result.content).__name__}")
     if result.note is not None and not isinstance(result.note, str):

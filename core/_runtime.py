@@ -6,6 +6,7 @@ import inspect
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
@@ -15,7 +16,8 @@ from ._driver import BackgroundLoop, drive_async, drive_sync
 from ._errors import ConfigError, PluginLoadError
 from ._events import EventDispatcher
 from ._frozen import FrozenDict, thaw
-from ._loader import Candidate, build, discover as discover_entry_points, load, why_skipped
+from ._loader import Candidate, build, load, why_skipped
+from ._loader import discover as discover_entry_points
 from ._models import Origin, Sender, ToolCall, ToolSpec
 from ._pipeline import Context, Execute, run_call
 from ._registry import PluginRecord, PluginSettings, Registry
@@ -65,9 +67,13 @@ class Runtime:
         self._skipped: list[PluginInfo] = []
         self._registry.on_change = self._refresh_sinks
         self._context = Context(
-            self._registry, self._tools, self._events, self._book,
-            approver if approver is not None else self._route_approver(), self._remember,
-        )  # fmt: skip
+            self._registry,
+            self._tools,
+            self._events,
+            self._book,
+            approver if approver is not None else self._route_approver(),
+            self._remember,
+        )
         explicit = list(plugins)
         self._check_plugin_tables(explicit, load_entrypoints)
         if load_entrypoints:
@@ -113,15 +119,24 @@ class Runtime:
 
     # -- tools ------------------------------------------------------------------------------
 
-    def add_tool(self, function: Callable[..., Any] | ToolSpec, name: str | None = None,
-                 tags: Iterable[str] = (), description: str | None = None) -> ToolSpec:  # fmt: skip
+    def add_tool(
+        self,
+        function: Callable[..., Any] | ToolSpec,
+        name: str | None = None,
+        tags: Iterable[str] = (),
+        description: str | None = None,
+    ) -> ToolSpec:
         """Register a tool; its JSON Schema and validator come from the function's signature.
 
         A bare :class:`ToolSpec` registers a tool that is executed by ``call(..., execute=)``.
         """
         if isinstance(function, ToolSpec):
-            spec = ToolSpec(name or function.name, description or function.description,
-                            function.parameters, function.tags | frozenset(tags))  # fmt: skip
+            spec = ToolSpec(
+                name or function.name,
+                description or function.description,
+                function.parameters,
+                function.tags | frozenset(tags),
+            )
             tool = Tool(_no_function(spec.name), spec, None)
         else:
             tool = build_tool(function, name, tags, description)
@@ -134,11 +149,25 @@ class Runtime:
     @overload
     def tool(self, function: F, /) -> F: ...
     @overload
-    def tool(self, *, name: str | None = None, tags: Iterable[str] = (),
-             description: str | None = None) -> Callable[[F], F]: ...  # fmt: skip
+    def tool(
+        self,
+        function: None = None,
+        /,
+        *,
+        name: str | None = None,
+        tags: Iterable[str] = (),
+        description: str | None = None,
+    ) -> Callable[[F], F]: ...
 
-    def tool(self, function: F | None = None, /, *, name: str | None = None, tags: Iterable[str] = (),
-             description: str | None = None) -> F | Callable[[F], F]:  # fmt: skip
+    def tool(
+        self,
+        function: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        tags: Iterable[str] = (),
+        description: str | None = None,
+    ) -> F | Callable[[F], F]:
         """Decorator form of :meth:`add_tool`: ``@rt.tool`` or ``@rt.tool(tags=["side_effect"])``."""
 
         def register(func: F) -> F:
@@ -150,8 +179,12 @@ class Runtime:
     def tool_specs(self) -> list[ToolSpec]:
         return [tool.spec for tool in self._tools.values()]
 
-    def visible_tools(self, sender: Sender | Mapping[str, Any] | str | None = None,
-                      agent_id: str | None = None, origin: Origin = "agent") -> list[ToolSpec]:  # fmt: skip
+    def visible_tools(
+        self,
+        sender: Sender | Mapping[str, Any] | str | None = None,
+        agent_id: str | None = None,
+        origin: Origin = "agent",
+    ) -> list[ToolSpec]:
         """The registered tools that no ``tool_visible`` handler hides for this scope."""
         who = Sender.coerce(sender)
         specs = self.tool_specs()
@@ -163,17 +196,20 @@ class Runtime:
         """Run one call through the pipeline and return its Outcome (never raises for bad input)."""
         return drive_sync(run_call(self._context, call, execute), self._background)
 
-    async def acall(self, call: ToolCall | Mapping[str, Any], execute: Execute | None = None) -> Outcome:
+    async def acall(
+        self, call: ToolCall | Mapping[str, Any], execute: Execute | None = None
+    ) -> Outcome:
         """The same pipeline as :meth:`call`, awaited on the caller's event loop."""
         return await drive_async(run_call(self._context, call, execute))
 
     def adjusted_params(self, call_id: str) -> dict[str, Any] | None:
         """The final params of a recent call by id (a bounded memory of the last few thousand)."""
         params = self._adjusted.get(call_id)
-        return None if params is None else thaw(params)  # type: ignore[no-any-return]
+        return None if params is None else dict(thaw(params))
 
-    def revoke_approvals(self, plugin: str | None = None, tool: str | None = None,
-                         sender: str | None = None) -> int:  # fmt: skip
+    def revoke_approvals(
+        self, plugin: str | None = None, tool: str | None = None, sender: str | None = None
+    ) -> int:
         """Forget allow-always grants that match; returns how many were removed."""
         return self._book.revoke(plugin, tool, sender)
 
@@ -197,10 +233,8 @@ class Runtime:
         adjusted = self._adjusted
         adjusted[call_id] = params
         if len(adjusted) > ADJUSTED_PARAMS_LIMIT:
-            try:
+            with suppress(KeyError):  # another thread evicted first
                 adjusted.popitem(last=False)
-            except KeyError:
-                pass  # another thread evicted first
 
     def _refresh_sinks(self) -> None:
         self._events.sinks = tuple(
@@ -226,13 +260,16 @@ class Runtime:
         for name in tables:
             if name not in known:
                 listing = ", ".join(sorted(known)) or "none"
-                raise self.config.error(f"[plugins.{name}] names no installed or registered plugin "
-                                        f"(known: {listing})", "plugins", name)  # fmt: skip
+                raise self.config.error(
+                    f"[plugins.{name}] names no installed or registered plugin (known: {listing})",
+                    "plugins",
+                    name,
+                )
 
     def _load_entry_points(self) -> None:
         candidates, duplicates = discover_entry_points()
-        for candidate, reason in duplicates:
-            self._skipped.append(self._candidate_info(candidate, reason))
+        for candidate, duplicate in duplicates:
+            self._skipped.append(self._candidate_info(candidate, duplicate))
         for candidate in candidates:
             reason = why_skipped(candidate, self.config)
             if reason is not None:
@@ -242,24 +279,49 @@ class Runtime:
                 plugin = load(candidate, self.config)
                 settings, _ = self.config.plugin_settings(candidate.name)
                 source = "built-in" if candidate.builtin else "entry point"
-                record = PluginRecord(candidate.name, plugin, source, settings, 0,
-                                      candidate.distribution, candidate.version, candidate.label)  # fmt: skip
+                record = PluginRecord(
+                    candidate.name,
+                    plugin,
+                    source,
+                    settings,
+                    0,
+                    candidate.distribution,
+                    candidate.version,
+                    candidate.label,
+                )
                 self._registry.add(record)
             except ConfigError:
                 raise
             except Exception as exc:
-                error = exc if isinstance(exc, PluginLoadError) else PluginLoadError(
-                    f"plugin entry point '{candidate.label}' from {candidate.from_dist} could not be "
-                    f"registered: {exc}", entry_point=candidate.label, distribution=candidate.distribution,
-                )  # fmt: skip
+                error = (
+                    exc
+                    if isinstance(exc, PluginLoadError)
+                    else PluginLoadError(
+                        f"plugin entry point '{candidate.label}' from {candidate.from_dist} could not be "
+                        f"registered: {exc}",
+                        entry_point=candidate.label,
+                        distribution=candidate.distribution,
+                    )
+                )
                 if self.config.plugins.on_load_error == "raise":
                     raise error from exc
                 self._skipped.append(self._candidate_info(candidate, f"failed to load: {error}"))
 
     def _candidate_info(self, candidate: Candidate, reason: str) -> PluginInfo:
         source = "built-in" if candidate.builtin else "entry point"
-        return PluginInfo(candidate.name, candidate.version, candidate.distribution, 0, (), "enforce",
-                          False, source, None, candidate.label, reason)  # fmt: skip
+        return PluginInfo(
+            candidate.name,
+            candidate.version,
+            candidate.distribution,
+            0,
+            (),
+            "enforce",
+            False,
+            source,
+            None,
+            candidate.label,
+            reason,
+        )
 
     def _info(self, record: PluginRecord) -> PluginInfo:
         settings: PluginSettings = record.settings
@@ -268,9 +330,18 @@ class Runtime:
         mode = "audit" if handlers and all(h.audit for h in handlers) else "enforce"
         tools = next((h.tools for h in handlers if h.tools is not None), None)
         version = record.version or getattr(record.plugin, "__version__", None)
-        return PluginInfo(record.name, version if isinstance(version, str) else None,
-                          record.distribution, priority, record.hooks, mode, True, record.source,
-                          tools, record.entry_point)  # fmt: skip
+        return PluginInfo(
+            record.name,
+            version if isinstance(version, str) else None,
+            record.distribution,
+            priority,
+            record.hooks,
+            mode,
+            True,
+            record.source,
+            tools,
+            record.entry_point,
+        )
 
 
 def _default_name(plugin: Any) -> str:
@@ -289,4 +360,3 @@ def _no_function(name: str) -> Callable[..., Any]:
         raise LookupError(f"tool {name!r} has no implementation here; pass execute= to call()")
 
     return missing
-

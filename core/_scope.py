@@ -14,7 +14,9 @@ class CallScope:
 
     __slots__ = ("call_id", "emit", "plugin", "session_id", "tool", "trace_id")
 
-    def __init__(self, emit: _EmitFn, trace_id: str, call_id: str, session_id: str | None, tool: str) -> None:
+    def __init__(
+        self, emit: _EmitFn, trace_id: str, call_id: str, session_id: str | None, tool: str
+    ) -> None:
         self.emit = emit
         self.trace_id = trace_id
         self.call_id = call_id
@@ -37,5 +39,7 @@ def emit(event: str, /, **data: Any) -> bool:
     scope = current_scope.get()
     if scope is None:
         return False
-    scope.emit(event, scope.trace_id, scope.call_id, scope.session_id, scope.tool, scope.plugin, data)
+    scope.emit(
+        event, scope.trace_id, scope.call_id, scope.session_id, scope.tool, scope.plugin, data
+    )
     return True

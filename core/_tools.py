@@ -111,7 +111,7 @@ def _signature_model(
             argument_names[field] = parameter.name
             annotation = Annotated[annotation, Field(alias=parameter.name)]
         fields[field] = (annotation, default)
-    model = create_model(  # type: ignore[call-overload]
+    model: type[BaseModel] = create_model(  # type: ignore[call-overload,unused-ignore]
         "ToolParams",
         __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True, populate_by_name=False),
         **fields,

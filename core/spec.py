@@ -54,7 +54,9 @@ def before_tool_call(call: ToolCall) -> BeforeToolCallResult | dict[str, Any] | 
 
 
 @hookspec
-def after_tool_call(call: ToolCall, result: ToolResult) -> AfterToolCallResult | dict[str, Any] | None:
+def after_tool_call(
+    call: ToolCall, result: ToolResult
+) -> AfterToolCallResult | dict[str, Any] | None:
     """Observe or change a call's result before it goes back into the conversation.
 
     Fires for every call that reached a decision: executed (ok or error), blocked or denied.
@@ -74,7 +76,9 @@ def after_tool_call(call: ToolCall, result: ToolResult) -> AfterToolCallResult |
 
 
 @hookspec
-def tool_visible(tool: ToolSpec, sender: Sender | None, agent_id: str | None, origin: Origin) -> bool | None:
+def tool_visible(
+    tool: ToolSpec, sender: Sender | None, agent_id: str | None, origin: Origin
+) -> bool | None:
     """Say whether a tool is offered to the model at all.
 
     :param tool: The registered tool.

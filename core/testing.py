@@ -47,7 +47,9 @@ class EventRecorder:
 
 
 @pytest.fixture
-def toolhooks_make_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Runtime]]:
+def toolhooks_make_runtime(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., Runtime]]:
     """A factory for runtimes that are closed after the test; files go under ``tmp_path``.
 
     Defaults to ``load_entrypoints=False`` (only what the test registers); pass
@@ -97,4 +99,10 @@ def toolhooks_events(toolhooks_runtime: Runtime) -> EventRecorder:
     return recorder
 
 
-__all__ = ["EventRecorder", "register_plugin", "toolhooks_events", "toolhooks_make_runtime", "toolhooks_runtime"]
+__all__ = [
+    "EventRecorder",
+    "register_plugin",
+    "toolhooks_events",
+    "toolhooks_make_runtime",
+    "toolhooks_runtime",
+]

@@ -36,10 +36,21 @@ def installed(tmp_path_factory):
     """pip-install the example (not editable, no deps) into a throwaway target directory."""
     target = tmp_path_factory.mktemp("site")
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(EXAMPLE)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(EXAMPLE),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert list(target.glob("toolhooks_example-*.dist-info"))
     return target
@@ -49,21 +60,30 @@ def run_agent(site: Path, workdir: Path, config: str) -> dict:
     (workdir / "toolhooks.toml").write_text(config)
     env = {**os.environ, "PYTHONPATH": str(site)}
     env.pop("TOOLHOOKS_CONFIG", None)
-    done = subprocess.run([sys.executable, "-c", AGENT], cwd=workdir, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", AGENT], cwd=workdir, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 def test_from_config_finds_configures_and_runs_the_example(installed, tmp_path):
-    result = run_agent(installed, tmp_path, '[plugins]\nonly = ["workspace_guard"]\n\n'
-                       '[plugins.workspace_guard]\nworkspace = "/srv/agent"\n')  # fmt: skip
+    result = run_agent(
+        installed,
+        tmp_path,
+        '[plugins]\nonly = ["workspace_guard"]\n\n'
+        '[plugins.workspace_guard]\nworkspace = "/srv/agent"\n',
+    )
     assert result["names"] == ["workspace_guard"]
     assert result["info"] == {"workspace_guard": "toolhooks-example"}
     assert result["params"] == {"path": "/srv/agent/notes/todo.md"}
     assert result["rewritten_by"] == {"path": "workspace_guard"}
     assert "sk-abcdef" not in result["content"] and "[REDACTED]" in result["content"]
     assert "redacted 1 secret" in result["content"]
-    assert result["escape"][0] == "blocked" and "outside the workspace /srv/agent" in result["escape"][1]
+    assert (
+        result["escape"][0] == "blocked"
+        and "outside the workspace /srv/agent" in result["escape"][1]
+    )
 
 
 def test_disable_switches_the_example_off(installed, tmp_path):
@@ -74,10 +94,17 @@ def test_disable_switches_the_example_off(installed, tmp_path):
 
 
 def test_bad_example_config_names_the_key_and_file(installed, tmp_path):
-    (tmp_path / "toolhooks.toml").write_text('[plugins.workspace_guard]\nworkspace = "/w"\nworkspaces = "/x"\n')
+    (tmp_path / "toolhooks.toml").write_text(
+        '[plugins.workspace_guard]\nworkspace = "/w"\nworkspaces = "/x"\n'
+    )
     env = {**os.environ, "PYTHONPATH": str(installed)}
-    done = subprocess.run([sys.executable, "-c", "from toolhooks import Runtime; Runtime.from_config()"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", "from toolhooks import Runtime; Runtime.from_config()"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode != 0
     assert "unknown key 'workspaces' in [plugins.workspace_guard]" in done.stderr
     assert "toolhooks.toml:3" in done.stderr

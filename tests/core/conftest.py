@@ -16,7 +16,9 @@ def install_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.syspath_prepend(str(site))
     added: list[str] = []
 
-    def install(dist: str, modules: dict[str, str], entry_points: dict[str, str], version: str = "1.0") -> Path:
+    def install(
+        dist: str, modules: dict[str, str], entry_points: dict[str, str], version: str = "1.0"
+    ) -> Path:
         for module, source in modules.items():
             (site / f"{module}.py").write_text(textwrap.dedent(source))
             added.append(module)

@@ -6,7 +6,6 @@ import asyncio
 import time
 
 import pytest
-
 from toolhooks import ApprovalDecision, hookimpl
 from toolhooks._frozen import params_digest
 
@@ -24,12 +23,16 @@ class Asks:
 
 def call(rt, params=None, sender="alice", tool="deploy"):
     ran = []
-    outcome = rt.call({"name": tool, "params": params or {"env": "prod"}, "sender": sender, "session_id": "s"},
-                      execute=lambda p: ran.append(p) or "deployed")
+    outcome = rt.call(
+        {"name": tool, "params": params or {"env": "prod"}, "sender": sender, "session_id": "s"},
+        execute=lambda p: ran.append(p) or "deployed",
+    )
     return outcome, ran
 
 
-@pytest.mark.parametrize("decision", ["allow-once", "allow-always", ApprovalDecision("allow-once", by="ops")])
+@pytest.mark.parametrize(
+    "decision", ["allow-once", "allow-always", ApprovalDecision("allow-once", by="ops")]
+)
 def test_allow_executes_with_the_frozen_params(toolhooks_make_runtime, decision):
     rt = toolhooks_make_runtime(plugins=[Asks()], approver=lambda p: decision)
     outcome, ran = call(rt)
@@ -38,7 +41,9 @@ def test_allow_executes_with_the_frozen_params(toolhooks_make_runtime, decision)
 
 def test_pending_approval_fields(toolhooks_make_runtime):
     seen = []
-    rt = toolhooks_make_runtime(plugins=[Asks(timeout_s=30)], approver=lambda p: seen.append(p) or "deny")
+    rt = toolhooks_make_runtime(
+        plugins=[Asks(timeout_s=30)], approver=lambda p: seen.append(p) or "deny"
+    )
     before = time.time()
     call(rt)
     (pending,) = seen
@@ -53,6 +58,7 @@ def test_what_runs_is_what_was_approved(toolhooks_make_runtime):
     seen = []
     rt = toolhooks_make_runtime(plugins=[Asks()], approver=lambda p: seen.append(p) or "allow-once")
     outcome, ran = call(rt, {"env": "prod", "tags": ["a", "b"]})
+    assert outcome.status == "ok"
     (pending,) = seen
     assert ran == [dict(pending.call.params)]
     assert params_digest("deploy", ran[0], "alice", "s") == pending.digest
@@ -63,7 +69,9 @@ def test_what_runs_is_what_was_approved(toolhooks_make_runtime):
 
 def test_allow_always_is_remembered_per_plugin_tool_sender(toolhooks_make_runtime):
     asked = []
-    rt = toolhooks_make_runtime(plugins=[Asks()], approver=lambda p: asked.append(p.call.sender.id) or "allow-always")
+    rt = toolhooks_make_runtime(
+        plugins=[Asks()], approver=lambda p: asked.append(p.call.sender.id) or "allow-always"
+    )
     assert call(rt)[0].status == "ok"
     assert call(rt, {"env": "staging"})[0].approval == "allow-always"
     assert asked == ["alice"]
@@ -79,19 +87,28 @@ def test_allow_always_is_remembered_per_plugin_tool_sender(toolhooks_make_runtim
 def test_deny(toolhooks_make_runtime):
     rt = toolhooks_make_runtime(plugins=[Asks()], approver=lambda p: "deny")
     outcome, ran = call(rt)
-    assert (outcome.status, outcome.reason, outcome.content, ran) == ("denied", "Denied by user", "Denied by user", [])
+    assert (outcome.status, outcome.reason, outcome.content, ran) == (
+        "denied",
+        "Denied by user",
+        "Denied by user",
+        [],
+    )
     assert outcome.approval == "deny"
 
 
 @pytest.mark.parametrize("answer", ["allow-always", "yes", None, 3])
 def test_decision_outside_allowed_is_a_deny(toolhooks_make_runtime, answer):
-    rt = toolhooks_make_runtime(plugins=[Asks(allowed_decisions=["allow-once", "deny"])], approver=lambda p: answer)
+    rt = toolhooks_make_runtime(
+        plugins=[Asks(allowed_decisions=["allow-once", "deny"])], approver=lambda p: answer
+    )
     outcome, ran = call(rt)
     assert outcome.status == "denied" and outcome.reason.startswith("Denied by user") and ran == []
 
 
 def test_timeout_sync_and_async_approver(toolhooks_make_runtime):
-    rt = toolhooks_make_runtime(plugins=[Asks(timeout_s=0.01)], approver=lambda p: time.sleep(3) or "allow-once")
+    rt = toolhooks_make_runtime(
+        plugins=[Asks(timeout_s=0.01)], approver=lambda p: time.sleep(3) or "allow-once"
+    )
     started = time.monotonic()
     outcome, ran = call(rt)
     assert outcome.status == "denied" and outcome.reason == "Approval timed out" and ran == []
@@ -109,7 +126,9 @@ def test_no_route_denies_at_once(toolhooks_make_runtime):
     rt = toolhooks_make_runtime(plugins=[Asks()])
     started = time.monotonic()
     outcome, ran = call(rt)
-    assert outcome.status == "denied" and outcome.reason == "Approval unavailable (no approval route)"
+    assert (
+        outcome.status == "denied" and outcome.reason == "Approval unavailable (no approval route)"
+    )
     assert time.monotonic() - started < 0.5 and ran == []
 
 
@@ -145,7 +164,9 @@ def test_timeout_is_clamped():
 
 def test_params_must_validate_before_approval_is_asked(toolhooks_make_runtime):
     asked = []
-    rt = toolhooks_make_runtime(plugins=[Asks()], approver=lambda p: asked.append(p) or "allow-once")
+    rt = toolhooks_make_runtime(
+        plugins=[Asks()], approver=lambda p: asked.append(p) or "allow-once"
+    )
 
     @rt.tool
     def deploy(env: str) -> str:
@@ -153,3 +174,19 @@ def test_params_must_validate_before_approval_is_asked(toolhooks_make_runtime):
 
     outcome = rt.call({"name": "deploy", "params": {"env": 5}})
     assert outcome.status == "blocked" and outcome.blocked_by == "toolhooks" and asked == []
+
+
+def test_openclaw_style_request_fields_are_accepted(toolhooks_make_runtime):
+    seen = []
+
+    class OpenClawStyle:
+        name = "oc"
+
+        @hookimpl
+        def before_tool_call(self):
+            return {"requireApproval": {"title": "t", "description": "d", "timeoutMs": 5000,
+                                        "timeoutBehavior": "deny", "severity": "info"}}
+
+    rt = toolhooks_make_runtime(plugins=[OpenClawStyle()], approver=lambda p: seen.append(p.request) or "allow-once")
+    assert call(rt)[0].status == "ok"
+    assert seen[0].timeout_s == 5 and seen[0].severity == "info"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from toolhooks import ConfigError, PluginLoadError, Runtime
 from toolhooks._config import load_config
 
@@ -43,10 +42,17 @@ def names(rt):
 
 def test_class_entry_point_gets_its_validated_config(install_dist, tmp_path):
     install_dist("stamp-dist", {"stamp_plugin": GOOD_PLUGIN}, {"stamp": "stamp_plugin:Stamp"})
-    rt = Runtime(config={**ONLY_BUILTINS, "plugins": {"only": ["stamp"], "stamp": {"label": "configured"}}})
+    rt = Runtime(
+        config={**ONLY_BUILTINS, "plugins": {"only": ["stamp"], "stamp": {"label": "configured"}}}
+    )
     assert names(rt) == ["stamp"]
     (info,) = rt.plugins()
-    assert (info.source, info.distribution, info.version, info.priority) == ("entry point", "stamp-dist", "1.0", 5)
+    assert (info.source, info.distribution, info.version, info.priority) == (
+        "entry point",
+        "stamp-dist",
+        "1.0",
+        5,
+    )
     assert rt.call({"name": "t"}, execute=dict).value == {"label": "configured"}
 
 
@@ -59,7 +65,9 @@ def test_module_entry_point_is_registered_as_is(install_dist):
 def test_unknown_plugin_config_key_names_key_and_file(install_dist, tmp_path):
     install_dist("stamp-dist", {"stamp_plugin": GOOD_PLUGIN}, {"stamp": "stamp_plugin:Stamp"})
     config = tmp_path / "toolhooks.toml"
-    config.write_text('[plugins]\nonly = ["stamp"]\n\n[plugins.stamp]\nlabel = "x"\nlabl = "typo"\n')
+    config.write_text(
+        '[plugins]\nonly = ["stamp"]\n\n[plugins.stamp]\nlabel = "x"\nlabl = "typo"\n'
+    )
     with pytest.raises(ConfigError) as info:
         Runtime(config=config)
     message = str(info.value)
@@ -85,26 +93,42 @@ def test_disable_and_only_keep_plugins_from_being_imported(install_dist, tmp_pat
 
 def test_autoload_env_var_loads_builtins_only(install_dist, tmp_path, monkeypatch):
     marker = tmp_path / "imported"
-    install_dist("evil-dist", {"evil": f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\n"}, {"evil": "evil"})
+    install_dist(
+        "evil-dist",
+        {"evil": f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\n"},
+        {"evil": "evil"},
+    )
     monkeypatch.setenv("TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD", "1")
     rt = Runtime(config={"plugins": {"only": ["evil", "policy"]}})
     assert not marker.exists()
     assert names(rt) == ["policy"]
-    assert {p.name: p.reason for p in rt.plugins(include_disabled=True)}["evil"].startswith("third-party autoload disabled")
+    assert {p.name: p.reason for p in rt.plugins(include_disabled=True)}["evil"].startswith(
+        "third-party autoload disabled"
+    )
 
 
 def test_import_failure_names_entry_point_and_distribution(install_dist):
-    install_dist("broken-dist", {"broken": "import no_such_module_xyz\n"}, {"broken": "broken:Plugin"}, version="2.3")
+    install_dist(
+        "broken-dist",
+        {"broken": "import no_such_module_xyz\n"},
+        {"broken": "broken:Plugin"},
+        version="2.3",
+    )
     with pytest.raises(PluginLoadError) as info:
         Runtime(config={"plugins": {"only": ["broken"]}})
     assert "'broken = broken:Plugin'" in str(info.value)
     assert "distribution broken-dist 2.3" in str(info.value)
     assert "No module named 'no_such_module_xyz'" in str(info.value)
-    assert (info.value.entry_point, info.value.distribution) == ("broken = broken:Plugin", "broken-dist")
+    assert (info.value.entry_point, info.value.distribution) == (
+        "broken = broken:Plugin",
+        "broken-dist",
+    )
 
 
 def test_import_failure_can_be_skipped_and_reported(install_dist):
-    install_dist("broken-dist", {"broken": "raise RuntimeError('bad import')\n"}, {"broken": "broken"})
+    install_dist(
+        "broken-dist", {"broken": "raise RuntimeError('bad import')\n"}, {"broken": "broken"}
+    )
     rt = Runtime(config={"plugins": {"only": ["broken"], "on_load_error": "skip"}})
     assert names(rt) == []
     (row,) = [p for p in rt.plugins(include_disabled=True) if p.name == "broken"]
@@ -112,7 +136,13 @@ def test_import_failure_can_be_skipped_and_reported(install_dist):
 
 
 def test_plugin_with_unknown_hook_fails_to_load(install_dist):
-    install_dist("typo-dist", {"typo": "def before_tool_cal(call):\n    pass\nfrom toolhooks import hookimpl\nx = hookimpl(before_tool_cal)\n"}, {"typo": "typo"})
+    install_dist(
+        "typo-dist",
+        {
+            "typo": "def before_tool_cal(call):\n    pass\nfrom toolhooks import hookimpl\nx = hookimpl(before_tool_cal)\n"
+        },
+        {"typo": "typo"},
+    )
     with pytest.raises(PluginLoadError, match="unknown hook 'before_tool_cal'"):
         Runtime(config={"plugins": {"only": ["typo"]}})
 
@@ -125,7 +155,9 @@ def test_config_discovery_order(tmp_path, monkeypatch):
     from toolhooks._config import discover
 
     assert discover() == (env_file, ())
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.toolhooks.plugins]\ndisable = ["from-pyproject"]\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[tool.toolhooks.plugins]\ndisable = ["from-pyproject"]\n'
+    )
     assert discover() == (tmp_path / "pyproject.toml", ("tool", "toolhooks"))
     (tmp_path / "toolhooks.toml").write_text('[plugins]\ndisable = ["from-toml"]\n')
     assert discover() == (tmp_path / "toolhooks.toml", ())
@@ -170,7 +202,9 @@ def test_bad_config_shapes(config, fragment):
 
 
 def test_section_for_a_plugin_that_does_not_exist_is_an_error():
-    with pytest.raises(ConfigError, match=r"\[plugins.loop_detecton\] names no installed or registered plugin"):
+    with pytest.raises(
+        ConfigError, match=r"\[plugins.loop_detecton\] names no installed or registered plugin"
+    ):
         Runtime(config={"plugins": {"loop_detecton": {"window": 3}}}, load_entrypoints=False)
 
 

@@ -6,7 +6,6 @@ import asyncio
 import time
 
 import pytest
-
 from toolhooks import REMOVE, BeforeToolCallResult, Runtime, hookimpl
 
 
@@ -110,7 +109,9 @@ def test_remove_deletes_a_key(toolhooks_runtime, register_plugin):
     assert outcome.value == {"ok": 1}
 
 
-def test_conflict_between_two_plugins_is_recorded(toolhooks_runtime, register_plugin, toolhooks_events):
+def test_conflict_between_two_plugins_is_recorded(
+    toolhooks_runtime, register_plugin, toolhooks_events
+):
     register_plugin(Writes("one", {"params": {"path": "/a"}}, priority=2))
     register_plugin(Writes("two", {"params": {"path": "/b"}}, priority=1))
     outcome = run(toolhooks_runtime, {"path": "/orig"})
@@ -119,14 +120,18 @@ def test_conflict_between_two_plugins_is_recorded(toolhooks_runtime, register_pl
     assert conflict.data == {"field": "path", "plugins": ["one", "two"]}
 
 
-def test_same_value_from_two_plugins_is_not_a_conflict(toolhooks_runtime, register_plugin, toolhooks_events):
+def test_same_value_from_two_plugins_is_not_a_conflict(
+    toolhooks_runtime, register_plugin, toolhooks_events
+):
     register_plugin(Writes("one", {"params": {"path": "/a"}}, priority=2))
     register_plugin(Writes("two", {"params": {"path": "/a"}}, priority=1))
     run(toolhooks_runtime)
     assert toolhooks_events.of("params.conflict") == []
 
 
-def test_params_are_read_only_and_nested_mutation_cannot_change_what_runs(toolhooks_runtime, register_plugin):
+def test_params_are_read_only_and_nested_mutation_cannot_change_what_runs(
+    toolhooks_runtime, register_plugin
+):
     errors = []
 
     class Vandal:
@@ -153,7 +158,9 @@ def test_params_are_read_only_and_nested_mutation_cannot_change_what_runs(toolho
     assert proposed == {"x": 1, "nested": {"list": [1, 2]}}
 
 
-def test_a_handler_keeping_its_returned_dict_cannot_mutate_it_later(toolhooks_runtime, register_plugin):
+def test_a_handler_keeping_its_returned_dict_cannot_mutate_it_later(
+    toolhooks_runtime, register_plugin
+):
     kept = {"items": [1]}
 
     class Sneaky:
@@ -186,8 +193,23 @@ def test_first_approval_wins_and_freezes_params(toolhooks_make_runtime, toolhook
 
     rt = toolhooks_make_runtime(approver=approver)
     rt.register(toolhooks_events)
-    rt.register(Writes("gate", {"params": {"a": 1}, "require_approval": {"title": "first", "description": "d"}}, 3))
-    rt.register(Writes("other", {"params": {"a": 2, "b": 2}, "requireApproval": {"title": "second", "description": "d"}}, 2))
+    rt.register(
+        Writes(
+            "gate",
+            {"params": {"a": 1}, "require_approval": {"title": "first", "description": "d"}},
+            3,
+        )
+    )
+    rt.register(
+        Writes(
+            "other",
+            {
+                "params": {"a": 2, "b": 2},
+                "requireApproval": {"title": "second", "description": "d"},
+            },
+            2,
+        )
+    )
     outcome = run(rt, {"a": 0})
     assert asked == [("gate", "first", {"a": 1})]
     assert outcome.status == "ok"
@@ -210,7 +232,9 @@ def test_approving_plugin_may_still_change_params_after_freezing(toolhooks_make_
             return {"params": {"dry_run": True}}
 
     seen = []
-    rt = toolhooks_make_runtime(plugins=[Gate()], approver=lambda p: seen.append(dict(p.call.params)) or "allow-once")
+    rt = toolhooks_make_runtime(
+        plugins=[Gate()], approver=lambda p: seen.append(dict(p.call.params)) or "allow-once"
+    )
     outcome = run(rt, {"cmd": "deploy"})
     assert outcome.value == {"cmd": "deploy", "dry_run": True}
     assert seen == [{"cmd": "deploy", "dry_run": True}]
@@ -226,7 +250,9 @@ def test_approval_plugin_is_stamped_by_the_runtime(toolhooks_make_runtime):
         def before_tool_call(self):
             return {"require_approval": {"title": "t", "description": "d"}, "plugin": "policy"}
 
-    rt = toolhooks_make_runtime(plugins=[Liar()], approver=lambda p: seen.append(p.plugin) or "allow-once")
+    rt = toolhooks_make_runtime(
+        plugins=[Liar()], approver=lambda p: seen.append(p.plugin) or "allow-once"
+    )
     outcome = run(rt)
     # An unknown key is itself an invalid result: fail closed rather than guess.
     assert outcome.status == "blocked" and "unknown key 'plugin'" in outcome.reason
@@ -239,7 +265,9 @@ def test_approval_plugin_is_stamped_by_the_runtime(toolhooks_make_runtime):
         def before_tool_call(self):
             return BeforeToolCallResult(require_approval={"title": "t", "description": "d"})
 
-    rt = toolhooks_make_runtime(plugins=[Honest()], approver=lambda p: seen.append(p.plugin) or "allow-once")
+    rt = toolhooks_make_runtime(
+        plugins=[Honest()], approver=lambda p: seen.append(p.plugin) or "allow-once"
+    )
     assert run(rt).status == "ok"
     assert seen == ["honest"]
 
@@ -266,11 +294,15 @@ def test_block_false_is_no_decision(toolhooks_runtime, register_plugin):
     assert run(toolhooks_runtime).status == "ok"
 
 
-def test_block_after_approval_request_wins_and_no_approval_is_asked(toolhooks_make_runtime, toolhooks_events):
+def test_block_after_approval_request_wins_and_no_approval_is_asked(
+    toolhooks_make_runtime, toolhooks_events
+):
     asked = []
     rt = toolhooks_make_runtime(approver=lambda p: asked.append(p) or "allow-once")
     rt.register(toolhooks_events)
-    rt.register(Writes("gate", {"require_approval": {"title": "t", "description": "d"}}, priority=10))
+    rt.register(
+        Writes("gate", {"require_approval": {"title": "t", "description": "d"}}, priority=10)
+    )
     rt.register(Writes("window", {"block": True, "block_reason": "change freeze"}, priority=1))
     outcome = run(rt)
     assert outcome.status == "blocked" and outcome.blocked_by == "window"
@@ -308,9 +340,15 @@ def test_failing_handler_fails_closed(toolhooks_runtime, register_plugin, kind):
     ran = []
     outcome = toolhooks_runtime.call({"name": "t"}, execute=lambda p: ran.append(1))
     assert outcome.status == "blocked" and outcome.blocked_by == "broken"
-    assert outcome.reason.startswith("Tool call blocked because before_tool_call hook broken failed: ")
-    expected = {"raise": "RuntimeError: boom", "async_raise": "RuntimeError: boom",
-                "garbage": "returned int", "bad_field": "require_approval.title"}[kind]
+    assert outcome.reason.startswith(
+        "Tool call blocked because before_tool_call hook broken failed: "
+    )
+    expected = {
+        "raise": "RuntimeError: boom",
+        "async_raise": "RuntimeError: boom",
+        "garbage": "returned int",
+        "bad_field": "require_approval.title",
+    }[kind]
     assert expected in outcome.reason
     assert ran == []
 
@@ -363,7 +401,9 @@ def test_on_error_ignore_lets_the_call_through(toolhooks_make_runtime, toolhooks
         def before_tool_call(self):
             raise ValueError("nope")
 
-    rt = toolhooks_make_runtime(plugins=[Flaky()], config={"plugins": {"flaky": {"on_error": "ignore"}}})
+    rt = toolhooks_make_runtime(
+        plugins=[Flaky()], config={"plugins": {"flaky": {"on_error": "ignore"}}}
+    )
     rt.register(toolhooks_events)
     assert run(rt).status == "ok"
     (error,) = toolhooks_events.of("hook.error")
@@ -398,7 +438,9 @@ def test_tools_matcher_limits_a_handler_to_matching_names(toolhooks_runtime, reg
 
 def test_config_tools_override_matcher(toolhooks_make_runtime):
     wall = Writes("wall", {"block": True})
-    rt = toolhooks_make_runtime(plugins=[wall], config={"plugins": {"wall": {"tools": ["danger*"]}}})
+    rt = toolhooks_make_runtime(
+        plugins=[wall], config={"plugins": {"wall": {"tools": ["danger*"]}}}
+    )
     assert run(rt, name="safe").status == "ok"
     assert run(rt, name="danger_zone").status == "blocked"
 

@@ -25,7 +25,9 @@ def test_full_pipeline_order(tmp_path, monkeypatch):
         @hookimpl
         def before_tool_call(self, call):
             trail.append("gate.before")
-            return {"require_approval": {"title": "Write a file?", "description": call.params["path"]}}
+            return {
+                "require_approval": {"title": "Write a file?", "description": call.params["path"]}
+            }
 
     class Observer:
         name = "observer"
@@ -58,15 +60,20 @@ def test_full_pipeline_order(tmp_path, monkeypatch):
         trail.append(f"approver:{pending.plugin}:{pending.call.params['path']}")
         return "allow-once"
 
-    rt = Runtime(plugins=[Rewriter(), Gate(), Observer(), Trimmer()], approver=approver,
-                 load_entrypoints=False)
+    rt = Runtime(
+        plugins=[Rewriter(), Gate(), Observer(), Trimmer()],
+        approver=approver,
+        load_entrypoints=False,
+    )
 
     @rt.tool
     def write(path: str, text: str) -> str:
         trail.append(f"tool:{path}")
         return f"wrote {len(text)} bytes to {path}"
 
-    outcome = rt.call({"name": "write", "params": {"path": "a.txt", "text": "hi"}, "session_id": "s1"})
+    outcome = rt.call(
+        {"name": "write", "params": {"path": "a.txt", "text": "hi"}, "session_id": "s1"}
+    )
     assert outcome.status == "ok"
     assert outcome.content == "WROTE 2 BYTES TO /WORKSPACE/A.TXT\n\nobserved"
     assert outcome.approval == "allow-once"

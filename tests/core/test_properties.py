@@ -6,11 +6,17 @@ import asyncio
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from toolhooks import REMOVE, Runtime, hookimpl
 
 KEYS = ["a", "b", "c"]
-values = st.one_of(st.integers(-3, 3), st.text(max_size=2), st.just(REMOVE), st.lists(st.integers(0, 2), max_size=2))
+values = st.one_of(
+    st.integers(-3, 3),
+    st.text(max_size=2),
+    st.just(REMOVE),
+    st.lists(st.integers(0, 2), max_size=2),
+)
+
+
 def sometimes(percent: int):
     return st.integers(0, 99).map(lambda n: n < percent)
 
@@ -89,7 +95,10 @@ def reference(chain, proposed):
 
 
 def build(chain, approvals, seen):
-    rt = Runtime(load_entrypoints=False, approver=lambda pending: approvals.append(pending.plugin) or "allow-once")
+    rt = Runtime(
+        load_entrypoints=False,
+        approver=lambda pending: approvals.append(pending.plugin) or "allow-once",
+    )
     for index, action in enumerate(chain):
         rt.register(make_plugin(index, action, seen), name=f"p{index}")
     return rt
@@ -129,5 +138,14 @@ def test_merge_invariants_hold_in_call_and_acall(chain, proposed):
                 later = [params for _, params in seen[position + 1 :]]
                 assert all(params == later[0] for params in later)
                 assert not later or later[0] == expected_params
-        results.append((outcome.status, outcome.blocked_by, outcome.params, outcome.reason, executed, approvals))
+        results.append(
+            (
+                outcome.status,
+                outcome.blocked_by,
+                outcome.params,
+                outcome.reason,
+                executed,
+                approvals,
+            )
+        )
     assert results[0] == results[1]

@@ -6,7 +6,6 @@ import asyncio
 import threading
 
 import pytest
-
 from toolhooks import (
     AfterToolCallResult,
     PluginValidationError,
@@ -175,7 +174,9 @@ def test_acall_runs_sync_and_async_handlers_on_the_callers_loop(rt):
     rt.register(Mixed())
 
     async def main():
-        return await asyncio.gather(*[rt.acall({"name": "write", "params": {"path": str(i)}}) for i in range(20)])
+        return await asyncio.gather(
+            *[rt.acall({"name": "write", "params": {"path": str(i)}}) for i in range(20)]
+        )
 
     outcomes = asyncio.run(main())
     assert [o.value for o in outcomes] == [f"{i}:x:420" for i in range(20)]
@@ -235,7 +236,9 @@ def test_after_hooks_see_blocked_and_denied_calls_too(toolhooks_make_runtime):
     ]
 
 
-def test_after_hook_content_and_value_last_writer_wins_and_notes_append(toolhooks_runtime, register_plugin):
+def test_after_hook_content_and_value_last_writer_wins_and_notes_append(
+    toolhooks_runtime, register_plugin
+):
     class One:
         name = "one"
         priority = 2
@@ -321,8 +324,12 @@ def test_visible_tools(rt):
 
 
 def test_spec_only_tools_run_through_execute(toolhooks_runtime):
-    toolhooks_runtime.add_tool(ToolSpec("remote", "A remote tool", {"type": "object"}, frozenset({"internal"})))
-    outcome = toolhooks_runtime.call({"name": "remote", "params": {"q": 1}}, execute=lambda p: {"got": p})
+    toolhooks_runtime.add_tool(
+        ToolSpec("remote", "A remote tool", {"type": "object"}, frozenset({"internal"}))
+    )
+    outcome = toolhooks_runtime.call(
+        {"name": "remote", "params": {"q": 1}}, execute=lambda p: {"got": p}
+    )
     assert outcome.content == '{"got": {"q": 1}}'
     assert "has no implementation" in toolhooks_runtime.call({"name": "remote"}).content
 
@@ -342,7 +349,13 @@ def test_plugins_listing(toolhooks_runtime, register_plugin):
 
     register_plugin(Listed())
     (info,) = toolhooks_runtime.plugins()
-    assert (info.name, info.priority, info.source, info.mode, info.enabled) == ("listed", 7, "registered", "enforce", True)
+    assert (info.name, info.priority, info.source, info.mode, info.enabled) == (
+        "listed",
+        7,
+        "registered",
+        "enforce",
+        True,
+    )
     assert set(info.hooks) == {"before_tool_call", "on_event"} and info.tools == ("exec",)
 
 
@@ -368,7 +381,11 @@ def test_runtime_is_usable_from_many_threads(toolhooks_runtime, toolhooks_events
 
     def worker(offset):
         for n in range(200):
-            results.append(toolhooks_runtime.call({"name": "t", "params": {"n": offset + n}}, execute=dict).value)
+            results.append(
+                toolhooks_runtime.call(
+                    {"name": "t", "params": {"n": offset + n}}, execute=dict
+                ).value
+            )
 
     threads = [threading.Thread(target=worker, args=(i * 1000,)) for i in range(8)]
     for thread in threads:

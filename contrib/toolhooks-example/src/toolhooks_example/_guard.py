@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-
 from toolhooks import AfterToolCallResult, BeforeToolCallResult, ToolCall, ToolResult, hookimpl
 
 FILE_TOOLS = ("read", "write", "edit", "apply_patch")
@@ -28,7 +27,11 @@ class WorkspaceGuard:
 
         workspace: str = Field(default="/workspace", min_length=1)
         risky_commands: list[str] = Field(
-            default_factory=lambda: [r"\brm\s+-[a-z]*r[a-z]*f", r"curl[^|]*\|\s*(ba)?sh", r"\bsudo\b"]
+            default_factory=lambda: [
+                r"\brm\s+-[a-z]*r[a-z]*f",
+                r"curl[^|]*\|\s*(ba)?sh",
+                r"\bsudo\b",
+            ]
         )
         redact: list[str] = Field(default_factory=lambda: list(DEFAULT_SECRETS))
         replacement: str = "[REDACTED]"
@@ -37,18 +40,24 @@ class WorkspaceGuard:
         self.config = config or self.Config()
         self.workspace = posixpath.normpath(self.config.workspace)
         self._risky = [re.compile(p) for p in self.config.risky_commands]
-        self._secrets = re.compile("|".join(f"(?:{p})" for p in self.config.redact)) if self.config.redact else None
+        self._secrets = (
+            re.compile("|".join(f"(?:{p})" for p in self.config.redact))
+            if self.config.redact
+            else None
+        )
 
     @hookimpl(tools=["exec", *FILE_TOOLS])
     def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
         if call.name == "exec":
             command = call.params.get("command")
             if isinstance(command, str) and any(p.search(command) for p in self._risky):
-                return BeforeToolCallResult(require_approval={
-                    "title": "Run a risky shell command?",
-                    "description": f"The agent wants to run: {command[:400]}",
-                    "severity": "critical",
-                })  # fmt: skip
+                return BeforeToolCallResult(
+                    require_approval={
+                        "title": "Run a risky shell command?",
+                        "description": f"The agent wants to run: {command[:400]}",
+                        "severity": "critical",
+                    }
+                )
             return None
         path = call.params.get("path")
         if not isinstance(path, str):

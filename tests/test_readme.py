@@ -1,0 +1,30 @@
+"""The README's promises: its quick start prints what it says, and CI runs its test command."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def test_quick_start_prints_what_the_readme_says(tmp_path):
+    code = README.split("```python", 1)[1].split("```", 1)[0]
+    claimed = re.search(r"prints `(.+?)`, `(.+?)` and `(.+?)`", README)
+    assert claimed is not None
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == list(claimed.groups())
+    assert (tmp_path / ".toolhooks" / "events.jsonl").is_file()
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    commands = [line.strip() for line in README.splitlines() if line.startswith("    python3 -m venv")]
+    assert len(commands) == 2, "the README carries exactly two set-up commands"
+    demo, tests = commands
+    assert demo.endswith("toolhooks demo")
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert [line for line in ci if line and not line.startswith(("#", "set ", "cd "))] == [tests]
