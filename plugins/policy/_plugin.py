@@ -23,6 +23,8 @@ class PolicyPlugin:
     per-call cost is one dict lookup once a combination has been seen.
     """
 
+    name = "policy"
+
     priority: ClassVar[int] = 10_000
     config_key: ClassVar[str] = "tools"
     Config: ClassVar[type[PolicyConfig]] = PolicyConfig

@@ -1054,7 +1054,7 @@ def test_runtime_blocks_with_the_config_path():
         "Tool 'exec' denied by policy: tools.by_sender.\"id:bob\".deny (matches 'exec')"
     )
     assert outcome.content == outcome.reason
-    assert outcome.blocked_by == "PolicyPlugin"
+    assert outcome.blocked_by == "policy"
     assert ran == []
     outcome = rt.call({"name": "exec", "params": {"cmd": "ls"}, "sender": "alice"})
     assert outcome.status == "ok" and outcome.value == "ran ls"

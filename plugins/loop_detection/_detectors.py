@@ -1,0 +1,262 @@
+"""The five detectors and the verdict they give for one proposed call.
+
+Every count includes the proposed call itself. Order (DESIGN.md): global circuit breaker,
+known-poll no progress, ping-pong, generic repeat, unknown-tool repeat. The first critical
+verdict in that order blocks; otherwise the first warning is the one reported (once per bucket).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ._config import LoopDetectionConfig
+from ._hashing import name_matcher
+from ._state import NO_OUTCOME, RECORD, SessionState, WarnKey
+
+GLOBAL, POLL, PING_PONG, GENERIC, UNKNOWN = range(5)
+DETECTOR_NAMES = (
+    "global_circuit_breaker",
+    "known_poll_no_progress",
+    "ping_pong",
+    "generic_repeat",
+    "unknown_tool_repeat",
+)
+
+
+class Verdict:
+    """What a detector found: ``level`` is "warning" or "critical"."""
+
+    __slots__ = ("count", "detector", "key", "level", "message", "threshold")
+
+    def __init__(
+        self, level: str, detector: int, count: int, threshold: int, message: str, key: WarnKey
+    ) -> None:
+        self.level = level
+        self.detector = DETECTOR_NAMES[detector]
+        self.count = count
+        self.threshold = threshold
+        self.message = message
+        self.key = key
+
+    @property
+    def critical(self) -> bool:
+        return self.level == "critical"
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.level}, {self.detector}, count={self.count})"
+
+
+class Detectors:
+    """The configured detectors; :meth:`check` runs under the session's lock."""
+
+    __slots__ = (
+        "breaker", "critical", "is_poll", "on_breaker", "on_generic", "on_ping_pong", "on_poll",
+        "on_unknown", "unknown_threshold", "warning", "window",
+    )  # fmt: skip
+
+    def __init__(self, config: LoopDetectionConfig) -> None:
+        toggles = config.detectors
+        self.warning = config.warning_threshold
+        self.critical = config.critical_threshold
+        self.breaker = config.global_circuit_breaker
+        self.unknown_threshold = config.unknown_tool_threshold
+        self.window = config.window
+        self.on_breaker = toggles.global_circuit_breaker
+        self.on_poll = toggles.known_poll_no_progress
+        self.on_ping_pong = toggles.ping_pong
+        self.on_generic = toggles.generic_repeat
+        self.on_unknown = toggles.unknown_tool_repeat
+        self.is_poll: Callable[[str], bool] = name_matcher(config.poll_tools)
+
+    def check(self, st: SessionState, name: str, sig: bytes, unknown_tool: bool) -> Verdict | None:
+        """The verdict for calling ``name`` (signature ``sig``) now; None when all is well.
+
+        :param unknown_tool: True when the runtime does not know the tool (``call.spec is None``).
+        """
+        warning = self.warning
+        critical = self.critical
+        found: Verdict | None = None
+
+        if self.on_breaker and st.streak >= self.breaker and sig in st.sigs:
+            message = _breaker(name, st.streak)
+            return Verdict("critical", GLOBAL, st.streak, self.breaker, message, (GLOBAL, b""))
+
+        poll = self.on_poll and self.is_poll(name)
+        if poll:
+            count = _poll_run(st, sig) + 1
+            if count >= critical:
+                message = _poll_critical(name, count)
+                return Verdict("critical", POLL, count, critical, message, (POLL, sig))
+            if count >= warning:
+                message = _poll_warning(name, count)
+                found = Verdict("warning", POLL, count, warning, message, (POLL, sig))
+            elif st.warned:
+                st.forget_warning((POLL, sig))
+
+        if self.on_ping_pong:
+            run = stalled = 0
+            sigs = st.sigs
+            size = len(sigs) // RECORD
+            if size >= 2:  # cheap test first: the call before the most recent one had ``sig``
+                newest = (st.total - 1) % size
+                before = ((newest - 1) % size) * RECORD
+                if sigs.startswith(sig, before) and not sigs.startswith(sig, newest * RECORD):
+                    run, stalled = _ping_pong(st, sig)
+            if run:
+                other = st.last_name
+                if stalled + 1 >= critical:
+                    message = _ping_pong_critical(name, other, stalled + 1)
+                    key = (PING_PONG, b"")
+                    return Verdict("critical", PING_PONG, stalled + 1, critical, message, key)
+                if run + 1 >= warning and found is None:
+                    message = _ping_pong_warning(name, other, run + 1)
+                    found = Verdict(
+                        "warning", PING_PONG, run + 1, warning, message, (PING_PONG, b"")
+                    )
+            if run + 1 < warning and st.warned:
+                st.forget_kind(PING_PONG)
+
+        if self.on_generic and not poll:
+            count = st.count(sig) + 1
+            if count >= critical:
+                message = _generic_critical(name, count)
+                return Verdict("critical", GENERIC, count, critical, message, (GENERIC, sig))
+            if count >= warning:
+                if found is None:
+                    message = _generic_warning(name, count)
+                    found = Verdict("warning", GENERIC, count, warning, message, (GENERIC, sig))
+            elif count == 1 and st.warned:
+                st.forget_warning((GENERIC, sig))
+
+        if self.on_unknown and unknown_tool and st.unknown:
+            count = st.unknown.get(hash(name), 0) + 1
+            if count >= self.unknown_threshold:
+                message = _unknown_critical(name, count - 1)
+                key = (UNKNOWN, b"")
+                return Verdict("critical", UNKNOWN, count, self.unknown_threshold, message, key)
+
+        if found is not None and not st.first_warning(found.key, found.count // warning):
+            return None
+        return found
+
+
+def _poll_run(st: SessionState, sig: bytes) -> int:
+    """Finished calls with ``sig`` whose outcome equals the latest one, newest backwards.
+
+    Other calls in between are skipped; calls still running (or blocked) are skipped; the run
+    ends at the first finished call with ``sig`` whose outcome differs: there progress was made.
+    """
+    latest: bytes | None = None
+    run = 0
+    for position in st.newest_first(sig):
+        out = st.out_at(position)
+        if out == NO_OUTCOME:
+            continue
+        if latest is None:
+            latest = out
+        elif out != latest:
+            break
+        run += 1
+    return run
+
+
+def _ping_pong(st: SessionState, sig: bytes) -> tuple[int, int]:
+    """(alternation, stalled part) lengths of the window's tail ``... sig other sig other``.
+
+    ``other`` is the most recent call's signature. The stalled part is the newest stretch of
+    the run in which each of the two calls ended like its latest finished instance, with at
+    least two finished instances of each (evidence of no progress); else it is 0.
+    """
+    newest = st.position_of(0)
+    other = st.sigs[newest * RECORD : (newest + 1) * RECORD]
+    pair = (bytes(other), sig)
+    latest: list[bytes | None] = [None, None]
+    seen = [0, 0]
+    run = 0
+    stalled = -1
+    for back in range(st.size):
+        position = st.position_of(back)
+        side = back & 1
+        if not st.sig_is(position, pair[side]):
+            break
+        run += 1
+        if stalled >= 0:
+            continue
+        out = st.out_at(position)
+        if out == NO_OUTCOME:
+            continue
+        if latest[side] is None:
+            latest[side] = out
+        elif out != latest[side]:
+            stalled = run - 1
+            continue
+        seen[side] += 1
+    if run < 2:
+        return 0, 0
+    if stalled < 0:
+        stalled = run
+    if seen[0] < 2 or seen[1] < 2:
+        stalled = 0
+    return run, stalled
+
+
+def _breaker(name: str, streak: int) -> str:
+    return (
+        f"CRITICAL: the last {streak} tool calls in this session repeated earlier calls with "
+        f"identical results (no progress). The loop circuit breaker blocked this call to "
+        f'"{name}". Stop repeating calls: change your approach, or report that you are stuck.'
+    )
+
+
+def _poll_warning(name: str, count: int) -> str:
+    return (
+        f'WARNING: "{name}" has now been polled {count} times with the same arguments and the '
+        "result has not changed. Wait longer between polls, or stop polling and do something else."
+    )
+
+
+def _poll_critical(name: str, count: int) -> str:
+    return (
+        f'CRITICAL: "{name}" was polled {count} times with the same arguments and an unchanged '
+        "result; this call was blocked to stop a polling loop. Stop polling and try another "
+        "approach."
+    )
+
+
+def _ping_pong_warning(name: str, other: str, count: int) -> str:
+    return (
+        f'WARNING: you are alternating between the same two tool calls ("{name}" and "{other}"), '
+        f"{count} calls in a row. If this is not making progress, stop and try a different "
+        "approach."
+    )
+
+
+def _ping_pong_critical(name: str, other: str, count: int) -> str:
+    return (
+        f'CRITICAL: you alternated between the same two tool calls ("{name}" and "{other}") '
+        f"{count} times in a row with unchanged results; this call was blocked to stop a loop. "
+        "Try a different approach."
+    )
+
+
+def _generic_warning(name: str, count: int) -> str:
+    return (
+        f'WARNING: "{name}" has been called {count} times with identical arguments among your '
+        "recent tool calls. If it is not making progress, stop repeating it and try a different "
+        "approach."
+    )
+
+
+def _generic_critical(name: str, count: int) -> str:
+    return (
+        f'CRITICAL: "{name}" was called {count} times with identical arguments among your recent '
+        "tool calls; this call was blocked to stop a loop. Change the arguments or try a "
+        "different approach."
+    )
+
+
+def _unknown_critical(name: str, failures: int) -> str:
+    return (
+        f'CRITICAL: "{name}" is not a tool this agent has, and the last {failures} calls to it '
+        "failed for that reason; this call was blocked. Use one of the available tools."
+    )

@@ -1,0 +1,129 @@
+"""The loop_detection plugin: the hooks that feed the windows and act on the detectors' verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolhooks import (
+    AfterToolCallResult,
+    BeforeToolCallResult,
+    ToolCall,
+    ToolResult,
+    emit,
+    hookimpl,
+)
+
+from ._config import LoopDetectionConfig
+from ._detectors import Detectors, Verdict
+from ._hashing import UNKNOWN_TOOL, Signer, outcome_hash
+from ._state import PendingCalls, SessionKey, SessionState, SessionStore
+
+MAX_PENDING = 16_384
+"""Calls remembered between before_tool_call and after_tool_call (oldest dropped beyond this)."""
+
+
+class LoopDetectionPlugin:
+    """Notices an agent repeating itself and warns it, then blocks the loop.
+
+    Per session (``call.session_id``; every call without one shares a single "no session"
+    bucket) it keeps the signatures of the last ``window`` calls and their outcome hashes. See
+    PLUGINS.md for exactly what each detector counts.
+    """
+
+    name = "loop_detection"
+    priority = 9_000
+    Config = LoopDetectionConfig
+
+    def __init__(self, config: LoopDetectionConfig | Mapping[str, Any] | None = None) -> None:
+        if config is None:
+            config = self.Config()
+        elif not isinstance(config, LoopDetectionConfig):
+            config = self.Config.model_validate(config)
+        self.config = config
+        self._window = config.window
+        self._signer = Signer(config.ignore_params, config.ignore_params_by_tool)
+        self._detectors = Detectors(config)
+        self._sessions = SessionStore(config.max_sessions)
+        self._pending = PendingCalls(MAX_PENDING)
+
+    @hookimpl
+    def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
+        """Block a call that closes a loop; remember a warning to deliver with its result."""
+        name = call.name
+        sig = self._signer.sign(name, call.params)
+        session = call.session_id
+        state = self._sessions.get(session)
+        with state.lock:
+            verdict = self._detectors.check(state, name, sig, call.spec is None)
+            # A blocked call enters the window too, without an outcome (it never runs): an
+            # agent that keeps proposing it keeps its loop visible instead of breaking it up.
+            seq = state.append(sig, name, self._window)
+        if verdict is None:
+            self._pending.put((session, call.id), (state, seq, None, False))
+            return None
+        critical = verdict.critical
+        # Remembered for a critical verdict too: in mode = "audit" the call still runs.
+        self._pending.put((session, call.id), (state, seq, verdict.message, critical))
+        if critical:
+            _emit("loop.critical", verdict)
+            return BeforeToolCallResult(block=True, block_reason=verdict.message)
+        _emit("loop.warning", verdict)
+        return None
+
+    @hookimpl
+    def after_tool_call(self, call: ToolCall, result: ToolResult) -> AfterToolCallResult | None:
+        """Record how the call ended; hand the model the warning found before it ran."""
+        pending = self._pending.pop((call.session_id, call.id))
+        if pending is None:  # blocked before this plugin ran, or forgotten (MAX_PENDING)
+            return None
+        state, seq, message, critical = pending
+        if critical:
+            if result.status == "blocked" and result.error == message:
+                return None  # this plugin's block was applied: the call never ran
+            message = None  # audit mode: the call ran; record it, but there is no warning
+        out = outcome_hash(result)
+        unknown = out == UNKNOWN_TOOL
+        with state.lock:
+            state.record(seq, out)
+            if unknown or state.unknown:
+                state.note_unknown(hash(call.name), unknown)
+        if message is None:
+            return None
+        return AfterToolCallResult(note=message)
+
+    # -- introspection and control --------------------------------------------------------
+
+    def session_count(self) -> int:
+        """How many sessions have state right now (at most ``max_sessions``)."""
+        return len(self._sessions)
+
+    def has_session(self, session_id: SessionKey) -> bool:
+        """True when ``session_id`` (None: the "no session" bucket) has state."""
+        return session_id in self._sessions
+
+    def reset(self, session_id: SessionKey = ..., /) -> None:
+        """Forget one session's history (``reset(None)`` is the "no session" bucket), or all."""
+        if session_id is ...:
+            self._sessions.clear()
+        else:
+            self._sessions.discard(session_id)
+
+    def no_progress_streak(self, session_id: SessionKey) -> int:
+        """The session's current count of consecutive calls that made no progress."""
+        state: SessionState | None = self._sessions.peek(session_id)
+        if state is None:
+            return 0
+        with state.lock:
+            return state.streak
+
+
+def _emit(event: str, verdict: Verdict) -> None:
+    emit(
+        event,
+        detector=verdict.detector,
+        level=verdict.level,
+        count=verdict.count,
+        threshold=verdict.threshold,
+        message=verdict.message,
+    )

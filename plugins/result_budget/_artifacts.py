@@ -1,0 +1,306 @@
+"""A content-addressed store for full tool results, and the functions that page through it.
+
+An artifact is the UTF-8 text of one result (lone surrogates kept with ``surrogatepass``), in
+``<root>/<sha256 hex>.txt``; its reference is ``sha256:<64 lowercase hex digits>``. Writes stream
+through a temporary file in the same directory and ``os.replace`` it into place, so readers never
+see a partial file, equal content is stored once, and concurrent writers are safe. Offsets and
+limits count characters (code points), never bytes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import hashlib
+import os
+import re
+import tempfile
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from ._config import DEFAULT_ARTIFACT_DIR
+
+REF_PREFIX = "sha256:"
+_REF_RE = re.compile(r"sha256:([0-9a-f]{64})")
+_ENCODING = "utf-8"
+_ERRORS = "surrogatepass"
+_CHUNK = 1 << 20  # characters per encoded write, bytes per read
+DEFAULT_LIMIT = 8_000
+TOOL_MAX_LIMIT = 15_000
+
+
+class ArtifactNotFoundError(FileNotFoundError):
+    """A well-formed reference with no artifact behind it."""
+
+
+def parse_ref(ref: object) -> str:
+    """The hex digest of ``ref``, or ValueError when it is not ``sha256:<64 hex digits>``."""
+    match = _REF_RE.fullmatch(ref) if isinstance(ref, str) else None
+    if match is None:
+        shown = repr(ref) if len(repr(ref)) <= 80 else repr(ref)[:77] + "..."
+        raise ValueError(
+            f"invalid artifact reference {shown}: expected 'sha256:' followed by 64 lowercase "
+            "hexadecimal digits"
+        )
+    return match.group(1)
+
+
+def _check_int(name: str, value: object, minimum: int) -> int:
+    if type(value) is not int:
+        raise ValueError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+# Character count and ASCII-ness per digest: content addressing makes these the same in every
+# root. Known for what this process wrote; learned by one scan for the rest. Bounded.
+_meta_lock = threading.Lock()
+_meta: OrderedDict[str, tuple[int, bool]] = OrderedDict()
+_META_LIMIT = 4_096
+
+
+def _remember(digest: str, chars: int, ascii_only: bool) -> None:
+    with _meta_lock:
+        _meta[digest] = (chars, ascii_only)
+        _meta.move_to_end(digest)
+        while len(_meta) > _META_LIMIT:
+            _meta.popitem(last=False)
+
+
+def _recall(digest: str) -> tuple[int, bool] | None:
+    with _meta_lock:
+        return _meta.get(digest)
+
+
+# Roots used by stores in this process, most recent last, so that ``read_artifact(ref)`` finds an
+# artifact whatever ``artifact_dir`` the plugin was configured with. Bounded.
+_roots_lock = threading.Lock()
+_roots: OrderedDict[Path, None] = OrderedDict()
+_ROOTS_LIMIT = 64
+
+
+def _register_root(root: Path) -> None:
+    with _roots_lock:
+        _roots[root] = None
+        _roots.move_to_end(root)
+        while len(_roots) > _ROOTS_LIMIT:
+            _roots.popitem(last=False)
+
+
+def _lookup_roots() -> list[Path]:
+    with _roots_lock:
+        known = list(reversed(_roots))
+    default = Path(DEFAULT_ARTIFACT_DIR).absolute()
+    return [*known, default] if default not in known else known
+
+
+@dataclass(frozen=True, slots=True)
+class ArtifactPage:
+    """One page of an artifact: ``text`` starts at character ``offset`` of ``total_chars``."""
+
+    ref: str
+    text: str
+    offset: int
+    total_chars: int
+    next_offset: int | None
+    """Where the next page starts, or None when this page reaches the end."""
+
+    def header(self) -> str:
+        """A one-line description of the page, as ``read_artifact_tool`` shows it."""
+        if not self.text:
+            return (
+                f"[artifact {self.ref}: offset {self.offset} is at or past the end "
+                f"({self.total_chars} characters)]"
+            )
+        end = self.offset + len(self.text)
+        more = (
+            "end of artifact"
+            if self.next_offset is None
+            else f"{self.total_chars - end} more; next offset={self.next_offset}"
+        )
+        return (
+            f"[artifact {self.ref}: characters {self.offset}-{end} of {self.total_chars}; {more}]"
+        )
+
+
+class ArtifactStore:
+    """The full text of trimmed results, stored by content under ``root`` (default
+    ``.toolhooks/artifacts``, relative to the working directory when the store is made)."""
+
+    def __init__(self, root: str | os.PathLike[str] = DEFAULT_ARTIFACT_DIR) -> None:
+        self.root = Path(root).absolute()
+        _register_root(self.root)
+
+    @classmethod
+    def _at(cls, root: str | os.PathLike[str]) -> ArtifactStore:
+        """A store for reading only: ``root`` is not remembered for lookups."""
+        store = cls.__new__(cls)
+        store.root = Path(root).absolute()
+        return store
+
+    def __repr__(self) -> str:
+        return f"ArtifactStore({str(self.root)!r})"
+
+    def path(self, ref: str) -> Path:
+        """The file that holds ``ref`` (validated; it need not exist)."""
+        return self.root / f"{parse_ref(ref)}.txt"
+
+    def exists(self, ref: str) -> bool:
+        return self.path(ref).is_file()
+
+    def put(self, text: str) -> str:
+        """Store ``text`` and return its reference. One pass: encode, hash and write together."""
+        if not isinstance(text, str):
+            raise TypeError(f"an artifact is text, got {type(text).__name__}")
+        self.root.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256()
+        fd, temp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".part")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                if text.isascii() and len(text) <= _CHUNK:
+                    data = text.encode("ascii")
+                    digest.update(data)
+                    out.write(data)
+                else:
+                    for start in range(0, len(text), _CHUNK):
+                        data = text[start : start + _CHUNK].encode(_ENCODING, _ERRORS)
+                        digest.update(data)
+                        out.write(data)
+            hexdigest = digest.hexdigest()
+            final = self.root / f"{hexdigest}.txt"
+            if final.is_file():
+                os.unlink(temp)  # same content is already there (content addressing)
+            else:
+                os.replace(temp, final)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        _remember(hexdigest, len(text), text.isascii())
+        return REF_PREFIX + hexdigest
+
+    def page(self, ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT) -> ArtifactPage:
+        """``limit`` characters of ``ref`` from character ``offset`` (empty past the end)."""
+        digest = parse_ref(ref)
+        _check_int("offset", offset, 0)
+        _check_int("limit", limit, 1)
+        path = self.root / f"{digest}.txt"
+        try:
+            handle = open(path, "rb")  # noqa: SIM115 - closed below, on every path
+        except FileNotFoundError:
+            raise ArtifactNotFoundError(f"no artifact {ref} in {self.root}") from None
+        with handle:
+            known = _recall(digest)
+            if known is not None and known[1]:  # ASCII: a character is a byte, seek directly
+                total = known[0]
+                handle.seek(offset)
+                text = handle.read(limit).decode("ascii") if offset < total else ""
+            elif known is not None:  # size known: decode only up to the end of the page
+                text = _scan(handle, offset, limit, to_end=False)[0]
+                total = known[0]
+            else:
+                text, total, ascii_only = _scan(handle, offset, limit, to_end=True)
+                _remember(digest, total, ascii_only)
+        end = offset + len(text)
+        return ArtifactPage(REF_PREFIX + digest, text, offset, total, end if end < total else None)
+
+    def read(self, ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT) -> str:
+        """The text of :meth:`page`."""
+        return self.page(ref, offset, limit).text
+
+
+def _scan(handle: BinaryIO, offset: int, limit: int, to_end: bool) -> tuple[str, int, bool]:
+    """Decode the file in chunks: the page's text, the characters seen, ASCII or not.
+
+    With ``to_end`` the whole file is read (so the count is the total); otherwise reading stops
+    once the page is complete.
+    """
+    read = handle.read
+    decoder = codecs.getincrementaldecoder(_ENCODING)(_ERRORS)
+    stop = offset + limit
+    position = 0
+    parts: list[str] = []
+    ascii_only = True
+    while True:
+        chunk: bytes = read(_CHUNK)
+        if not chunk:
+            tail = decoder.decode(b"", final=True)
+            if tail and position < stop:
+                parts.append(tail[max(0, offset - position) : stop - position])
+            position += len(tail)
+            break
+        if chunk.isascii() and not decoder.getstate()[0]:
+            count = len(chunk)
+            if position < stop and position + count > offset:
+                lo, hi = max(0, offset - position), min(count, stop - position)
+                parts.append(chunk[lo:hi].decode("ascii"))
+        else:
+            ascii_only = False
+            decoded = decoder.decode(chunk)
+            count = len(decoded)
+            if position < stop and position + count > offset:
+                parts.append(decoded[max(0, offset - position) : stop - position])
+        position += count
+        if not to_end and position >= stop:
+            break
+    return "".join(parts), position, ascii_only
+
+
+def _find_store(ref: str) -> ArtifactStore:
+    digest = parse_ref(ref)
+    roots = _lookup_roots()
+    for root in roots:
+        if (root / f"{digest}.txt").is_file():
+            return ArtifactStore._at(root)
+    places = ", ".join(str(root) for root in roots)
+    raise ArtifactNotFoundError(f"no artifact {ref} (looked in {places})")
+
+
+def read_artifact_page(
+    ref: str,
+    offset: int = 0,
+    limit: int = DEFAULT_LIMIT,
+    root: str | os.PathLike[str] | None = None,
+) -> ArtifactPage:
+    """Like :func:`read_artifact`, with the page's position and the artifact's size."""
+    store = _find_store(ref) if root is None else ArtifactStore._at(root)
+    return store.page(ref, offset, limit)
+
+
+def read_artifact(
+    ref: str,
+    offset: int = 0,
+    limit: int = DEFAULT_LIMIT,
+    root: str | os.PathLike[str] | None = None,
+) -> str:
+    """Characters ``offset`` to ``offset + limit`` of the artifact ``ref`` ("" past the end).
+
+    :param ref: ``sha256:<64 hex digits>``, as ``Outcome.artifact`` and the notice give it;
+        anything else raises ValueError (so no path can be smuggled in).
+    :param offset: First character, >= 0.
+    :param limit: Most characters returned, >= 1.
+    :param root: The store's directory. None looks in the directories of the stores made in this
+        process (most recent first), then in ``.toolhooks/artifacts``.
+    :raises ArtifactNotFoundError: (a FileNotFoundError) when no such artifact exists.
+    """
+    return read_artifact_page(ref, offset, limit, root).text
+
+
+def read_artifact_tool(ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT) -> str:
+    """Read part of a tool result that was too long and was stored as an artifact.
+
+    A trimmed result ends with a notice naming its artifact (``sha256:...``) and the offset where
+    the omitted part begins. The answer starts with a line giving the characters shown, the
+    total and the next offset, followed by the text.
+
+    :param ref: The artifact reference from the notice, "sha256:" and 64 hex digits.
+    :param offset: The character to start at (0 is the beginning).
+    :param limit: How many characters to return (at most 15000).
+    """
+    _check_int("limit", limit, 1)
+    page = read_artifact_page(ref, offset, min(limit, TOOL_MAX_LIMIT))
+    return f"{page.header()}\n{page.text}" if page.text else page.header()

@@ -1,0 +1,109 @@
+"""The ``[plugins.result_budget]`` configuration: budget tiers, trimming and artifact settings."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+DEFAULT_ARTIFACT_DIR = ".toolhooks/artifacts"
+
+DEFAULT_TAIL_PATTERNS: tuple[str, ...] = (
+    # Looks like an error.
+    r"\b(?:error|errors|exception|traceback|fatal|panic|failed|failure|failures|aborted"
+    r"|segmentation fault|permission denied|not found|exit (?:code|status)|non-zero)\b",
+    # Looks like a summary.
+    r"\b(?:summary|total|totals|passed|succeeded|successful|completed|finished|done"
+    r"|result|results)\b",
+)
+"""Searched (case-insensitive) in the last ``tail_scan_chars`` of an over-budget result."""
+
+
+class Tier(BaseModel):
+    """One step of the hard cap: from ``min_tokens`` of context window up, ``max_chars``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_tokens: int = Field(ge=0)
+    max_chars: int = Field(ge=1)
+
+
+def _default_tiers() -> list[Tier]:
+    return [
+        Tier(min_tokens=0, max_chars=16_000),
+        Tier(min_tokens=100_000, max_chars=32_000),
+        Tier(min_tokens=200_000, max_chars=64_000),
+    ]
+
+
+class ResultBudgetConfig(BaseModel):
+    """Settings of the result_budget plugin. Every number must be non-negative."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tiers: list[Tier] = Field(default_factory=_default_tiers, min_length=1)
+    """Hard cap by context window size; the first tier (``min_tokens = 0``) also applies when the
+    call does not say how large its context window is."""
+    context_share: float = Field(default=0.3, gt=0, le=1)
+    """At most this share of the context window goes to one result."""
+    chars_per_token: float = Field(default=4.0, gt=0)
+    """How many characters one context token is taken to hold."""
+    floor: int = Field(default=2_000, ge=0)
+    """The budget is never below this many characters, whatever the window and the tiers say."""
+
+    tail_share: float = Field(default=0.3, ge=0, lt=1)
+    """Share of the kept characters given to the tail when the tail looks like an error or a
+    summary; 0 keeps the head only."""
+    tail_scan_chars: int = Field(default=2_000, ge=0)
+    """How much of the end of the result is searched for ``tail_patterns``; 0 never keeps a tail."""
+    tail_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_TAIL_PATTERNS))
+    """Regular expressions (case-insensitive); a match in the scanned end keeps the tail."""
+    snap_chars: int = Field(default=1_000, ge=0)
+    """A cut moves back (head) or forward (tail) to a newline found within this many characters
+    (at most a quarter of the kept part); 0 cuts exactly at the budget."""
+
+    json_summary: bool = True
+    """Summarize dict/list results structurally (keys kept, long arrays shortened) instead of
+    cutting their text."""
+    json_array_keep: int = Field(default=5, ge=0)
+    """Items kept from an array before the rest is replaced by a count (at least; see
+    ``json_fill``)."""
+    json_string_keep: int = Field(default=200, ge=0)
+    """Characters kept from a string (and a key) before a count of the rest (at least; see
+    ``json_fill``)."""
+    json_fill: bool = True
+    """When the summary leaves room in the budget, show more array items and longer strings
+    until the room is used; false keeps exactly ``json_array_keep`` / ``json_string_keep``."""
+    json_max_depth: int = Field(default=20, ge=1)
+    """Containers deeper than this are shown as a count only."""
+    json_parse_max_chars: int = Field(default=500_000, ge=0)
+    """Text results that start with ``{`` or ``[`` and are at most this long are parsed as JSON
+    to be summarized; 0 never parses text."""
+
+    store_artifacts: bool = True
+    """Write the full text of a trimmed result to the artifact store and name it in the notice."""
+    artifact_dir: str = Field(default=DEFAULT_ARTIFACT_DIR, min_length=1)
+    """Directory of the content-addressed artifact store (relative to the working directory)."""
+
+    @field_validator("tiers", mode="after")
+    @classmethod
+    def _check_tiers(cls, tiers: list[Tier]) -> list[Tier]:
+        if tiers[0].min_tokens != 0:
+            raise ValueError("the first tier must have min_tokens = 0")
+        for before, after in itertools.pairwise(tiers):
+            if after.min_tokens <= before.min_tokens:
+                raise ValueError("tiers must be ordered by strictly increasing min_tokens")
+        return tiers
+
+    @field_validator("tail_patterns", mode="after")
+    @classmethod
+    def _check_patterns(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(
+                    f"tail pattern {pattern!r} is not a regular expression: {exc}"
+                ) from None
+        return patterns
