@@ -1,5 +1,6 @@
 """toolhooks: a plugin pipeline between an AI agent's model and its tools."""
 
+from ._approvals import ApprovalUnavailable
 from ._errors import ConfigError, PluginLoadError, ToolhooksError
 from ._events import EVENT_NAMES, Event
 from ._frozen import FrozenDict, FrozenList, ParamsError
@@ -19,6 +20,23 @@ from ._results import (
 from ._runtime import PluginInfo, Runtime
 from ._scope import emit
 
+# Re-exported lazily: these live in built-in plugin packages that import toolhooks themselves.
+_LAZY = {
+    "prune_context": "toolhooks.plugins.context_pruning",
+    "PruneReport": "toolhooks.plugins.context_pruning",
+    "read_artifact": "toolhooks.plugins.result_budget",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolhooks' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
 __all__ = [
     "EVENT_NAMES",
     "REMOVE",
@@ -26,6 +44,7 @@ __all__ = [
     "AfterToolCallResult",
     "ApprovalDecision",
     "ApprovalRequest",
+    "ApprovalUnavailable",
     "BeforeToolCallResult",
     "ConfigError",
     "Event",
@@ -40,6 +59,7 @@ __all__ = [
     "PluginInfo",
     "PluginLoadError",
     "PluginValidationError",
+    "PruneReport",
     "Runtime",
     "Sender",
     "Status",
@@ -49,4 +69,6 @@ __all__ = [
     "ToolhooksError",
     "emit",
     "hookimpl",
+    "prune_context",
+    "read_artifact",
 ]

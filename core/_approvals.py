@@ -20,6 +20,10 @@ TIMED_OUT = "Approval timed out"
 NO_ROUTE = "Approval unavailable (no approval route)"
 
 
+class ApprovalUnavailable(RuntimeError):
+    """Raised by an approver (or route) that has nobody to ask; the call is denied with its text."""
+
+
 @dataclass(frozen=True)
 class Resolution:
     decision: Decision
@@ -105,6 +109,8 @@ def ask(approver: Approver | None, pending: PendingApproval) -> Pipeline[Resolut
                 raw = yield AwaitIt(raw, max(0.001, pending.expires_at - time.time()))
     except TimedOut:
         return Resolution("deny", TIMED_OUT)
+    except ApprovalUnavailable as exc:
+        return Resolution("deny", f"Approval unavailable ({exc})")
     except Exception as exc:
         return Resolution("deny", f"Approval failed: {type(exc).__name__}: {exc}")
     if time.time() > pending.expires_at + 0.5:

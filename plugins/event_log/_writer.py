@@ -1,0 +1,321 @@
+"""The append-only JSONL file: a line buffer, whole-buffer writes, size rotation, error counting.
+
+Lines are appended to one shared list (``list.append`` is atomic, so threads and tasks never
+interleave inside a line and need no lock to buffer). A flush takes the I/O lock, removes the
+lines it found from the front of the list and writes them with a single ``os.write`` on an
+``O_APPEND`` descriptor, so appends from several threads or processes land as whole lines. If a
+write is cut short (a full disk, a kill), the next write starts with a newline, so a torn line
+never glues itself to the next one; readers skip the fragment. Write errors are counted, warned
+about once on the ``toolhooks`` logger, and never raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+
+from ._files import FILE_MODE, ends_with_newline, lock_file, shift_backups, unlock_file
+
+logger = logging.getLogger("toolhooks")
+
+_OPEN_FLAGS = (
+    os.O_WRONLY
+    | os.O_APPEND
+    | os.O_CREAT
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+)
+_RECHECK_S = 1.0  # how often the path is re-stat'ed (rotated or removed by someone else?)
+_RETRY_OPEN_S = 1.0  # how long to wait before retrying a failed open
+_RETRY_ROTATE_S = 60.0  # how long to append past max_bytes after a failed rotation
+
+_writers: weakref.WeakSet[JsonlWriter] = weakref.WeakSet()
+
+
+@dataclass(frozen=True)
+class EventLogStats:
+    """Counters since the writer was created."""
+
+    written: int
+    dropped: int
+    bytes_written: int
+    rotations: int
+    buffered: int
+    last_error: str | None
+
+
+class JsonlWriter:
+    """Buffers complete lines and appends them to ``path``; safe to share between threads."""
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        max_bytes: int,
+        backup_count: int,
+        fsync: bool,
+        buffer_bytes: int,
+        flush_interval_s: float,
+    ) -> None:
+        self.path = path
+        self._max_bytes = max_bytes
+        self._backup_count = backup_count
+        self._fsync = fsync
+        self._buffer_bytes = buffer_bytes
+        self._interval = flush_interval_s
+        self._lines: list[str] = []
+        self._pending = 0  # approximate buffered characters (only decides when to flush)
+        self._io_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._timer: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._fd = -1
+        self._ident: tuple[int, int] | None = None
+        self._size = 0
+        self._torn = False  # the file may end inside a line: start the next write with "\n"
+        self._check_at = 0.0
+        self._retry_at = 0.0
+        self._rotate_after = 0.0
+        self._open_error: BaseException = OSError(errno.EBADF, "log file not open")
+        self._warned = False
+        self._rotate_warned = False
+        self.written = 0
+        self.dropped = 0
+        self.bytes_written = 0
+        self.rotations = 0
+        self.last_error: str | None = None
+        _writers.add(self)
+
+    # -- buffering ---------------------------------------------------------------------------
+
+    def append(self, line: str, flush: bool = False) -> None:
+        """Buffer one complete line (ending in a newline); write the buffer if ``flush``."""
+        self._lines.append(line)
+        self._pending += len(line)
+        if flush or self._pending >= self._buffer_bytes:
+            self.flush()
+        elif self._timer is None and self._interval:
+            self._start_timer()
+
+    def stats(self) -> EventLogStats:
+        return EventLogStats(
+            self.written,
+            self.dropped,
+            self.bytes_written,
+            self.rotations,
+            len(self._lines),
+            self.last_error,
+        )
+
+    def flush(self) -> None:
+        """Write every buffered line with one ``os.write``. Never raises."""
+        with self._io_lock:
+            lines = self._lines
+            count = len(lines)
+            if not count:
+                return
+            chunk = lines[:count]
+            del lines[:count]  # concurrent appends only add at the end: nothing else is removed
+            self._pending = 0
+            try:
+                # Lines are ASCII JSON; the error handler only guards against a foreign line.
+                self._write("".join(chunk).encode("utf-8", "backslashreplace"), count)
+            except Exception as error:  # pragma: no cover - _write handles OSError itself
+                self._drop(count, error)
+
+    def note_dropped(self, count: int, error: BaseException) -> None:
+        with self._io_lock:
+            self._drop(count, error)
+
+    def close(self) -> None:
+        """Flush, stop the background flusher and close the file (reopened if events follow)."""
+        with self._state_lock:
+            thread, self._timer = self._timer, None
+            self._stop.set()
+            self._stop = threading.Event()
+        self.flush()
+        with self._io_lock:
+            self._close_fd()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5.0)
+
+    # -- background flusher -------------------------------------------------------------------
+
+    def _start_timer(self) -> None:
+        with self._state_lock:
+            if self._timer is not None:
+                return
+            thread = threading.Thread(
+                target=self._run, args=(self._stop,), name="toolhooks-event-log", daemon=True
+            )
+            self._timer = thread
+        # RuntimeError: the interpreter is shutting down; events are flushed at close instead.
+        with contextlib.suppress(RuntimeError):
+            thread.start()
+
+    def _run(self, stop: threading.Event) -> None:
+        while not stop.wait(self._interval):
+            if self._lines:
+                self.flush()
+
+    def _after_fork_in_child(self) -> None:
+        # The parent writes what it had buffered; the child starts empty, with fresh locks.
+        self._io_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._lines.clear()
+        self._pending = 0
+        self._timer = None
+        self._stop = threading.Event()
+
+    # -- the file -----------------------------------------------------------------------------
+
+    def _write(self, data: bytes, count: int) -> None:
+        now = time.monotonic()
+        if self._fd < 0 or now >= self._check_at:
+            self._check_file(now)
+            if self._fd < 0:
+                self._drop(count, self._open_error)
+                return
+        if (
+            self._max_bytes
+            and self._size
+            and self._size + len(data) > self._max_bytes
+            and now >= self._rotate_after
+        ):
+            self._rotate(len(data), now)
+            if self._fd < 0:
+                self._drop(count, self._open_error)
+                return
+        prefix = 1 if self._torn else 0
+        if prefix:
+            data = b"\n" + data
+        written = 0
+        try:
+            while written < len(data):
+                done = os.write(self._fd, data[written:] if written else data)
+                if done <= 0:
+                    raise OSError(errno.EIO, "write made no progress")
+                written += done
+        except OSError as error:
+            self._size += written
+            if written:
+                self._torn = data[written - 1] != 0x0A
+            lost = data.count(b"\n", max(written, prefix))  # lines whose newline is not on disk
+            self.written += count - lost
+            self.bytes_written += written
+            if error.errno in (errno.EBADF, errno.EIO, errno.ESTALE):
+                self._close_fd()
+            self._drop(lost, error)
+            return
+        self._torn = False
+        self._size += written
+        self.written += count
+        self.bytes_written += written
+        if self._fsync:
+            try:
+                os.fsync(self._fd)
+            except OSError as error:
+                self._warn(error, "fsync failed")
+
+    def _check_file(self, now: float) -> None:
+        """Open the file, or reopen it when it was rotated or removed behind our back."""
+        self._check_at = now + _RECHECK_S
+        if self._fd >= 0:
+            try:
+                st = os.stat(self.path)
+            except OSError:
+                st = None
+            if st is not None and (st.st_dev, st.st_ino) == self._ident:
+                self._size = st.st_size
+                return
+            self._close_fd()
+        if now < self._retry_at:
+            return
+        try:
+            self._open()
+        except OSError as error:
+            self._open_error = error
+            self._retry_at = now + _RETRY_OPEN_S
+
+    def _open(self) -> None:
+        try:
+            fd = os.open(self.path, _OPEN_FLAGS, FILE_MODE)
+        except FileNotFoundError:
+            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            fd = os.open(self.path, _OPEN_FLAGS, FILE_MODE)
+        st = os.fstat(fd)
+        self._fd = fd
+        self._ident = (st.st_dev, st.st_ino)
+        self._size = st.st_size
+        self._torn = st.st_size > 0 and not ends_with_newline(self.path, st.st_size)
+
+    def _close_fd(self) -> None:
+        fd, self._fd = self._fd, -1
+        self._ident = None
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _rotate(self, incoming: int, now: float) -> None:
+        """Move the file aside (``.1`` ... ``.backup_count``) if it is still ours and still full."""
+        lock = lock_file(self.path + ".lock")
+        if lock == -2:  # another process is rotating right now: append where we are, recheck soon
+            self._check_at = 0.0
+            return
+        try:
+            try:
+                st = os.stat(self.path)
+            except FileNotFoundError:
+                st = None
+            if st is None or (st.st_dev, st.st_ino) != self._ident:
+                self._close_fd()  # rotated (or removed) by someone else: continue in the new file
+            else:
+                self._size = st.st_size
+                if not st.st_size or st.st_size + incoming <= self._max_bytes:
+                    return
+                shift_backups(self.path, self._backup_count)
+                self._close_fd()
+                self.rotations += 1
+            self._open()
+        except OSError as error:
+            self._open_error = error
+            self._rotate_after = now + _RETRY_ROTATE_S
+            self._warn(error, "rotation failed", rotation=True)
+            if self._fd < 0:
+                self._retry_at = now + _RETRY_OPEN_S
+        finally:
+            unlock_file(lock)
+
+    # -- errors -------------------------------------------------------------------------------
+
+    def _drop(self, count: int, error: BaseException) -> None:
+        self.dropped += count
+        self.last_error = f"{type(error).__name__}: {error}"
+        self._warn(error, "cannot write, events are dropped (see stats().dropped)")
+
+    def _warn(self, error: BaseException, what: str, rotation: bool = False) -> None:
+        if rotation:
+            if self._rotate_warned:
+                return
+            self._rotate_warned = True
+        else:
+            if self._warned:
+                return
+            self._warned = True
+        with contextlib.suppress(Exception):
+            logger.warning("toolhooks: event_log %s: %s: %s", self.path, what, error)
+
+
+def _reset_all_after_fork() -> None:
+    for writer in list(_writers):
+        writer._after_fork_in_child()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_all_after_fork)

@@ -1,0 +1,1032 @@
+"""The event_log plugin: whole JSON lines, buffering and flushing, threads, rotation, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime
+import enum
+import errno
+import gc
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError
+from toolhooks import Event, Runtime, hookimpl
+from toolhooks.plugins.event_log import (
+    EventLogConfig,
+    EventLogPlugin,
+    EventLogStats,
+    _writer,
+    log_files,
+    read_events,
+)
+
+CALL_EVENTS = (
+    "tool.proposed",
+    "hook.decision",
+    "hook.decision",
+    "tool.started",
+    "tool.finished",
+    "hook.decision",
+    "result.trimmed",
+    "tool.injected",
+)
+POSIX = os.name == "posix"
+
+
+def make_event(name: str = "tool.proposed", call: str = "c1", **data: Any) -> Event:
+    return Event(
+        event=name,
+        trace_id=f"t-{call}",
+        call_id=call,
+        session_id="s1",
+        tool="read_file",
+        plugin="tests",
+        data=data,
+    )
+
+
+def emit_call(plugin: EventLogPlugin, call: str, **data: Any) -> None:
+    for seq, name in enumerate(CALL_EVENTS):
+        plugin.on_event(make_event(name, call, seq=seq, **data))
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@pytest.fixture
+def log_path(tmp_path: Path) -> Path:
+    return tmp_path / "logs" / "events.jsonl"
+
+
+@pytest.fixture
+def make_plugin(log_path: Path):
+    made: list[EventLogPlugin] = []
+
+    def make(**config: Any) -> EventLogPlugin:
+        config.setdefault("path", str(log_path))
+        config.setdefault("flush_interval_s", 0)
+        plugin = EventLogPlugin(EventLogConfig(**config))
+        made.append(plugin)
+        return plugin
+
+    yield make
+    for plugin in made:
+        plugin.close()
+
+
+# -- the line format ---------------------------------------------------------------------------
+
+
+def test_line_is_the_flat_to_json_dict_shape(make_plugin, log_path):
+    plugin = make_plugin()
+    event = make_event("hook.decision", "c1", priority=10_000, latency_ms=0.0123, returned=None)
+    plugin.on_event(event)
+    plugin.flush()
+    [line] = lines_of(log_path)
+    assert json.loads(line) == event.to_json_dict()
+    assert list(json.loads(line)) == list(event.to_json_dict())  # same key order too
+    assert line.isascii()
+
+
+def test_envelope_with_none_fields_and_no_data(make_plugin, log_path):
+    plugin = make_plugin()
+    event = Event(event="tool.started", trace_id="t", call_id="c")
+    plugin.on_event(event)
+    plugin.flush()
+    assert [json.loads(line) for line in lines_of(log_path)] == [event.to_json_dict()]
+    assert json.loads(lines_of(log_path)[0])["session_id"] is None
+
+
+def test_cached_envelope_is_not_reused_for_a_different_call_with_the_same_id(make_plugin, log_path):
+    plugin = make_plugin()
+    first = Event(event="a", trace_id="t1", call_id="same", session_id="s1", tool="x")
+    second = Event(event="b", trace_id="t2", call_id="same", session_id="s2", tool="y")
+    third = Event(event="c", trace_id="t2", call_id="same", session_id=None, tool=None)
+    for event in (first, second, third):
+        plugin.on_event(event)
+    plugin.flush()
+    assert [json.loads(line) for line in lines_of(log_path)] == [
+        first.to_json_dict(),
+        second.to_json_dict(),
+        third.to_json_dict(),
+    ]
+
+
+def test_data_cannot_override_the_envelope(make_plugin, log_path):
+    plugin = make_plugin()
+    event = make_event("x", "c1", tool="evil", call_id="forged", other=1)
+    plugin.on_event(event)
+    plugin.flush()
+    [line] = lines_of(log_path)
+    assert line.count('"tool"') == 1
+    record = json.loads(line)
+    assert record == event.to_json_dict()
+    assert record["tool"] == "read_file" and record["call_id"] == "c1" and record["other"] == 1
+
+
+def test_unicode_and_newlines_stay_inside_one_ascii_line(make_plugin, log_path):
+    plugin = make_plugin()
+    text = "line1\nline2\r\u2028\x00 \u00e9\U0001f600 \ud800 end"
+    plugin.on_event(make_event("x", "c1", text=text, **{"k\ney": "v"}))
+    plugin.flush()
+    raw = log_path.read_bytes()
+    assert raw.count(b"\n") == 1 and raw.endswith(b"\n")
+    assert raw.isascii()
+    record = json.loads(raw)
+    assert record["text"] == text
+    assert record["k\ney"] == "v"
+
+
+class Color(enum.Enum):
+    RED = "red"
+    SHAPE = (1, 2)
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: object
+
+
+class Model(BaseModel):
+    a: int = 1
+    b: list[str] = ["x"]
+
+
+class BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr for you")
+
+
+class LongRepr:
+    def __repr__(self) -> str:
+        return "L" * 10_000
+
+
+def test_odd_values_never_fail_and_keep_the_line_valid(make_plugin, log_path):
+    plugin = make_plugin()
+    circular: list[Any] = [1]
+    circular.append(circular)
+    deep: Any = "bottom"
+    for _ in range(5000):  # deeper than the C encoder's recursion limit
+        deep = {"d": deep}
+    odd = {
+        "a_set": {3},
+        "frozen": frozenset({"x"}),
+        "tuple": (1, 2),
+        "bytes": b"\xff\x00abc",
+        "when": datetime.datetime(2024, 5, 1, 12, 0, tzinfo=datetime.timezone.utc),
+        "day": datetime.date(2024, 5, 1),
+        "path": Path("/tmp/x"),
+        "enum": Color.RED,
+        "enum_tuple": Color.SHAPE,
+        "point": Point(1, object()),
+        "model": Model(),
+        "error": ValueError("boom"),
+        "object": object(),
+        "bad_repr": BadRepr(),
+        "long_repr": LongRepr(),
+        "int_keys": {1: "one", None: "none", False: "no", 2.5: "f", (1, 2): "tuple key"},
+        "nan": float("nan"),
+        "inf": float("-inf"),
+        "huge_int": 10**5000,
+        "circular": circular,
+        "deep": deep,
+        "type": int,
+        "function": make_event,
+    }
+    for key, value in odd.items():
+        plugin.on_event(make_event("odd", f"c-{key}", value=value))
+    plugin.on_event(make_event("odd", "c-all", **odd))
+    plugin.flush()
+    records = [json.loads(line) for line in lines_of(log_path)]
+    assert len(records) == len(odd) + 1
+    by_call = {record["call_id"]: record for record in records}
+    assert sorted(by_call["c-a_set"]["value"]) == [3]
+    assert by_call["c-tuple"]["value"] == [1, 2]
+    assert by_call["c-bytes"]["value"] == "\\xff\x00abc"
+    assert by_call["c-when"]["value"] == "2024-05-01T12:00:00+00:00"
+    assert by_call["c-path"]["value"] == "/tmp/x"
+    assert by_call["c-enum"]["value"] == "red"
+    assert by_call["c-model"]["value"] == {"a": 1, "b": ["x"]}
+    assert by_call["c-point"]["value"]["x"] == "1"
+    assert by_call["c-error"]["value"] == "ValueError: boom"
+    assert by_call["c-bad_repr"]["value"] == "<unrepresentable BadRepr>"
+    assert len(by_call["c-long_repr"]["value"]) <= 200
+    assert by_call["c-int_keys"]["value"]["1"] == "one"
+    assert by_call["c-int_keys"]["value"]["null"] == "none"
+    assert by_call["c-nan"]["value"] == "nan"
+    assert by_call["c-inf"]["value"] == "-inf"
+    assert by_call["c-huge_int"]["value"].startswith("<int of")
+    assert by_call["c-circular"]["value"][0] == 1
+    assert "<nested too deep>" in json.dumps(by_call["c-deep"]["value"])
+    for record in records:  # the envelope survives the slow path
+        assert record["event"] == "odd" and record["tool"] == "read_file"
+    assert plugin.stats().dropped == 0
+
+
+def test_odd_envelope_values_from_an_unvalidated_event(make_plugin, log_path):
+    plugin = make_plugin()
+    weird = Event.model_construct(
+        event="weird", ts="yesterday", trace_id=123, call_id=("a", "b"), data=["not", "a dict"]
+    )
+    nan_ts = Event.model_construct(event="nan", ts=float("nan"), trace_id="t", call_id="c", data={})
+    plugin.on_event(weird)
+    plugin.on_event(nan_ts)
+    plugin.flush()
+    first, second = (json.loads(line) for line in lines_of(log_path))
+    assert first["event"] == "weird" and first["ts"] == "yesterday" and first["trace_id"] == 123
+    assert first["call_id"] == ["a", "b"] and first["data"] == ["not", "a dict"]
+    assert second["ts"] == "nan"
+
+
+def test_a_huge_event_is_shortened_to_max_line_bytes(make_plugin, log_path):
+    plugin = make_plugin(max_line_bytes=4096)
+    plugin.on_event(make_event("big", "c1", content="x" * 100_000, items=list(range(10_000))))
+    plugin.on_event(make_event("big", "c2", **{f"k{i}": "y" * 900 for i in range(50)}))
+    plugin.on_event(make_event("small", "c3", ok=True))
+    plugin.flush()
+    lines = lines_of(log_path)
+    assert len(lines) == 3
+    assert all(len(line) + 1 <= 4096 for line in lines)
+    big, wide, small = (json.loads(line) for line in lines)
+    assert big["_truncated"] is True and big["content"].startswith("x" * 1000)
+    assert "more characters" in big["content"]
+    assert wide["_truncated"] is True and wide["_original_chars"] > 4096
+    assert wide["call_id"] == "c2" and "k0" not in wide
+    assert small == make_event("small", "c3", ok=True).to_json_dict() | {"ts": small["ts"]}
+
+
+# -- buffering and flushing --------------------------------------------------------------------
+
+
+def test_default_path_is_relative_to_the_working_directory_and_created_lazily(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    plugin = EventLogPlugin()
+    try:
+        assert plugin.path == str(tmp_path / ".toolhooks" / "events.jsonl")
+        assert not (tmp_path / ".toolhooks").exists()
+        emit_call(plugin, "c1")
+        assert len(lines_of(tmp_path / ".toolhooks" / "events.jsonl")) == len(CALL_EVENTS)
+    finally:
+        plugin.close()
+
+
+def test_a_call_is_written_with_one_os_write_at_tool_injected(make_plugin, log_path, monkeypatch):
+    plugin = make_plugin()
+    writes: list[bytes] = []
+    real_write = os.write
+
+    def counting_write(fd: int, data: bytes) -> int:
+        writes.append(bytes(data))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", counting_write)
+    for name in CALL_EVENTS[:-1]:
+        plugin.on_event(make_event(name, "c1"))
+    assert writes == [] and plugin.stats().buffered == len(CALL_EVENTS) - 1
+    plugin.on_event(make_event("tool.injected", "c1"))
+    assert len(writes) == 1
+    assert writes[0].count(b"\n") == len(CALL_EVENTS)
+    assert [json.loads(line)["event"] for line in lines_of(log_path)] == list(CALL_EVENTS)
+    stats = plugin.stats()
+    assert stats == EventLogStats(len(CALL_EVENTS), 0, len(writes[0]), 0, 0, None)
+
+
+def test_approval_requested_flushes_before_the_wait(make_plugin, log_path):
+    plugin = make_plugin()
+    plugin.on_event(make_event("tool.proposed"))
+    plugin.on_event(make_event("approval.requested"))
+    assert len(lines_of(log_path)) == 2
+
+
+def test_flush_on_is_configurable(make_plugin, log_path):
+    plugin = make_plugin(flush_on=["tool.*"])
+    plugin.on_event(make_event("hook.decision"))
+    assert lines_of(log_path) == []
+    plugin.on_event(make_event("tool.started"))
+    assert len(lines_of(log_path)) == 2
+
+
+def test_buffer_bytes_triggers_a_write(make_plugin, log_path):
+    plugin = make_plugin(buffer_bytes=1000, flush_on=[])
+    for i in range(10, 31):  # lines of ~250 bytes: a write every 4 events
+        plugin.on_event(make_event("hook.decision", f"c{i}", pad="p" * 100))
+    written = len(lines_of(log_path))
+    assert written == 20 and plugin.stats().buffered == 1
+    plugin.flush()
+    assert len(lines_of(log_path)) == 21
+
+
+def test_buffer_bytes_zero_writes_every_event(make_plugin, log_path):
+    plugin = make_plugin(buffer_bytes=0, flush_on=[])
+    for i in range(3):
+        plugin.on_event(make_event("hook.decision", f"c{i}"))
+        assert len(lines_of(log_path)) == i + 1
+
+
+def test_background_flush_writes_events_of_an_unfinished_call(make_plugin, log_path):
+    plugin = make_plugin(flush_interval_s=0.05)
+    plugin.on_event(make_event("tool.started"))
+    deadline = time.monotonic() + 10
+    while not lines_of(log_path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(lines_of(log_path)) == 1
+
+
+def test_close_flushes_and_later_events_reopen_the_file(make_plugin, log_path):
+    plugin = make_plugin(flush_interval_s=30)
+    plugin.on_event(make_event("tool.started", "c1"))
+    plugin.close()
+    assert len(lines_of(log_path)) == 1
+    plugin.close()  # idempotent
+    emit_call(plugin, "c2")
+    assert len(lines_of(log_path)) == 1 + len(CALL_EVENTS)
+
+
+def test_context_manager_closes(log_path):
+    with EventLogPlugin(EventLogConfig(path=str(log_path))) as plugin:
+        plugin.on_event(make_event("tool.started"))
+        assert lines_of(log_path) == []
+    assert len(lines_of(log_path)) == 1
+
+
+def test_garbage_collected_plugin_flushes(log_path):
+    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), flush_interval_s=30))
+    plugin.on_event(make_event("tool.started"))
+    del plugin
+    gc.collect()
+    assert len(lines_of(log_path)) == 1
+
+
+def run_script(code: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_interpreter_exit_flushes_what_is_buffered(log_path):
+    result = run_script(
+        """
+        import sys
+        from toolhooks import Event
+        from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
+        plugin = EventLogPlugin(EventLogConfig(path=sys.argv[1], flush_interval_s=0))
+        for i in range(5):
+            plugin.on_event(Event(event="tool.started", trace_id="t", call_id=f"c{i}"))
+        """,
+        str(log_path),
+    )
+    assert result.returncode == 0, result.stderr
+    assert [json.loads(line)["call_id"] for line in lines_of(log_path)] == [
+        f"c{i}" for i in range(5)
+    ]
+
+
+# -- event selection ---------------------------------------------------------------------------
+
+
+def test_events_allow_list_with_patterns(make_plugin, log_path):
+    plugin = make_plugin(events=["tool.*", "loop.critical"])
+    for name in (
+        "tool.proposed",
+        "hook.decision",
+        "loop.warning",
+        "loop.critical",
+        "tool.injected",
+    ):
+        plugin.on_event(make_event(name))
+    assert [json.loads(line)["event"] for line in lines_of(log_path)] == [
+        "tool.proposed",
+        "loop.critical",
+        "tool.injected",
+    ]
+
+
+def test_excluded_flush_event_still_flushes(make_plugin, log_path):
+    plugin = make_plugin(events=["hook.decision"])
+    plugin.on_event(make_event("hook.decision"))
+    plugin.on_event(make_event("tool.injected"))
+    assert [json.loads(line)["event"] for line in lines_of(log_path)] == ["hook.decision"]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"max_bytes": -1},
+        {"backup_count": -1},
+        {"buffer_bytes": -5},
+        {"flush_interval_s": -0.1},
+        {"flush_interval_s": float("nan")},
+        {"max_line_bytes": 10},
+        {"events": [""]},
+        {"flush_on": ["  "]},
+        {"path": ""},
+        {"unknown_key": 1},
+    ],
+)
+def test_bad_config_is_rejected(config):
+    with pytest.raises(ValidationError):
+        EventLogConfig(**config)
+
+
+def test_config_defaults():
+    config = EventLogConfig()
+    assert config.path == ".toolhooks/events.jsonl"
+    assert (config.max_bytes, config.backup_count, config.fsync) == (50_000_000, 5, False)
+    assert config.events is None
+    assert config.flush_on == ["tool.injected", "approval.requested"]
+    assert EventLogPlugin.Config is EventLogConfig
+    assert isinstance(EventLogPlugin.priority, int)
+
+
+def test_fsync_option_calls_fsync(make_plugin, log_path, monkeypatch):
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    plugin = make_plugin(fsync=True)
+    emit_call(plugin, "c1")
+    assert len(synced) == 1
+    assert len(lines_of(log_path)) == len(CALL_EVENTS)
+
+
+# -- threads, tasks, processes -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("buffer_bytes", [0, 512, 65_536])
+def test_threads_lose_and_duplicate_nothing(make_plugin, log_path, buffer_bytes):
+    plugin = make_plugin(buffer_bytes=buffer_bytes, flush_interval_s=0.01)
+    threads_n, calls_n = 8, 300
+    barrier = threading.Barrier(threads_n)
+
+    def work(thread: int) -> None:
+        barrier.wait()
+        for i in range(calls_n):
+            emit_call(plugin, f"t{thread}-c{i}", pad="z" * (i % 50))
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(threads_n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    plugin.close()
+    records = [json.loads(line) for line in lines_of(log_path)]  # every line parses
+    keys = Counter((record["call_id"], record["seq"]) for record in records)
+    assert len(records) == threads_n * calls_n * len(CALL_EVENTS)
+    assert len(keys) == len(records)  # no duplicates
+    for thread in range(threads_n):  # each call's events are in order
+        for i in (0, calls_n // 2, calls_n - 1):
+            seqs = [r["seq"] for r in records if r["call_id"] == f"t{thread}-c{i}"]
+            assert seqs == list(range(len(CALL_EVENTS)))
+    assert plugin.stats().written == len(records) and plugin.stats().dropped == 0
+
+
+def test_thousand_async_sessions_and_threads(make_plugin, log_path):
+    plugin = make_plugin(flush_interval_s=0.01, buffer_bytes=4096)
+    sessions, thread_calls = 1000, 200
+
+    async def session(n: int) -> None:
+        for seq, name in enumerate(CALL_EVENTS):
+            plugin.on_event(make_event(name, f"a{n}", seq=seq))
+            await asyncio.sleep(0)
+
+    async def main() -> None:
+        await asyncio.gather(*(session(n) for n in range(sessions)))
+
+    def thread_work(t: int) -> None:
+        for i in range(thread_calls):
+            emit_call(plugin, f"th{t}-{i}")
+
+    threads = [threading.Thread(target=thread_work, args=(t,)) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    asyncio.run(main())
+    for thread in threads:
+        thread.join()
+    plugin.close()
+    records = [json.loads(line) for line in lines_of(log_path)]
+    expected = (sessions + 8 * thread_calls) * len(CALL_EVENTS)
+    assert len(records) == expected
+    assert len({(r["call_id"], r["seq"]) for r in records}) == expected
+
+
+APPENDER = """
+import sys
+from toolhooks import Event
+from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
+path, who, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
+max_bytes = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+plugin = EventLogPlugin(EventLogConfig(path=path, max_bytes=max_bytes, backup_count=1000))
+names = ("tool.proposed", "hook.decision", "tool.finished", "tool.injected")
+for i in range(calls):
+    for seq, name in enumerate(names):
+        plugin.on_event(Event(event=name, trace_id="t", call_id=f"{who}-{i}",
+                              data={"seq": seq, "pad": "q" * (i % 300)}))
+plugin.close()
+"""
+
+
+def spawn(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", APPENDER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+
+
+def test_several_processes_append_whole_lines(log_path):
+    processes = [spawn(str(log_path), f"p{n}", "400") for n in range(4)]
+    for process in processes:
+        _, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+    records = [json.loads(line) for line in lines_of(log_path)]
+    assert len(records) == 4 * 400 * 4
+    assert len({(r["call_id"], r["seq"]) for r in records}) == len(records)
+
+
+@pytest.mark.skipif(not POSIX, reason="rotation between processes is coordinated with flock")
+def test_several_processes_rotating_lose_nothing(log_path):
+    processes = [spawn(str(log_path), f"p{n}", "600", "30000") for n in range(3)]
+    for process in processes:
+        _, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+    files = log_files(log_path)
+    assert len(files) > 3
+    records = list(read_events(log_path))
+    assert len(records) == 3 * 600 * 4
+    assert len({(r["call_id"], r["seq"]) for r in records}) == len(records)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_does_not_repeat_the_parents_buffer(make_plugin, log_path):
+    plugin = make_plugin()
+    plugin.on_event(make_event("tool.started", "parent"))
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            plugin.on_event(make_event("tool.injected", "child"))
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert status == 0
+    plugin.flush()
+    assert Counter(json.loads(line)["call_id"] for line in lines_of(log_path)) == {
+        "parent": 1,
+        "child": 1,
+    }
+
+
+KILL_LOOP = """
+import sys
+from toolhooks import Event
+from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
+plugin = EventLogPlugin(EventLogConfig(path=sys.argv[1], buffer_bytes=int(sys.argv[2]),
+                                       flush_interval_s=0.001, max_bytes=0))
+names = ("tool.proposed", "hook.decision", "tool.started", "tool.finished", "tool.injected")
+i = 0
+while True:
+    for seq, name in enumerate(names):
+        plugin.on_event(Event(event=name, trace_id="t", call_id=f"{sys.argv[3]}-{i}",
+                              data={"seq": seq, "pad": "k" * (i % 3000)}))
+    i += 1
+    if i == 50:
+        print("ready", flush=True)
+"""
+
+
+@pytest.mark.skipif(not POSIX, reason="SIGKILL")
+def test_sigkill_mid_writing_leaves_only_whole_lines(log_path):
+    log_path.parent.mkdir(parents=True)
+    kills = 4
+    for run, buffer_bytes in enumerate((0, 65_536, 4096, 0)[:kills]):
+        with subprocess.Popen(
+            [sys.executable, "-c", KILL_LOOP, str(log_path), str(buffer_bytes), f"r{run}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as process:
+            assert process.stdout is not None and process.stderr is not None
+            if process.stdout.readline().strip() != "ready":
+                process.kill()
+                pytest.fail(f"the writer did not start: {process.stderr.read()}")
+            time.sleep(0.05 + 0.05 * run)
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+            assert process.returncode == -signal.SIGKILL
+    raw = log_path.read_bytes()
+    complete, _, tail = raw.rpartition(b"\n")
+    records, broken = [], []
+    for line in complete.split(b"\n"):
+        if line:
+            (records if _parses(line) else broken).append(line)
+    # A kill can only cut the write in progress: at most one fragment per kill, always on a
+    # line of its own (the next process starts with a newline), never glued to a whole line.
+    assert len(broken) + (1 if tail else 0) <= kills
+    assert all(b"}{" not in line for line in broken)
+    records = [json.loads(line) for line in records]
+    assert {r["call_id"].split("-")[0] for r in records} == {f"r{n}" for n in range(kills)}
+    assert list(read_events(log_path)) == records
+    for record in records:
+        assert set(record) >= {"ts", "event", "trace_id", "call_id", "seq", "pad"}
+
+
+# -- rotation ----------------------------------------------------------------------------------
+
+
+def test_rotation_by_size_keeps_backup_count_files(make_plugin, log_path):
+    plugin = make_plugin(max_bytes=5_000, backup_count=3)
+    for i in range(200):
+        emit_call(plugin, f"c{i}")
+    plugin.close()
+    files = log_files(log_path)
+    assert [Path(name).name for name in files] == [
+        "events.jsonl.3",
+        "events.jsonl.2",
+        "events.jsonl.1",
+        "events.jsonl",
+    ]
+    for name in files:
+        size = os.path.getsize(name)
+        assert 0 < size <= 5_000
+        assert Path(name).read_bytes().endswith(b"\n")
+    assert plugin.stats().rotations > 3
+    records = list(read_events(log_path))
+    calls = [int(r["call_id"][1:]) for r in records]
+    assert calls == sorted(calls) and calls[-1] == 199  # oldest first, newest kept
+    assert all(Counter(calls)[c] == len(CALL_EVENTS) for c in set(calls))
+    assert list(read_events(log_path, include_rotated=False)) == [
+        json.loads(line) for line in lines_of(log_path)
+    ]
+
+
+def test_rotation_with_no_backups_discards_the_old_file(make_plugin, log_path):
+    plugin = make_plugin(max_bytes=3_000, backup_count=0)
+    for i in range(50):
+        emit_call(plugin, f"c{i}")
+    plugin.close()
+    assert log_files(log_path) == [str(log_path)]
+    assert 0 < log_path.stat().st_size <= 3_000
+    assert json.loads(lines_of(log_path)[-1])["call_id"] == "c49"
+
+
+def test_max_bytes_zero_never_rotates(make_plugin, log_path):
+    plugin = make_plugin(max_bytes=0)
+    for i in range(100):
+        emit_call(plugin, f"c{i}", pad="x" * 500)
+    plugin.close()
+    assert log_files(log_path) == [str(log_path)]
+    assert len(lines_of(log_path)) == 100 * len(CALL_EVENTS)
+
+
+def test_one_flush_bigger_than_max_bytes_is_still_written_whole(make_plugin, log_path):
+    plugin = make_plugin(max_bytes=2_000, backup_count=2)
+    emit_call(plugin, "small")
+    emit_call(plugin, "big", pad="b" * 3_000)
+    plugin.close()
+    assert [json.loads(line)["call_id"] for line in lines_of(log_path)] == ["big"] * len(
+        CALL_EVENTS
+    )
+    assert len(list(read_events(log_path))) == 2 * len(CALL_EVENTS)
+
+
+def test_file_rotated_or_removed_by_someone_else_is_reopened(make_plugin, log_path, monkeypatch):
+    monkeypatch.setattr(_writer, "_RECHECK_S", 0.0)
+    plugin = make_plugin()
+    emit_call(plugin, "c1")
+    os.replace(log_path, str(log_path) + ".old")  # logrotate-style move
+    emit_call(plugin, "c2")
+    assert {json.loads(line)["call_id"] for line in lines_of(log_path)} == {"c2"}
+    log_path.unlink()
+    emit_call(plugin, "c3")
+    assert {json.loads(line)["call_id"] for line in lines_of(log_path)} == {"c3"}
+
+
+@pytest.mark.skipif(not POSIX, reason="flock")
+def test_rotation_defers_while_another_process_holds_the_lock(make_plugin, log_path):
+    import fcntl
+
+    plugin = make_plugin(max_bytes=2_000, backup_count=2)
+    emit_call(plugin, "c0")
+    lock = os.open(str(log_path) + ".lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for i in range(1, 6):
+            emit_call(plugin, f"c{i}")
+        assert log_files(log_path) == [str(log_path)]  # no rotation while locked, nothing lost
+        assert len(lines_of(log_path)) == 6 * len(CALL_EVENTS)
+    finally:
+        os.close(lock)
+    emit_call(plugin, "c6")
+    assert len(log_files(log_path)) == 2
+
+
+def test_failed_rotation_warns_once_and_keeps_appending(make_plugin, log_path, monkeypatch, caplog):
+    def refuse(*_args: Any) -> None:
+        raise PermissionError(errno.EACCES, "rename refused")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    plugin = make_plugin(max_bytes=2_000, backup_count=2)
+    with caplog.at_level(logging.WARNING, logger="toolhooks"):
+        for i in range(10):
+            emit_call(plugin, f"c{i}")
+    assert len(lines_of(log_path)) == 10 * len(CALL_EVENTS)
+    assert [r.message for r in caplog.records if "rotation failed" in r.message] != []
+    assert len(caplog.records) == 1
+    assert plugin.stats().dropped == 0
+
+
+# -- errors never reach the call ---------------------------------------------------------------
+
+
+def test_full_disk_drops_counts_and_warns_once(make_plugin, log_path, monkeypatch, caplog):
+    plugin = make_plugin()
+    emit_call(plugin, "before")
+    real_write = os.write
+
+    def full(_fd: int, _data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with caplog.at_level(logging.WARNING, logger="toolhooks"):
+        for i in range(5):
+            emit_call(plugin, f"full{i}")  # never raises
+    stats = plugin.stats()
+    assert stats.dropped == 5 * len(CALL_EVENTS)
+    assert "ENOSPC" in stats.last_error or "No space" in stats.last_error
+    warnings = [r for r in caplog.records if r.name == "toolhooks"]
+    assert len(warnings) == 1 and "dropped" in warnings[0].message
+    monkeypatch.setattr(os, "write", real_write)
+    emit_call(plugin, "after")  # recovers once the disk has room
+    assert [json.loads(line)["call_id"] for line in lines_of(log_path)] == ["before"] * len(
+        CALL_EVENTS
+    ) + ["after"] * len(CALL_EVENTS)
+    assert plugin.stats().dropped == 5 * len(CALL_EVENTS)
+
+
+def test_a_short_write_leaves_a_fragment_the_next_write_and_readers_step_over(
+    make_plugin, log_path, monkeypatch
+):
+    plugin = make_plugin()
+    emit_call(plugin, "c1")
+    real_write = os.write
+    calls = {"n": 0}
+
+    def half_then_full(fd: int, data: bytes) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return real_write(fd, bytes(data)[: len(data) // 2 + 7])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", half_then_full)
+    emit_call(plugin, "c2")
+    monkeypatch.setattr(os, "write", real_write)
+    emit_call(plugin, "c3")
+    stats = plugin.stats()
+    kept_c2 = [r for r in read_events(log_path) if r["call_id"] == "c2"]
+    assert stats.dropped == len(CALL_EVENTS) - len(kept_c2)
+    assert 0 < len(kept_c2) < len(CALL_EVENTS)
+    assert [r["call_id"] for r in read_events(log_path)].count("c3") == len(CALL_EVENTS)
+    assert stats.written == 2 * len(CALL_EVENTS) + len(kept_c2)
+    raw_lines = log_path.read_bytes().split(b"\n")
+    broken = [line for line in raw_lines if line and not _parses(line)]
+    assert len(broken) == 1  # the fragment is alone on its line
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+def test_existing_torn_file_gets_a_newline_before_new_lines(make_plugin, log_path):
+    log_path.parent.mkdir(parents=True)
+    log_path.write_bytes(b'{"event":"old"}\n{"event":"tor')
+    plugin = make_plugin()
+    emit_call(plugin, "c1")
+    events = [r["event"] for r in read_events(log_path)]
+    assert events == ["old", *CALL_EVENTS]
+
+
+@pytest.mark.skipif(POSIX and os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_directory_never_raises(tmp_path, caplog):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        plugin = EventLogPlugin(EventLogConfig(path=str(locked / "events.jsonl")))
+        with caplog.at_level(logging.WARNING, logger="toolhooks"):
+            emit_call(plugin, "c1")
+            emit_call(plugin, "c2")
+        assert plugin.stats().dropped == 2 * len(CALL_EVENTS)
+        assert len(caplog.records) == 1
+        plugin.close()
+    finally:
+        locked.chmod(0o700)
+
+
+def test_permission_denied_on_open_never_raises(make_plugin, log_path, monkeypatch, caplog):
+    plugin = make_plugin()
+
+    def denied(*_args: Any, **_kwargs: Any) -> int:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(os, "open", denied)
+    with caplog.at_level(logging.WARNING, logger="toolhooks"):
+        emit_call(plugin, "c1")
+        emit_call(plugin, "c2")
+    monkeypatch.undo()
+    stats = plugin.stats()
+    assert stats.dropped == 2 * len(CALL_EVENTS) and stats.written == 0
+    assert "PermissionError" in (stats.last_error or "")
+    assert len([r for r in caplog.records if r.name == "toolhooks"]) == 1
+
+
+def test_path_under_a_file_or_a_directory_path_never_raises(tmp_path, caplog):
+    (tmp_path / "a_file").write_text("x")
+    (tmp_path / "a_dir").mkdir()
+    for path in (tmp_path / "a_file" / "events.jsonl", tmp_path / "a_dir"):
+        plugin = EventLogPlugin(EventLogConfig(path=str(path)))
+        with caplog.at_level(logging.WARNING, logger="toolhooks"):
+            emit_call(plugin, "c1")
+            plugin.close()
+        stats = plugin.stats()
+        assert stats.dropped == len(CALL_EVENTS) and stats.written == 0
+        assert stats.last_error is not None
+
+
+def test_encoder_failure_is_counted_not_raised(make_plugin, log_path, monkeypatch):
+    plugin = make_plugin()
+
+    def explode(_event: Event) -> str:
+        raise MemoryError("no memory")
+
+    monkeypatch.setattr(plugin, "_encode", explode)
+    plugin.on_event(make_event())
+    assert plugin.stats().dropped == 1
+
+
+def test_open_failure_is_retried_after_a_pause(make_plugin, log_path, monkeypatch):
+    monkeypatch.setattr(_writer, "_RETRY_OPEN_S", 0.0)
+    log_path.parent.mkdir(parents=True)
+    log_path.mkdir()  # a directory where the file should be
+    plugin = make_plugin()
+    emit_call(plugin, "c1")
+    assert plugin.stats().dropped == len(CALL_EVENTS)
+    log_path.rmdir()
+    emit_call(plugin, "c2")
+    assert [json.loads(line)["call_id"] for line in lines_of(log_path)] == ["c2"] * len(CALL_EVENTS)
+
+
+@pytest.mark.skipif(not POSIX, reason="file modes")
+def test_new_log_file_is_private(make_plugin, log_path):
+    plugin = make_plugin()
+    emit_call(plugin, "c1")
+    assert log_path.stat().st_mode & 0o077 == 0
+
+
+# -- reading -----------------------------------------------------------------------------------
+
+
+def test_read_events_skips_torn_and_garbage_lines(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(
+        b'{"event":"a"}\n'
+        b"\n"
+        b"not json\n"
+        b"[1, 2]\n"
+        b'{"event":"torn in the mid\n'
+        b"\xff\xfe\n"
+        b'{"event":"b"}\n'
+        b'{"event":"c"'
+    )
+    assert [e["event"] for e in read_events(path)] == ["a", "b"]
+
+
+def test_read_events_of_a_missing_log_yields_nothing(tmp_path):
+    assert list(read_events(tmp_path / "nope.jsonl")) == []
+    assert log_files(tmp_path / "nope.jsonl") == []
+
+
+def test_read_events_orders_rotated_files_oldest_first(tmp_path):
+    path = tmp_path / "events.jsonl"
+    for suffix, event in ((".2", "oldest"), (".10", "older still"), (".1", "newer"), ("", "now")):
+        Path(str(path) + suffix).write_text(json.dumps({"event": event}) + "\n")
+    (tmp_path / "events.jsonl.lock").write_text("")
+    (tmp_path / "events.jsonl.bak").write_text('{"event":"ignored"}\n')
+    assert [e["event"] for e in read_events(path)] == ["older still", "oldest", "newer", "now"]
+    assert [e["event"] for e in read_events(path, include_rotated=False)] == ["now"]
+
+
+# -- through a Runtime -------------------------------------------------------------------------
+
+
+def read_file(path: str) -> str:
+    return f"contents of {path}"
+
+
+class Blocker:
+    @hookimpl
+    def before_tool_call(self, call: Any) -> dict[str, Any] | None:
+        if call.params.get("path") == "secret":
+            return {"block": True, "block_reason": "no secrets"}
+        return None
+
+
+def test_runtime_calls_are_in_the_log_when_call_returns(log_path):
+    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), flush_interval_s=0))
+    runtime = Runtime(plugins=[Blocker(), plugin], load_entrypoints=False, tools=[read_file])
+    try:
+        ok = runtime.call({"name": "read_file", "params": {"path": "a.txt"}, "session_id": "s9"})
+        blocked = runtime.call({"name": "read_file", "params": {"path": "secret"}})
+        assert ok.status == "ok" and blocked.status == "blocked"
+        records = [json.loads(line) for line in lines_of(log_path)]  # no close, no flush
+        by_call: dict[str, list[dict[str, Any]]] = {}
+        for record in records:
+            by_call.setdefault(record["call_id"], []).append(record)
+        ok_events = [r["event"] for r in by_call[ok.call_id]]
+        assert ok_events[0] == "tool.proposed" and ok_events[-1] == "tool.injected"
+        assert "tool.finished" in ok_events
+        assert all(
+            r["trace_id"] == ok.trace_id and r["session_id"] == "s9" for r in by_call[ok.call_id]
+        )
+        assert by_call[ok.call_id][0]["params"] == {"path": "a.txt"}
+        blocked_events = by_call[blocked.call_id]
+        assert [r["event"] for r in blocked_events][-1] == "tool.injected"
+        [block] = [r for r in blocked_events if r["event"] == "tool.blocked"]
+        assert block["reason"] == "no secrets"
+        assert all(
+            set(r) >= {"ts", "event", "trace_id", "call_id", "tool", "plugin"} for r in records
+        )
+    finally:
+        runtime.close()
+
+
+def test_runtime_close_flushes_the_log(log_path):
+    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), flush_on=[], flush_interval_s=0))
+    runtime = Runtime(plugins=[plugin], load_entrypoints=False, tools=[read_file])
+    runtime.call({"name": "read_file", "params": {"path": "a.txt"}})
+    assert lines_of(log_path) == []
+    runtime.close()
+    assert json.loads(lines_of(log_path)[-1])["event"] == "tool.injected"
+
+
+def test_runtime_with_a_full_disk_still_runs_the_call(log_path, monkeypatch):
+    plugin = EventLogPlugin(EventLogConfig(path=str(log_path)))
+    runtime = Runtime(plugins=[plugin], load_entrypoints=False, tools=[read_file])
+
+    def full(_fd: int, _data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    try:
+        outcome = runtime.call({"name": "read_file", "params": {"path": "a.txt"}})
+        assert outcome.status == "ok" and outcome.content == "contents of a.txt"
+        assert plugin.stats().dropped > 0
+    finally:
+        runtime.close()
+
+
+def test_async_runtime_sessions(log_path):
+    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), flush_interval_s=0))
+    runtime = Runtime(plugins=[plugin], load_entrypoints=False, tools=[read_file])
+
+    async def main() -> list[Any]:
+        return await asyncio.gather(
+            *(
+                runtime.acall(
+                    {"name": "read_file", "params": {"path": f"f{n}"}, "session_id": f"s{n}"}
+                )
+                for n in range(200)
+            )
+        )
+
+    try:
+        outcomes = asyncio.run(main())
+    finally:
+        runtime.close()
+    records = list(read_events(log_path))
+    injected = [r for r in records if r["event"] == "tool.injected"]
+    assert len(injected) == 200
+    assert {r["call_id"] for r in injected} == {o.call_id for o in outcomes}
+    assert len({(r["call_id"], r["event"], r["ts"], r.get("hook")) for r in records}) == len(
+        records
+    )
