@@ -1,0 +1,129 @@
+"""The ``toolhooks`` command line: argparse, the subcommands, and exit codes scripts rely on.
+
+Exit codes: 0 ok, 1 problems found (a doctor error, an invalid config, a plugin that fails to
+load, a missing log, a replay line that cannot be read), 2 usage error (argparse's own code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from .._errors import ConfigError, PluginLoadError, ToolhooksError
+from .._registry import PluginValidationError
+from ._common import OK, PROBLEMS, USAGE, Command, UsageError, add_config_option
+
+PROG = "toolhooks"
+COMMANDS = ("_demo", "_plugins", "_explain", "_doctor", "_logs", "_replay")
+OPTIONAL_COMMANDS = ("_approvals",)  # written separately; registered when present
+DESCRIPTION = """\
+A plugin pipeline between an AI agent's model and its tools.
+
+Every listing command takes --json. Exit codes: 0 ok, 1 problems found, 2 usage error."""
+EPILOG = "Start with `toolhooks demo`; `toolhooks doctor` checks an installation."
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("toolhooks")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        default=None,
+        help="the config file (default: toolhooks.toml, [tool.toolhooks] in pyproject.toml, "
+        "then $TOOLHOOKS_CONFIG; none means the defaults)",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
+    for module_name in COMMANDS:
+        module = importlib.import_module(f"{__package__}.{module_name}")
+        module.add_parser(subparsers)
+    for module_name in OPTIONAL_COMMANDS:
+        full = f"{__package__}.{module_name}"
+        try:
+            module = importlib.import_module(full)
+        except ModuleNotFoundError as exc:
+            if exc.name != full:
+                raise
+            continue
+        before = set(subparsers.choices)
+        module.add_parser(subparsers)
+        for name in set(subparsers.choices) - before:
+            add_config_option_if_missing(subparsers.choices[name])
+    return parser
+
+
+def add_config_option_if_missing(parser: argparse.ArgumentParser) -> None:
+    if "--config" not in parser._option_string_actions:
+        add_config_option(parser)
+
+
+def _command_of(args: argparse.Namespace) -> Command | None:
+    for attribute in ("func", "handler", "run"):
+        found = getattr(args, attribute, None)
+        if callable(found):
+            return found  # type: ignore[no-any-return]
+    return None
+
+
+def _safe_streams() -> None:
+    """Never die on a character the terminal's encoding lacks: replace it instead."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            with contextlib.suppress(ValueError, OSError):  # a closed or odd stream
+                reconfigure(errors="replace")
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return its exit code."""
+    _safe_streams()
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version (0) and usage errors (2)
+        return exc.code if isinstance(exc.code, int) else USAGE
+    command = _command_of(args)
+    if command is None:
+        parser.print_help(sys.stderr)
+        return USAGE
+    try:
+        return command(args)
+    except UsageError as exc:
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return USAGE
+    except (ConfigError, PluginLoadError, PluginValidationError, ToolhooksError) as exc:
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        if isinstance(exc, (PluginLoadError, PluginValidationError)):
+            print(f"{PROG}: run `toolhooks doctor` for every check and how to fix it",
+                  file=sys.stderr)  # fmt: skip
+        return PROBLEMS
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`toolhooks logs | head`): stop quietly, like other tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return OK
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__

@@ -1,0 +1,145 @@
+"""What the commands share: finding the config, building a runtime, printing JSON and notes."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import importlib
+import json
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from .._config import LoadedConfig, discover, load_config
+from .._runtime import Runtime
+
+Command = Callable[[argparse.Namespace], int]
+"""What a subcommand's ``func`` default is: it gets the parsed args and returns the exit code."""
+
+OK, PROBLEMS, USAGE = 0, 1, 2
+HOOK_LABELS = {
+    "before_tool_call": "before",
+    "after_tool_call": "after",
+    "tool_visible": "visible",
+    "on_event": "event",
+}
+
+
+class UsageError(Exception):
+    """A command line that parsed but cannot be used (exit 2, like an argparse error)."""
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE`` after the subcommand too; it overrides a global ``--config``."""
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        default=argparse.SUPPRESS,
+        help="the config file (default: toolhooks.toml, [tool.toolhooks] in pyproject.toml, "
+        "then $TOOLHOOKS_CONFIG)",
+    )
+
+
+def add_json_option(parser: argparse.ArgumentParser, what: str = "the result") -> None:
+    parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+
+
+def config_path(args: argparse.Namespace) -> Path | None:
+    """The file ``--config`` names, else the one :func:`discover` finds, else None (defaults)."""
+    given: str | None = getattr(args, "config", None)
+    if given:
+        return Path(given)
+    found, _ = discover()
+    return found
+
+
+def read_config(args: argparse.Namespace) -> LoadedConfig:
+    """The validated config; raises ConfigError (exit 1) for a missing or invalid file."""
+    return load_config(config_path(args))
+
+
+def skipping_load_errors(config: LoadedConfig) -> LoadedConfig:
+    """A copy of ``config`` with ``[plugins] on_load_error = "skip"`` (failures get listed)."""
+    plugins = config.plugins.model_copy(update={"on_load_error": "skip"})
+    return dataclasses.replace(config, plugins=plugins)
+
+
+def with_tables(config: LoadedConfig, changes: dict[str, dict[str, Any]]) -> LoadedConfig:
+    """A copy of ``config`` whose ``[plugins.<name>]`` tables have ``changes`` merged in.
+
+    The copy keeps the source file, so errors still point at it.
+    """
+    data = copy.deepcopy(config.data)
+    plugins = data.setdefault("plugins", {})
+    for name, keys in changes.items():
+        table = plugins.setdefault(name, {})
+        table.update(keys)
+    return dataclasses.replace(config, data=data)
+
+
+def disabling(config: LoadedConfig, names: Iterable[str]) -> LoadedConfig:
+    """A copy of ``config`` with ``names`` added to ``[plugins] disable``."""
+    drop = [name for name in names if name not in config.plugins.disable]
+    plugins = config.plugins.model_copy(update={"disable": [*config.plugins.disable, *drop]})
+    return dataclasses.replace(config, plugins=plugins)
+
+
+def build_runtime(config: LoadedConfig, **kwargs: Any) -> Runtime:
+    """A runtime with the built-ins and installed plugins, as the agent would build it."""
+    return Runtime(config=config, **kwargs)
+
+
+def plugin_table(config: LoadedConfig, name: str) -> dict[str, Any]:
+    """The plugin's own keys from ``[plugins.<name>]`` (framework keys removed)."""
+    _, own = config.plugin_settings(name)
+    return own
+
+
+def print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False, default=_json_default)
+    sys.stdout.write("\n")
+
+
+def json_line(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=_json_default)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, Path):
+        return str(value)
+    return repr(value)
+
+
+def note(message: str) -> None:
+    """A message for the person at the terminal, on stderr (stdout stays parseable)."""
+    print(f"toolhooks: {message}", file=sys.stderr)
+
+
+def hook_order(hooks: Iterable[str]) -> list[str]:
+    """Hook names in pipeline order (before, after, visible, event), unknown ones last."""
+    order = list(HOOK_LABELS)
+    return sorted(hooks, key=lambda hook: order.index(hook) if hook in order else len(order))
+
+
+def hooks_label(hooks: Iterable[str]) -> str:
+    return ",".join(HOOK_LABELS.get(hook, hook) for hook in hook_order(hooks)) or "-"
+
+
+def event_log_module() -> Any:
+    """The event_log plugin package (its ``read_events`` / ``log_files`` readers), or None."""
+    try:
+        return importlib.import_module("toolhooks.plugins.event_log")
+    except ImportError:  # pragma: no cover - a broken installation
+        return None
+
+
+def tools_label(tools: Iterable[str] | None) -> str:
+    return "*" if tools is None else ",".join(tools) or "(none)"
+
+
+def shown_config(config: LoadedConfig) -> str:
+    return config.file or "(no config file: defaults)"

@@ -1,0 +1,187 @@
+"""What happened to one call, in words: the decision kinds the demo and replay print.
+
+Kinds (``Decision.kinds``, in this order): ``blocked_by_policy``, ``approval_requested_then_blocked``,
+``loop_critical``, ``blocked`` (any other hook, or the core), ``approval_denied``,
+``approval_granted``, ``rewritten``, ``loop_warning``, ``truncated``, ``result_changed``,
+``error`` (the tool failed), ``allowed`` (ran, nothing else to say).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._events import Event
+from .._results import Outcome
+
+LABELS = {
+    "blocked_by_policy": "blocked by policy",
+    "approval_requested_then_blocked": "approval requested, then blocked",
+    "loop_critical": "loop critical (blocked)",
+    "blocked": "blocked",
+    "approval_denied": "approval denied",
+    "approval_granted": "approval granted",
+    "rewritten": "rewritten",
+    "loop_warning": "loop warning",
+    "truncated": "truncated",
+    "result_changed": "result changed",
+    "error": "tool error",
+    "allowed": "allowed",
+}
+ACTIONS = ("blocked", "rewrote", "asked_approval", "warned", "truncated", "changed_result")
+_QUIET_AFTER = ("loop_detection", "result_budget")
+
+
+@dataclass
+class Decision:
+    """One call's fate: status, decision kinds, the plugins involved and a sentence per kind."""
+
+    index: int
+    line: int
+    tool: str
+    params: dict[str, Any]
+    status: str
+    call_id: str
+    kinds: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+    by: list[str] = field(default_factory=list)
+    actions: list[tuple[str, str]] = field(default_factory=list)
+    artifact: str | None = None
+    note: str | None = None
+
+    @property
+    def label(self) -> str:
+        first = LABELS[self.kinds[0]]
+        if self.kinds[0] == "blocked" and self.by:
+            first = f"blocked by {self.by[0]}"
+        return " + ".join([first, *(LABELS[k] for k in self.kinds[1:])])
+
+    @property
+    def detail(self) -> str:
+        return "; ".join(self.details)
+
+    @property
+    def detail_lines(self) -> str:
+        """The details one per line (what the demo prints under each call)."""
+        return "\n".join(self.details)
+
+    def add(self, kind: str, detail: str | None, plugin: str | None = None,
+            action: str | None = None) -> None:  # fmt: skip
+        self.kinds.append(kind)
+        if detail:
+            self.details.append(detail)
+        if plugin and plugin not in self.by:
+            self.by.append(plugin)
+        if plugin and action:
+            self.actions.append((plugin, action))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index, "line": self.line, "tool": self.tool, "status": self.status,
+            "decision": self.label, "kinds": list(self.kinds), "by": list(self.by),
+            "detail": self.detail, "call_id": self.call_id, "artifact": self.artifact,
+            "params": self.params,
+        }  # fmt: skip
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    text = repr(value) if not isinstance(value, str) else f'"{value}"'
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def classify(index: int, line: int, proposed: dict[str, Any], outcome: Outcome,
+             events: list[Event]) -> Decision:  # fmt: skip
+    """Explain ``outcome`` with the events recorded for its call."""
+    decision = Decision(index, line, outcome.tool, dict(outcome.params or proposed),
+                        outcome.status, outcome.call_id)  # fmt: skip
+    asked = next((e for e in events if e.event == "hook.decision" and e.data.get("require_approval")
+                  and e.data.get("applied", True)), None)  # fmt: skip
+    asked_text = f"{asked.plugin} asked {_shown(asked.data['require_approval'])}" if asked else ""
+    if outcome.status == "blocked":
+        by = outcome.blocked_by or "?"
+        reason = outcome.reason or outcome.content
+        denied = next((e for e in events if e.event == "policy.denied"), None)
+        critical = next((e for e in events if e.event == "loop.critical"), None)
+        if by == "policy" and denied is not None:
+            decision.add("blocked_by_policy", f"rule {denied.data.get('rule')}: {denied.data.get('detail')}",
+                         by, "blocked")  # fmt: skip
+        elif asked is not None and asked.plugin != by:
+            decision.add("approval_requested_then_blocked", f"{asked_text}; {by} blocked it: {reason}",
+                         asked.plugin, "asked_approval")  # fmt: skip
+            decision.by.append(by)
+            decision.actions.append((by, "blocked"))
+        elif critical is not None and by == critical.plugin:
+            decision.add("loop_critical", reason, by, "blocked")
+        else:
+            decision.add("blocked", reason, by, "blocked")
+    elif outcome.status == "denied":
+        plugin = asked.plugin if asked else None
+        text = f"{asked_text}; {outcome.reason}" if asked else outcome.reason
+        decision.add("approval_denied", text, plugin, "asked_approval")
+    else:
+        _ran(decision, proposed, outcome, events, asked_text, asked.plugin if asked else None)
+    return decision
+
+
+def _ran(decision: Decision, proposed: dict[str, Any], outcome: Outcome, events: list[Event],
+         asked_text: str, asked_by: str | None) -> None:  # fmt: skip
+    if outcome.approval in ("allow-once", "allow-always"):
+        resolved = next((e for e in events if e.event == "approval.resolved"), None)
+        how = (
+            " (remembered allow-always)"
+            if resolved is not None and resolved.data.get("remembered")
+            else ""
+        )
+        decision.add("approval_granted", f"{asked_text}; answered {outcome.approval}{how}", asked_by,
+                     "asked_approval")  # fmt: skip
+    final = outcome.params or {}
+    for name, plugin in outcome.rewritten_by.items():
+        before = _shown(proposed[name]) if name in proposed else "(absent)"
+        after = _shown(final[name]) if name in final else "(removed)"
+        decision.add(
+            "rewritten", f"{plugin} changed {name}: {before} -> {after}", plugin, "rewrote"
+        )
+    for event in events:
+        if event.event == "loop.warning":
+            decision.add("loop_warning", str(event.data.get("message", "")), event.plugin, "warned")
+    trimmed = next((e for e in events if e.event == "result.trimmed"), None)
+    if outcome.truncated:
+        decision.artifact = outcome.artifact
+        if trimmed is not None:
+            data = trimmed.data
+            size = f"{data.get('original_chars'):,} chars, {data.get('kept_chars'):,} kept"
+        else:
+            size = "trimmed"
+        where = f"full result: {outcome.artifact}" if outcome.artifact else "full result not stored"
+        decision.add("truncated", size, trimmed.plugin if trimmed else None, "truncated")
+        decision.details.append(where)
+    for event in events:
+        data = event.data
+        if (event.event == "hook.decision" and data.get("hook") == "after_tool_call" and
+                event.plugin not in _QUIET_AFTER and (data.get("content") or data.get("note"))):  # fmt: skip
+            decision.add("result_changed", str(data.get("note") or f"{event.plugin} changed the result"),
+                         event.plugin, "changed_result")  # fmt: skip
+    if outcome.status == "error":
+        decision.kinds.insert(0, "error")
+        decision.details.insert(0, outcome.content)
+    elif not decision.kinds:
+        decision.add("allowed", None)
+
+
+def summarize(decisions: list[Decision]) -> dict[str, Any]:
+    """Counts by status, by decision kind, and by plugin and action."""
+    by_status = Counter(d.status for d in decisions)
+    by_kind = Counter(kind for d in decisions for kind in d.kinds)
+    by_plugin: dict[str, Counter[str]] = {}
+    for d in decisions:
+        for plugin, action in dict.fromkeys(d.actions):
+            by_plugin.setdefault(plugin, Counter())[action] += 1
+    return {
+        "calls": len(decisions),
+        "by_status": {
+            s: by_status[s] for s in ("ok", "error", "blocked", "denied") if by_status[s]
+        },
+        "by_kind": {k: by_kind[k] for k in LABELS if by_kind[k]},
+        "by_plugin": {p: {a: c[a] for a in ACTIONS if c[a]} for p, c in sorted(by_plugin.items())},
+    }

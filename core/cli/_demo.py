@@ -1,0 +1,224 @@
+"""``toolhooks demo``: a coding agent's recorded session through the real pipeline, explained.
+
+The built-ins (policy, loop_detection, result_budget, event_log), the example plugin
+``workspace_guard`` when ``toolhooks-example`` is installed, and ``change_window`` (defined here,
+demo only) run on the embedded config ``toolhooks/demo/toolhooks.toml``; the approver answers
+from the transcript ``toolhooks/demo/transcript.jsonl``. Nothing real runs: each call's recorded
+result stands in for the tool. Files go to a fresh temporary folder, or ``--dir PATH``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import re
+import secrets
+import shlex
+import tempfile
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .._config import LoadedConfig, load_config, read_toml
+from .._hookimpl import hookimpl
+from .._loader import autoload_disabled, discover
+from .._models import ToolCall
+from .._results import BeforeToolCallResult
+from . import _table
+from ._common import OK, print_json
+from ._decisions import summarize
+from ._replay import replay
+from ._transcript import Answers, read_transcript
+
+HELP = "run a bundled agent transcript through the real pipeline and show every decision"
+DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else None
+EXAMPLE = "workspace_guard"
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_MOMENT = re.compile(r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*\s+(\d{1,2}):(\d{2})", re.IGNORECASE)
+
+
+def week_minute(text: str) -> int:
+    """``"Fri 16:00"`` -> minutes since Monday 00:00."""
+    match = _MOMENT.fullmatch(text.strip())
+    if match is None or int(match.group(2)) > 23 or int(match.group(3)) > 59:
+        raise ValueError(f"{text!r} is not a weekday and time such as 'Fri 16:00'")
+    return (
+        DAYS.index(match.group(1).lower()[:3]) * 1440
+        + int(match.group(2)) * 60
+        + int(match.group(3))
+    )
+
+
+class ChangeWindow:
+    """Demo-only plugin: no production deploys during the weekly change freeze.
+
+    It runs late (priority 100, after workspace_guard's approval request), so the demo shows a
+    call that asked for approval and was still blocked by a later hook.
+    """
+
+    name: ClassVar[str] = "change_window"
+    priority: ClassVar[int] = 100
+
+    class Config(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+        freeze: str = "Fri 16:00 - Mon 08:00"
+        clock: str | None = Field(default=None, description="a fixed 'now' (the demo's clock)")
+        deploy_pattern: str = r"\bdeploy\S*\s+(?:--?\S+\s+)*prod(?:uction)?\b"
+
+        @field_validator("freeze")
+        @classmethod
+        def _check_freeze(cls, value: str) -> str:
+            start, sep, end = value.partition("-")
+            if not sep:
+                raise ValueError("freeze must look like 'Fri 16:00 - Mon 08:00'")
+            week_minute(start)
+            week_minute(end)
+            return value
+
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or self.Config()
+        start, _, end = self.config.freeze.partition("-")
+        self.start, self.end = week_minute(start), week_minute(end)
+        self.deploy = re.compile(self.config.deploy_pattern, re.IGNORECASE)
+
+    def now(self) -> int:
+        if self.config.clock is not None:
+            return week_minute(self.config.clock)
+        moment = datetime.now()
+        return moment.weekday() * 1440 + moment.hour * 60 + moment.minute
+
+    def frozen(self) -> bool:
+        now = self.now()
+        if self.start <= self.end:
+            return self.start <= now < self.end
+        return now >= self.start or now < self.end
+
+    @hookimpl(tools=["exec"])
+    def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
+        command = call.params.get("command")
+        if not isinstance(command, str) or not self.deploy.search(command) or not self.frozen():
+            return None
+        clock = f"{self.config.clock} (demo clock)" if self.config.clock else "now"
+        return BeforeToolCallResult(block=True, block_reason=(
+            f"Change freeze {self.config.freeze}: no production deploys; it is {clock}"))  # fmt: skip
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("demo", help=HELP, description=DESCRIPTION,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--dir", metavar="PATH", type=Path,
+                        help="write the event log and artifacts here, e.g. .toolhooks/demo "
+                        "(default: a new temporary folder)")  # fmt: skip
+    parser.add_argument("--json", action="store_true", help="print the decisions as JSON")
+    parser.set_defaults(func=run)
+
+
+def example_state() -> tuple[str, str | None]:
+    """How the example plugin takes part: "entry point", "registered" or "missing" (with why)."""
+    if autoload_disabled():
+        return "missing", "third-party autoload is disabled (TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD)"
+    candidates, _ = discover()
+    if any(c.name == EXAMPLE for c in candidates):
+        return "entry point", None
+    if importlib.util.find_spec("toolhooks_example") is not None:
+        return "registered", None
+    return (
+        "missing",
+        "toolhooks-example is not installed (pip install -e contrib/toolhooks-example)",
+    )
+
+
+def demo_toml() -> dict[str, Any]:
+    """The embedded ``toolhooks/demo/toolhooks.toml``, parsed."""
+    source = resources.files("toolhooks.demo").joinpath("toolhooks.toml")
+    with resources.as_file(source) as path:
+        return read_toml(Path(path))
+
+
+def demo_config(folder: Path, example: str) -> LoadedConfig:
+    """The embedded config with its paths placed in ``folder``."""
+    data = demo_toml()
+    tables = data["plugins"]
+    tables["event_log"]["path"] = str(folder / tables["event_log"]["path"])
+    tables["result_budget"]["artifact_dir"] = str(folder / tables["result_budget"]["artifact_dir"])
+    if example != "entry point":
+        tables["only"] = [name for name in tables["only"] if name != EXAMPLE]
+        tables.pop(EXAMPLE)
+    return load_config(data)
+
+
+def example_plugin() -> Any:
+    """``toolhooks_example.WorkspaceGuard`` built from the demo config, named like its entry point."""
+    table = demo_toml()["plugins"][EXAMPLE]
+    guard_class = importlib.import_module("toolhooks_example").WorkspaceGuard
+    guard = guard_class(guard_class.Config.model_validate(table))
+    guard.name = EXAMPLE
+    return guard
+
+
+def describe_call(tool: str, params: dict[str, Any]) -> str:
+    """``exec rm -rf build/`` - the tool and its main argument, as a person would type it."""
+    for key in ("command", "path", "query", "to", "action"):
+        value = params.get(key)
+        if isinstance(value, str):
+            more = (
+                [v for k, v in params.items() if k != key and isinstance(v, str)]
+                if key == "action"
+                else []
+            )
+            return " ".join([tool, value, *more])
+    return f"{tool} {' '.join(f'{k}={shlex.quote(str(v))}' for k, v in params.items())}".rstrip()
+
+
+def run(args: argparse.Namespace) -> int:
+    folder = (args.dir or Path(tempfile.mkdtemp(prefix="toolhooks-demo-"))).absolute()
+    folder.mkdir(parents=True, exist_ok=True)
+    example, missing = example_state()
+    config = demo_config(folder, example)
+    plugins: list[Any] = [ChangeWindow]
+    if example == "registered":
+        plugins.append(example_plugin())
+    text = (
+        resources.files("toolhooks.demo").joinpath("transcript.jsonl").read_text(encoding="utf-8")
+    )
+    transcript = read_transcript(text.splitlines(), prefix=f"demo-{secrets.token_hex(3)}")
+    answers = Answers(by="the demo's approver")
+    decisions, recorder = replay(config, transcript, answers, plugins)
+    log = folder / "events.jsonl"
+    if args.json:
+        print_json({"folder": str(folder), "event_log": str(log), "events": recorder.total,
+                    "example_plugin": example, "calls": [d.to_dict() for d in decisions]})  # fmt: skip
+        return OK
+    print("toolhooks demo: a coding agent's session, every call through the real pipeline")
+    print("(recorded results stand in for the tools; the approver answers from the transcript)")
+    print()
+    chain = "policy > loop_detection > " + ("workspace_guard > " if example != "missing" else "")
+    print(_table.pairs([
+        ("plugins", chain + "change_window (demo) > result_budget"),
+        ("events", "event_log writes every event of every call to a JSONL file"),
+        ("config", 'profile "coding"; loop warning at 3 repeats, block at 5; results over 2,500 '
+                   "chars trimmed"),
+    ]))  # fmt: skip
+    if missing:
+        print(f"note     {EXAMPLE} is not part of this run: {missing}")
+    print()
+    rows = [[d.index, describe_call(d.tool, transcript.lines[d.index - 1].call.get("params") or {}),
+             d.label] for d in decisions]  # fmt: skip
+    print(_table.render(["#", "CALL", "DECISION"], rows, align=["right"], max_width=46,
+                        notes=[d.detail_lines for d in decisions]))  # fmt: skip
+    statuses = summarize(decisions)["by_status"]
+    print()
+    print(f"{len(decisions)} calls: " + ", ".join(f"{n} {s}" for s, n in statuses.items()))
+    print()
+    print(_table.pairs([
+        ("event log", f"{log} ({recorder.total} events)"),
+        ("follow it", f"toolhooks logs --file {shlex.quote(str(log))} --follow"),
+        ("one call", f"toolhooks logs --file {shlex.quote(str(log))} --call {decisions[-1].call_id}"),
+        ("artifacts", str(folder / "artifacts")),
+    ]))  # fmt: skip
+    return OK

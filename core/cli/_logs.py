@@ -1,0 +1,226 @@
+"""``toolhooks logs``: read the JSONL event log, filter it, group each call's events, follow it.
+
+Following is ``tail -F``: the file is read from its start; at its end the reader polls. It notices
+a rotation (the path now names another file: renamed to ``events.jsonl.1`` and a new one started)
+and a truncation (the file is shorter than what was read), finishes what the old file still held
+and continues with the new one from its start. Only complete lines are used, so a line being
+written is never cut in two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from ._common import (
+    OK,
+    PROBLEMS,
+    add_config_option,
+    event_log_module,
+    json_line,
+    note,
+    plugin_table,
+    read_config,
+)
+from ._events import EventFilter, GroupedPrinter, parse_since
+
+HELP = "read the JSONL event log (filter by trace, call, session, time, event; --follow)"
+DESCRIPTION = """\
+Print the events of the JSONL event log ([plugins.event_log] path, default
+.toolhooks/events.jsonl), oldest first, rotated files included. A person sees each call's events
+grouped under one heading; --json prints the matching events as JSON lines, unchanged.
+
+--follow keeps printing new events as they are written, across rotation (the log is renamed to
+events.jsonl.1 and a new file started), until interrupted. Exit code 1 when there is no log
+(without --follow, which waits for it)."""
+DEFAULT_PATH = ".toolhooks/events.jsonl"
+CHUNK = 1 << 16
+MAX_PARTIAL = 64 << 20  # a "line" longer than this without a newline is dropped
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("logs", help=HELP, description=DESCRIPTION,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("-f", "--follow", action="store_true", help="keep printing new events")
+    parser.add_argument("--json", action="store_true", help="print matching events as JSON lines")
+    parser.add_argument("--trace", metavar="ID", help="only this trace (an id or its prefix)")
+    parser.add_argument("--call", metavar="ID", help="only this call (an id or its prefix)")
+    parser.add_argument("--session", metavar="ID", help="only this session")
+    parser.add_argument("--since", metavar="WHEN", type=parse_since,
+                        help="only events after WHEN: 30s, 10m, 2h, 1d, or an ISO date and time")  # fmt: skip
+    parser.add_argument("--event", metavar="NAME", action="append", default=[],
+                        help="only these events (repeatable, comma-separated, * wildcard: tool.*)")  # fmt: skip
+    parser.add_argument("--file", metavar="PATH",
+                        help="the log file (default: [plugins.event_log] path in config)")  # fmt: skip
+    parser.add_argument("--poll", metavar="SECONDS", type=_positive, default=0.25,
+                        help=argparse.SUPPRESS)  # fmt: skip
+    add_config_option(parser)
+    parser.set_defaults(func=run)
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be greater than 0")
+    return value
+
+
+def log_path(args: argparse.Namespace) -> Path:
+    """``--file``, else ``[plugins.event_log] path`` from the config, else the default."""
+    if args.file:
+        return Path(args.file)
+    configured = plugin_table(read_config(args), "event_log").get("path", DEFAULT_PATH)
+    return Path(os.path.expanduser(str(configured)))
+
+
+def history(path: Path, include_current: bool) -> Iterator[dict[str, Any]]:
+    """The events already written, oldest rotated file first."""
+    reader = event_log_module()
+    if reader is None:  # pragma: no cover - the built-in is part of the distribution
+        return
+    files: list[str] = reader.log_files(path, include_rotated=True)
+    if not include_current:
+        files = [name for name in files if Path(name) != path]
+    for name in files:
+        yield from reader.read_events(name, include_rotated=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = log_path(args)
+    keep = EventFilter(args.trace, args.call, args.session, args.since, args.event)
+    out = sys.stdout
+    printer = GroupedPrinter(out)
+
+    def emit(event: dict[str, Any]) -> None:
+        if not keep(event):
+            return
+        if args.json:
+            out.write(json_line(event) + "\n")
+        else:
+            printer.print(event)
+        if args.follow:
+            out.flush()
+
+    if not args.follow:
+        if not path.exists() and not any(True for _ in history(path, include_current=False)):
+            note(f"no event log at {path} (nothing logged yet, or [plugins.event_log] path "
+                 "points elsewhere: pass --file or --config)")  # fmt: skip
+            return PROBLEMS
+        for event in history(path, include_current=True):
+            emit(event)
+        printer.finish()
+        return OK
+    for event in history(path, include_current=False):
+        emit(event)
+    if not path.exists():
+        note(f"waiting for {path} to be written (Ctrl-C to stop)")
+    out.flush()
+    try:
+        for event in follow_events(path, args.poll):
+            emit(event)
+    except KeyboardInterrupt:
+        pass
+    printer.finish()
+    return OK
+
+
+def follow_events(
+    path: Path, poll: float, stop: Callable[[], bool] | None = None
+) -> Iterator[dict[str, Any]]:
+    """Every event of ``path`` from its start, then each new one, across rotation."""
+    for raw in follow_lines(path, poll, stop):
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            continue  # a fragment left by a write that was cut short
+        if isinstance(event, dict):
+            yield event
+
+
+class _Tail:
+    """One open file and the partial line read from it so far."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        stat = os.fstat(handle.fileno())
+        self.identity = (stat.st_dev, stat.st_ino)
+        self.partial = b""
+
+    def read(self) -> list[bytes]:
+        """The complete lines that arrived since the last read (maybe none)."""
+        lines: list[bytes] = []
+        while True:
+            chunk = self.handle.read(CHUNK)
+            if not chunk:
+                return lines
+            data = self.partial + chunk
+            pieces = data.split(b"\n")
+            self.partial = pieces.pop()
+            if len(self.partial) > MAX_PARTIAL:
+                self.partial = b""
+            lines.extend(piece for piece in pieces if piece.strip())
+
+    def replaced(self, path: Path) -> bool:
+        """True when ``path`` no longer names this file, or the file was truncated."""
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return False  # gone for now: keep reading the old file until a new one appears
+        if (stat.st_dev, stat.st_ino) != self.identity:
+            return True
+        if stat.st_size < self.handle.tell():
+            self.handle.seek(0)
+            self.partial = b""
+        return False
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+def _open(path: Path) -> _Tail | None:
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - owned by the _Tail, closed by follow_lines
+    except OSError:
+        return None
+    return _Tail(handle)
+
+
+def follow_lines(
+    path: Path, poll: float = 0.25, stop: Callable[[], bool] | None = None
+) -> Iterator[bytes]:
+    """Yield each complete line of ``path`` from its start, then as it is written, forever.
+
+    :param poll: seconds to sleep when there is nothing new.
+    :param stop: called while idle; returning True ends the iteration (tests use it).
+    """
+    tail = _open(path)
+    try:
+        while True:
+            if tail is None:
+                tail = _open(path)
+            if tail is not None:
+                lines = tail.read()
+                if lines:
+                    yield from lines
+                    continue
+                if tail.replaced(path):
+                    # Rotated: what was appended to the old file before the switch comes first.
+                    yield from tail.read()
+                    tail.close()
+                    tail = _open(path)
+                    continue
+            if stop is not None and stop():
+                return
+            time.sleep(poll)
+    finally:
+        if tail is not None:
+            tail.close()

@@ -1,0 +1,168 @@
+"""``toolhooks replay``: recorded tool calls through the pipeline, with their recorded results.
+
+Nothing real runs: each line's ``result`` / ``error`` stands in for the tool, and its
+``approve`` answers an approval. So a policy can be tried on last week's traffic before it is
+deployed. The replay's own events are not written to the configured event log (it would mix
+with real traffic) unless ``--events FILE`` names a log for them; full results of trimmed calls
+go to a temporary artifact folder unless ``--artifacts DIR`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .._config import LoadedConfig
+from .._results import DECISIONS
+from . import _table
+from ._common import (
+    OK,
+    PROBLEMS,
+    add_config_option,
+    add_json_option,
+    build_runtime,
+    disabling,
+    note,
+    print_json,
+    read_config,
+    shown_config,
+    with_tables,
+)
+from ._decisions import ACTIONS, Decision, classify, summarize
+from ._transcript import Answers, Line, Recorder, Transcript, load_transcript, run_lines
+
+HELP = "feed a recorded transcript (JSONL) through the pipeline and print every decision"
+DESCRIPTION = """\
+Feed recorded tool calls through the pipeline of this config (--config FILE) without running
+any tool: each line's recorded result stands in for the tool. Prints the decision of every call
+and a summary (counts by status and by plugin); --json for CI.
+
+The transcript is JSON Lines, one call per line:
+  {"name": "exec", "params": {"command": "ls"}, "session_id": "s1", "result": "a.txt"}
+keys: name, params, id, session_id, run_id, trace_id, agent_id, sender, origin,
+context_window_tokens, result (what the tool returned) or error (its failure message), approve
+(allow-once / allow-always / deny: the answer to an approval), note (ignored).
+
+Exit code 1 when a line cannot be read or a call ends with a --fail-on status."""
+STATUSES = ("ok", "error", "blocked", "denied")
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("replay", help=HELP, description=DESCRIPTION,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("transcript", metavar="TRANSCRIPT.jsonl", type=Path)
+    parser.add_argument("--approve", choices=DECISIONS, default="deny",
+                        help="the answer to an approval when the line has no 'approve' (default: deny)")  # fmt: skip
+    parser.add_argument("--fail-on", metavar="STATUS", action="append", default=[],
+                        type=_status, help="exit 1 when a call ends with STATUS (blocked, denied, "
+                        "error, ok; repeatable or comma-separated)")  # fmt: skip
+    parser.add_argument("--events", metavar="FILE", type=Path,
+                        help="write the replay's event log here (default: no event log)")  # fmt: skip
+    parser.add_argument("--artifacts", metavar="DIR", type=Path,
+                        help="keep full results of trimmed calls here (default: a temporary folder)")  # fmt: skip
+    add_json_option(parser, "the decisions and the summary")
+    add_config_option(parser)
+    parser.set_defaults(func=run)
+
+
+def _status(text: str) -> list[str]:
+    values = [part.strip() for part in text.split(",") if part.strip()]
+    for value in values:
+        if value not in STATUSES:
+            raise argparse.ArgumentTypeError(
+                f"unknown status {value!r} (expected {', '.join(STATUSES)})"
+            )
+    return values
+
+
+def replay_config(config: LoadedConfig, events: Path | None, artifacts: Path) -> LoadedConfig:
+    """The config with the replay's own event log (or none) and artifact folder."""
+    changes: dict[str, dict[str, Any]] = {"result_budget": {"artifact_dir": str(artifacts)}}
+    if events is None:
+        return disabling(with_tables(config, changes), ["event_log"])
+    changes["event_log"] = {"path": str(events)}
+    return with_tables(config, changes)
+
+
+def replay(config: LoadedConfig, transcript: Transcript, answers: Answers,
+           plugins: Sequence[Any] = ()) -> tuple[list[Decision], Recorder]:  # fmt: skip
+    """Run every line through a runtime of ``config`` (plus ``plugins``); the decisions and the
+    recorder (which counted the events)."""
+    recorder = Recorder()
+    runtime = build_runtime(config, plugins=[*plugins, recorder], approver=answers)
+    decisions: list[Decision] = []
+
+    def collect(line: Line, outcome: Any, events: list[Any]) -> None:
+        params = line.call.get("params") or {}
+        decisions.append(classify(len(decisions) + 1, line.number, params, outcome, events))
+
+    try:
+        run_lines(runtime, transcript.lines, answers, recorder, collect)
+    finally:
+        runtime.close()
+    return decisions, recorder
+
+
+def run(args: argparse.Namespace) -> int:
+    config = read_config(args)
+    try:
+        transcript = load_transcript(args.transcript)
+    except (OSError, UnicodeDecodeError) as exc:
+        note(f"cannot read {args.transcript}: {getattr(exc, 'strerror', None) or exc}")
+        return PROBLEMS
+    with tempfile.TemporaryDirectory(prefix="toolhooks-replay-") as scratch:
+        artifacts = args.artifacts or Path(scratch) / "artifacts"
+        effective = replay_config(config, args.events, artifacts)
+        answers = Answers(args.approve, by="replay")
+        decisions, _ = replay(effective, transcript, answers)
+    summary = summarize(decisions)
+    failing = {status for group in args.fail_on for status in group}
+    failed = [d for d in decisions if d.status in failing]
+    problems = bool(transcript.errors) or bool(failed)
+    if args.json:
+        print_json({"transcript": str(args.transcript), "config": config.file,
+                    "calls": [d.to_dict() for d in decisions], "summary": summary,
+                    "errors": [{"line": n, "error": e} for n, e in transcript.errors],
+                    "failed": [d.index for d in failed], "ok": not problems})  # fmt: skip
+        return PROBLEMS if problems else OK
+    print(_table.pairs([("transcript", f"{args.transcript} ({len(decisions)} calls)"),
+                        ("config", shown_config(config))]))  # fmt: skip
+    print()
+    print(decision_table(decisions))
+    print_summary(summary)
+    for number, error in transcript.errors:
+        note(f"{args.transcript}:{number}: skipped: {error}")
+    if failed:
+        note(f"{len(failed)} call(s) ended {' or '.join(sorted(failing))} (--fail-on)")
+    return PROBLEMS if problems else OK
+
+
+def decision_table(decisions: list[Decision]) -> str:
+    rows = [[d.index, d.line, d.tool, d.status, d.label, d.detail] for d in decisions]
+    return _table.render(["#", "LINE", "TOOL", "STATUS", "DECISION", "DETAIL"], rows,
+                         align=["right", "right"], wrap=5, empty="(no calls)")  # fmt: skip
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    print()
+    statuses = summary["by_status"]
+    print(
+        f"{summary['calls']} calls: "
+        + (", ".join(f"{n} {s}" for s, n in statuses.items()) or "none")
+    )
+    plugins = summary["by_plugin"]
+    if not plugins:
+        return
+    print()
+    headers = ["PLUGIN", *(action.upper().replace("_", " ") for action in ACTIONS)]
+    rows = [
+        [name, *(counts.get(action, 0) for action in ACTIONS)] for name, counts in plugins.items()
+    ]
+    print(
+        _table.render(
+            headers, rows, align=["left", "right", "right", "right", "right", "right", "right"]
+        )
+    )
