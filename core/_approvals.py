@@ -33,19 +33,18 @@ class Resolution:
 
 
 def _normalise(raw: Any) -> tuple[str | None, str | None, str | None]:
+    fields: tuple[Any, Any, Any]
     if isinstance(raw, ApprovalDecision):
-        return raw.decision, raw.reason, raw.by
-    if isinstance(raw, str):
-        return raw, None, None
-    if isinstance(raw, Mapping):
-        decision = raw.get("decision")
-        reason, by = raw.get("reason"), raw.get("by")
-        return (
-            decision if isinstance(decision, str) else None,
-            reason if isinstance(reason, str) else None,
-            by if isinstance(by, str) else None,
-        )
-    return None, None, None
+        fields = (raw.decision, raw.reason, raw.by)
+    elif isinstance(raw, str):
+        fields = (raw, None, None)
+    elif isinstance(raw, Mapping):
+        fields = (raw.get("decision"), raw.get("reason"), raw.get("by"))
+    else:
+        return None, None, None
+    # Plain str copies: a str subclass must not be able to compare equal to "allow-once".
+    decision, reason, by = (str.__str__(f) if isinstance(f, str) else None for f in fields)
+    return decision, reason, by
 
 
 class ApprovalBook:
@@ -115,7 +114,10 @@ def ask(approver: Approver | None, pending: PendingApproval) -> Pipeline[Resolut
         return Resolution("deny", f"Approval failed: {type(exc).__name__}: {exc}")
     if time.time() > pending.expires_at + 0.5:
         return Resolution("deny", TIMED_OUT)
-    decision, reason, by = _normalise(raw)
+    try:
+        decision, reason, by = _normalise(raw)
+    except Exception as exc:  # a mapping that raises while it is read
+        return Resolution("deny", f"Approval failed: {type(exc).__name__}: {exc}")
     if decision not in DECISIONS or decision not in request.allowed_decisions:
         shown = decision if decision is not None else type(raw).__name__
         return Resolution("deny", f"{DENIED_BY_USER} (decision {shown!r} is not allowed)", by=by)

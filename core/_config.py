@@ -8,7 +8,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -38,12 +38,13 @@ class PluginsTable(_Strict):
 
 
 class FrameworkSettings(_Strict):
-    priority: int | None = None
+    # Strict types: `enabled = "no"` or `priority = true` are mistakes, not values to coerce.
+    priority: int | None = Field(default=None, strict=True)
     mode: Literal["enforce", "audit"] | None = None
     on_error: Literal["block", "ignore"] | None = None
-    timeout_s: float | None = Field(default=None, gt=0)
-    enabled: bool = True
-    tools: list[str] | None = None
+    timeout_s: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
+    enabled: bool = Field(default=True, strict=True)
+    tools: list[Annotated[str, Field(min_length=1)]] | None = None
 
 
 class ApprovalsTable(_Strict):
@@ -68,7 +69,7 @@ class LoadedConfig:
 
     def error(self, message: str, *path: str) -> ConfigError:
         """A ConfigError for the key at ``path`` (line number looked up in the file)."""
-        full = (*self.prefix, *path)
+        full = tuple(str(part) for part in (*self.prefix, *path))
         line = locate(self.source, full) if self.source is not None else None
         shown = ".".join(_quote(part) for part in full) if full else None
         text = f"{message} (at {shown})" if shown and shown not in message else message
@@ -151,6 +152,10 @@ def read_toml(path: Path) -> dict[str, Any]:
         found = re.search(r"line (\d+)", str(exc))
         line = int(found.group(1)) if found else getattr(exc, "lineno", None)
         raise ConfigError(f"invalid TOML: {exc}", file=str(path), line=line) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"invalid TOML: not UTF-8 ({exc.reason} at byte {exc.start})", file=str(path)
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config: {exc.strerror or exc}", file=str(path)) from None
 
@@ -185,11 +190,16 @@ def load_config(
         return _validated({}, None, ())
     if isinstance(config, Mapping):
         return _validated(dict(config), None, ())
+    if not isinstance(config, (str, os.PathLike)):
+        raise ConfigError(
+            f"config must be a mapping or a path to a TOML file, got {type(config).__name__}"
+        )
     path = Path(config)
     data = read_toml(path)
     prefix: tuple[str, ...] = ()
     if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("toolhooks", {})
+        tool = data.get("tool", {})
+        data = tool.get("toolhooks", {}) if isinstance(tool, Mapping) else tool
         prefix = ("tool", "toolhooks")
     return _validated(data, path, prefix)
 
@@ -208,6 +218,8 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
         raise loaded.error("[plugins] must be a table", "plugins")
     fixed = {k: v for k, v in plugins.items() if k in PLUGINS_KEYS}
     for key, value in plugins.items():
+        if not isinstance(key, str):
+            raise loaded.error(f"[plugins] has a key {key!r} that is not a string", "plugins")
         if key not in PLUGINS_KEYS and not isinstance(value, Mapping):
             raise loaded.error(
                 f"unknown key {key!r} in [plugins] (expected {', '.join(PLUGINS_KEYS)} or a [plugins.<name>] table)",

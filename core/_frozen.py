@@ -74,20 +74,26 @@ class FrozenSetParam(frozenset[Any]):
     __slots__ = ()
 
 
+EMPTY_PARAMS = FrozenDict()
+"""The params of a call that has none; read-only, so one shared instance serves every call."""
+
+
 def freeze_params(params: Mapping[str, Any]) -> FrozenDict:
     """Return a read-only deep copy of ``params``; raise :class:`ParamsError` if it cannot be."""
-    if type(params) is FrozenDict:
-        return params
-    if type(params) is not dict and not isinstance(params, Mapping):
+    kind = type(params)
+    if kind is FrozenDict:
+        return params  # type: ignore[return-value]
+    if kind is not dict and not isinstance(params, Mapping):
         raise ParamsError(f"params must be a mapping, got {type(params).__name__}")
-    values = params.values()
-    if all(type(v) in _SCALARS for v in values):
-        for key in params:
-            if type(key) is not str:
-                raise ParamsError(f"params key {key!r} is not a string")
-        return FrozenDict(params)
-    frozen: FrozenDict = _freeze(params, (), 0)
-    return frozen
+    if not params:
+        return EMPTY_PARAMS
+    # The common case, flat JSON with str keys and scalar values, is one shallow copy; a plain
+    # loop is cheaper here than all() over a generator.
+    for key, value in params.items():
+        if type(value) not in _SCALARS or type(key) is not str:
+            frozen: FrozenDict = _freeze(params, (), 0)
+            return frozen
+    return FrozenDict(params)
 
 
 def freeze_value(value: Any, where: str = "value") -> Any:
@@ -146,6 +152,16 @@ def thaw(value: Any) -> Any:
     return value
 
 
+def thaw_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """``thaw`` for a params mapping, with flat params (the common case) copied in one step."""
+    if not params:
+        return {}
+    for value in params.values():
+        if type(value) not in _SCALARS:
+            return {key: thaw(item) for key, item in params.items()}
+    return dict(params)
+
+
 def _canonical_default(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
@@ -156,6 +172,13 @@ def _canonical_default(value: Any) -> Any:
 
 def canonical_json(value: Any) -> str:
     """Key-sorted, whitespace-free JSON; bytes and sets get tagged encodings; NaN is kept."""
+    try:
+        return _dumps(value)
+    except ValueError:  # an int too long for str() (sys.get_int_max_str_digits): tag it as hex
+        return _dumps(_long_ints_as_hex(value))
+
+
+def _dumps(value: Any) -> str:
     return json.dumps(
         value,
         sort_keys=True,
@@ -164,6 +187,22 @@ def canonical_json(value: Any) -> str:
         default=_canonical_default,
         allow_nan=True,
     )
+
+
+def _long_ints_as_hex(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            int.__repr__(value)
+        except ValueError:
+            return {"$int": hex(value)}
+        return value
+    if isinstance(value, Mapping):
+        return {key: _long_ints_as_hex(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_long_ints_as_hex(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return {"$set": sorted(canonical_json(item) for item in value)}
+    return value
 
 
 def params_digest(

@@ -55,8 +55,12 @@ def hookimpl(
     """
     if priority is not None and (type(priority) is not int):
         raise TypeError("hookimpl(priority=) must be an int")
-    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
-        raise ValueError("hookimpl(timeout=) must be a positive number of seconds")
+    if timeout is not None and not (
+        isinstance(timeout, (int, float))
+        and not isinstance(timeout, bool)
+        and 0 < timeout < float("inf")
+    ):
+        raise ValueError("hookimpl(timeout=) must be a positive, finite number of seconds")
     patterns: tuple[str, ...] | None = None
     if tools is not None:
         if isinstance(tools, str):

@@ -10,14 +10,14 @@ from __future__ import annotations
 import inspect
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ._config import LoadedConfig
+from ._config import FRAMEWORK_KEYS, LoadedConfig
 from ._errors import ConfigError, PluginLoadError
 
 ENTRY_POINT_GROUP = "toolhooks"
@@ -52,7 +52,10 @@ def _normalise(name: str) -> str:
 
 
 def discover() -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
-    """Every ``toolhooks`` entry point, deduplicated; second ones with a taken name are blocked."""
+    """Every ``toolhooks`` entry point, deduplicated; second ones with a taken name are blocked.
+
+    A built-in always keeps its name: a third-party entry point that claims it is the duplicate.
+    """
     found: dict[str, Candidate] = {}
     duplicates: list[tuple[Candidate, str]] = []
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
@@ -70,6 +73,11 @@ def discover() -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
         if taken is None:
             found[candidate.name] = candidate
         elif (taken.value, taken.distribution) != (candidate.value, candidate.distribution):
+            if candidate.builtin and not taken.builtin:
+                # A third party can never take a built-in's name, whatever sys.path order says:
+                # else `only = ["policy"]` would import it instead of the policy fence.
+                found[candidate.name] = candidate
+                candidate, taken = taken, candidate
             duplicates.append(
                 (candidate, f"duplicate plugin name {candidate.name!r}: {taken.from_dist} has it")
             )
@@ -131,16 +139,22 @@ def config_location(target: Any, name: str) -> tuple[str, ...]:
 
 
 def build(target: Any, name: str, config: LoadedConfig) -> Any:
-    """A class is instantiated with its validated ``Config``; a module or instance is used as is."""
-    if not inspect.isclass(target):
-        return target
+    """A class is instantiated with its validated ``Config``; a module or instance is used as is.
+
+    Keys in ``[plugins.<name>]`` that nothing reads are errors, as for a ``Config`` model with
+    ``extra="forbid"``: a typo such as ``mdoe = "audit"`` or ``enabeld = false`` must not be
+    silently ignored (the plugin would run, enforcing, while the file says otherwise).
+    """
     model = config_model(target)
-    if model is None:
-        return target()
+    if not inspect.isclass(target) or model is None:
+        if model is None:
+            _no_own_keys(name, config, "it takes no options of its own")
+        return target if not inspect.isclass(target) else target()
     location = config_location(target, name)
     if location == ("plugins", name):
         _, own = config.plugin_settings(name)
     else:
+        _no_own_keys(name, config, f"its options are read from [{'.'.join(location)}]")
         own = config.section(".".join(location))
     try:
         settings = model.model_validate(own)
@@ -148,3 +162,17 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
         raise config.validation_error(exc, *location) from None
     factory: Callable[[BaseModel], Any] = target
     return factory(settings)
+
+
+def _no_own_keys(name: str, config: LoadedConfig, why: str) -> None:
+    _, own = config.plugin_settings(name)
+    if own:
+        key = next(iter(own))
+        framework = ", ".join(FRAMEWORK_KEYS)
+        raise config.error(
+            f"unknown key {key!r} in [plugins.{name}] ({why}; the keys every plugin takes are "
+            f"{framework})",
+            "plugins",
+            name,
+            str(key),
+        )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from inspect import isawaitable
 from time import perf_counter
 from typing import Any
@@ -16,22 +15,62 @@ from ._results import ApprovalRequest, BeforeToolCallResult, HookResultError, co
 from ._scope import CallScope
 
 Emit = Callable[..., None]
+Record = Callable[[CallScope, str, "str | None", dict[str, Any]], None]
+"""EventDispatcher.record: emit one of the call's own events, stamped from its scope."""
 Ids = tuple[str, str, "str | None", str]
 """trace_id, call_id, session_id, tool: the envelope every event of a call carries."""
 
 
-@dataclass
-class BeforeState:
-    """Where the chain left the call: merged params, who wrote them, an approval, or a block."""
+_SCOPE_FIELDS = ("call_id", "done", "emit", "plugin", "session_id", "tool", "trace_id")
+if tuple(sorted(CallScope.__slots__)) != _SCOPE_FIELDS:  # pragma: no cover - a development guard
+    raise RuntimeError("CallScope's fields changed: BeforeState.__init__ must set the new ones")
 
-    call: ToolCall
-    params: dict[str, Any]
-    proposed: FrozenDict
-    writers: dict[str, str] = field(default_factory=dict)
-    approval_plugin: str | None = None
-    approval: ApprovalRequest | None = None
-    blocked_by: str | None = None
-    block_reason: str | None = None
+
+class BeforeState(CallScope):
+    """One call on its way through the pipeline: where the before chain left it (merged params,
+    who wrote them, an approval, or a block), and the scope ``toolhooks.emit`` stamps events with.
+
+    One object serves both because both are made once per call: the hot path pays for one.
+    """
+
+    __slots__ = (
+        "approval",
+        "approval_plugin",
+        "block_reason",
+        "blocked_by",
+        "call",
+        "params",
+        "proposed",
+        "record",
+        "writers",
+    )
+
+    def __init__(self, emit: Emit, record: Record, call: ToolCall) -> None:
+        # Every field set here, CallScope's too: no super().__init__ call on the hot path.
+        self.emit = emit
+        self.record = record
+        self.trace_id = call.trace_id
+        self.call_id = call.id
+        self.session_id = call.session_id
+        self.tool = call.name
+        self.plugin = None
+        self.done = False
+        self.call = call
+        # The proposed (frozen) params until a handler writes: merge_params copies on write, so
+        # a chain of handlers that only look costs no copy.
+        self.params: Mapping[str, Any] = call.params
+        self.proposed: FrozenDict = call.params
+        self.writers: dict[str, str] | None = None
+        self.approval_plugin: str | None = None
+        self.approval: ApprovalRequest | None = None
+        self.blocked_by: str | None = None
+        self.block_reason: str | None = None
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since ``started`` (a perf_counter reading), to 0.1 microsecond."""
+    # round(x, 4) formats through decimal digits and costs several times this.
+    return round((perf_counter() - started) * 10_000_000) / 10_000
 
 
 def describe_error(exc: BaseException) -> str:
@@ -57,9 +96,18 @@ def invoke(handler: Handler, args: tuple[Any, ...]) -> Pipeline[Any]:
     return returned
 
 
-def summarize(result: BeforeToolCallResult | None) -> dict[str, Any]:
-    if result is None:
-        return {"returned": None}
+def summarize(
+    result: BeforeToolCallResult | None, handler: Handler, started: float
+) -> dict[str, Any]:
+    """The data of a before_tool_call ``hook.decision`` event."""
+    if result is None:  # the common case, in one step
+        return {
+            "returned": None,
+            "priority": handler.priority,
+            "latency_ms": elapsed_ms(started),
+            "applied": not handler.audit,
+            "hook": "before_tool_call",
+        }
     summary: dict[str, Any] = {}
     if result.block:
         summary["block"] = True
@@ -69,56 +117,64 @@ def summarize(result: BeforeToolCallResult | None) -> dict[str, Any]:
     if result.require_approval is not None:
         request = result.require_approval
         summary["require_approval"] = request.title if isinstance(request, ApprovalRequest) else "?"
-    return summary or {"returned": "no decision"}
+    if not summary:
+        summary["returned"] = "no decision"
+    summary["priority"] = handler.priority
+    summary["latency_ms"] = elapsed_ms(started)
+    summary["applied"] = not handler.audit
+    summary["hook"] = "before_tool_call"
+    return summary
 
 
 def run_before_chain(
-    call: ToolCall, chain: tuple[Handler, ...], emit: Emit, tracing: bool, scope: CallScope
+    state: BeforeState, chain: tuple[Handler, ...], tracing: bool
 ) -> Pipeline[BeforeState]:
-    """Run the chain over ``call``; the returned state says what to do next."""
-    state = BeforeState(call, dict(call.params), call.params)
-    view = call
-    ids: Ids = (call.trace_id, call.id, call.session_id, call.name)
+    """Run the chain over ``state.call``; the returned state says what to do next."""
+    view = state.call
+    record = state.record
     for handler in chain:
-        scope.plugin = handler.plugin
+        state.plugin = handler.plugin
         started = perf_counter() if tracing else 0.0
         try:
-            args = (view,) if handler.takes_all else handler.call_args({"call": view})
-            if handler.inline:
-                # The common case, kept free of generator hops: a plain def, untimed.
-                raw = handler.function(*args)
-                if raw is not None and type(raw) is not dict and isawaitable(raw):
-                    raw = yield AwaitIt(raw, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
+            if handler.direct:
+                # The common case, kept free of generator hops and argument building: a plain
+                # def taking ``call``, untimed.
+                raw = handler.function(view)
+            elif handler.inline:
+                raw = handler.function(*handler.call_args({"call": view}))
             else:
-                raw = yield from invoke(handler, args)
-            result = coerce_before(raw) if raw is not None else None
+                raw = yield from invoke(handler, handler.call_args({"call": view}))
+            if raw is None:
+                if not tracing:
+                    continue  # no opinion, nothing to record
+                result = None
+            else:
+                if handler.inline and type(raw) is not dict and isawaitable(raw):
+                    # A def that returns a coroutine is an async handler in disguise: await it.
+                    raw = yield AwaitIt(raw, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
+                result = coerce_before(raw) if raw is not None else None
         except Exception as exc:
             problem = describe_error(exc)
-            emit(
+            record(
+                state,
                 "hook.error",
-                *ids,
                 handler.plugin,
                 {"hook": "before_tool_call", "error": problem, "on_error": handler.on_error},
             )
-            if handler.on_error == "ignore":
+            if handler.on_error == "ignore" or handler.audit:  # a shadow plugin never decides
                 continue
             state.blocked_by = handler.plugin
             state.block_reason = f"Tool call blocked because before_tool_call hook {handler.plugin} failed: {problem}"
             return state
         if tracing:
-            decision = summarize(result)
-            decision["priority"] = handler.priority
-            decision["latency_ms"] = round((perf_counter() - started) * 1000, 4)
-            decision["applied"] = not handler.audit
-            decision["hook"] = "before_tool_call"
-            emit("hook.decision", *ids, handler.plugin, decision)
+            record(state, "hook.decision", handler.plugin, summarize(result, handler, started))
         if result is None or handler.audit:
             continue
         if result.params is not None:
             if state.approval_plugin is not None and state.approval_plugin != handler.plugin:
-                emit(
+                record(
+                    state,
                     "params.frozen_ignored",
-                    *ids,
                     handler.plugin,
                     {
                         "fields": sorted(str(k) for k in result.params),
@@ -127,12 +183,29 @@ def run_before_chain(
                 )
             else:
                 try:
-                    changed = merge_params(state, result.params, handler.plugin, emit, ids)
-                except (ParamsError, HookResultError) as exc:
+                    changed = merge_params(state, result.params, handler.plugin)
+                except Exception as exc:  # also a mapping that raises while it is read
+                    problem = (
+                        str(exc)
+                        if isinstance(exc, (ParamsError, HookResultError))
+                        else describe_error(exc)
+                    )
+                    record(
+                        state,
+                        "hook.error",
+                        handler.plugin,
+                        {
+                            "hook": "before_tool_call",
+                            "error": f"invalid params: {problem}",
+                            "on_error": handler.on_error,
+                        },
+                    )
+                    if handler.on_error == "ignore":  # the whole result is skipped
+                        continue
                     state.blocked_by = handler.plugin
                     state.block_reason = (
                         f"Tool call blocked because before_tool_call hook {handler.plugin} "
-                        f"failed: invalid params: {exc}"
+                        f"failed: invalid params: {problem}"
                     )
                     return state
                 if changed:
@@ -145,9 +218,9 @@ def run_before_chain(
                 state.approval_plugin = handler.plugin
                 state.approval = request
             else:
-                emit(
+                record(
+                    state,
                     "approval.ignored",
-                    *ids,
                     handler.plugin,
                     {
                         "title": request.title,
@@ -163,16 +236,28 @@ def run_before_chain(
     return state
 
 
-def merge_params(
-    state: BeforeState, update: Mapping[str, Any], plugin: str, emit: Emit, ids: Ids
-) -> bool:
+def call_ids(call: ToolCall) -> Ids:
+    # Built only when an event is emitted: a chain of handlers with no opinion builds none.
+    return (call.trace_id, call.id, call.session_id, call.name)
+
+
+def merge_params(state: BeforeState, update: Mapping[str, Any], plugin: str) -> bool:
     """Field-level, last-writer-wins merge of ``update`` into the running params."""
-    params = state.params
-    writers = state.writers
-    changed = False
+    # Check and copy every value first: an invalid update changes nothing (on_error = "ignore").
+    checked: list[tuple[str, Any]] = []
     for key, value in update.items():
         if not isinstance(key, str):
             raise HookResultError(f"params key {key!r} is not a string")
+        checked.append((key, value if value is REMOVE else freeze_value(value, f"params.{key}")))
+    params = state.params
+    if params is state.proposed:  # the first write: copy the proposal (see BeforeState)
+        params = state.params = dict(params)
+    assert isinstance(params, dict)
+    writers = state.writers
+    if writers is None:
+        writers = state.writers = {}
+    changed = False
+    for key, value in checked:
         previous_writer = writers.get(key)
         field_changed = False
         if value is REMOVE:
@@ -180,15 +265,14 @@ def merge_params(
                 del params[key]
                 field_changed = True
         else:
-            value = freeze_value(value, f"params.{key}")
             if key not in params or (params[key] is not value and params[key] != value):
                 params[key] = value
                 field_changed = True
         changed = changed or field_changed
         if field_changed and previous_writer is not None and previous_writer != plugin:
-            emit(
+            state.record(
+                state,
                 "params.conflict",
-                *ids,
                 plugin,
                 {
                     "field": key,

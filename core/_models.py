@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._frozen import FrozenDict, freeze_params
+from ._frozen import EMPTY_PARAMS, FrozenDict, freeze_params
 
 Origin = Literal["agent", "external"]
 Status = Literal["ok", "error", "blocked", "denied"]
@@ -17,14 +17,15 @@ KNOWN_TAGS = frozenset({"side_effect", "elevated", "internal", "read_only"})
 MAX_TOOL_NAME = 256
 
 # Ids are a per-process random prefix plus a counter: unique, sortable within a process, and far
-# cheaper than uuid4 on the per-call path.
+# cheaper than uuid4 on the per-call path. The counter starts at 2**60 so that hex() always gives
+# 16 digits: no padding to format, and the ids still sort in the order they were made.
 _PROCESS_PREFIX = secrets.token_hex(8)
-_counter = itertools.count(1)
+_next_serial = itertools.count(1 << 60).__next__
 
 
 def new_id() -> str:
     """A 32-hex-digit id, unique across processes (random prefix) and within one (counter)."""
-    return f"{_PROCESS_PREFIX}{next(_counter):016x}"
+    return _PROCESS_PREFIX + hex(_next_serial())[2:]
 
 
 class _Sentinel:
@@ -112,10 +113,37 @@ class InvalidToolCall(ValueError):
     """A proposed call that cannot enter the pipeline; the runtime turns it into an Outcome."""
 
 
-_ToolCallRecord = namedtuple(  # noqa: PYI024 - a plain record, typed on the subclass
+def _name_problem(name: object) -> str:
+    if type(name) is not str or not name:
+        return "tool name must be a non-empty string"
+    if len(name) > MAX_TOOL_NAME:
+        return f"tool name is {len(name)} characters long (at most {MAX_TOOL_NAME})"
+    return f"tool name {name!r} contains control characters"
+
+
+def _id_problem(*values: object) -> str:
+    labels = ("id", "session_id", "run_id", "trace_id", "agent_id")
+    for label, value in zip(labels, values, strict=True):
+        if value is not None and type(value) is not str:
+            return f"{label} must be a string, got {type(value).__name__}"
+    return "ids must be strings"  # pragma: no cover - only called when one of them is not
+
+
+_ToolCallRecord = namedtuple(  # a plain record, typed on the subclass
     "_ToolCallRecord",
-    ["name", "params", "id", "session_id", "run_id", "trace_id", "agent_id", "sender", "origin",
-     "context_window_tokens", "spec"],
+    [
+        "name",
+        "params",
+        "id",
+        "session_id",
+        "run_id",
+        "trace_id",
+        "agent_id",
+        "sender",
+        "origin",
+        "context_window_tokens",
+        "spec",
+    ],
 )
 _MAPPING_KEYS = frozenset(_CALL_FIELDS) - {"spec"}
 _new_record = tuple.__new__
@@ -156,25 +184,20 @@ class ToolCall(_ToolCallRecord):
         context_window_tokens: int | None = None,
         spec: ToolSpec | None = None,
     ) -> ToolCall:
-        if type(name) is not str or not name:
-            raise InvalidToolCall("tool name must be a non-empty string")
-        if len(name) > MAX_TOOL_NAME:
-            raise InvalidToolCall(
-                f"tool name is {len(name)} characters long (at most {MAX_TOOL_NAME})"
-            )
-        if not name.isprintable():
-            raise InvalidToolCall(f"tool name {name!r} contains control characters")
+        # This runs once per call on the hot path: each check is one cheap test in line, and the
+        # message is built only when a check fails.
+        if type(name) is not str or not name or len(name) > MAX_TOOL_NAME or not name.isprintable():
+            raise InvalidToolCall(_name_problem(name))
         if origin != "agent" and origin != "external":
             raise InvalidToolCall(f"origin must be 'agent' or 'external', got {origin!r}")
-        for label, text in (
-            ("id", id),
-            ("session_id", session_id),
-            ("run_id", run_id),
-            ("trace_id", trace_id),
-            ("agent_id", agent_id),
+        if not (
+            (id is None or type(id) is str)
+            and (session_id is None or type(session_id) is str)
+            and (run_id is None or type(run_id) is str)
+            and (trace_id is None or type(trace_id) is str)
+            and (agent_id is None or type(agent_id) is str)
         ):
-            if text is not None and type(text) is not str:
-                raise InvalidToolCall(f"{label} must be a string, got {type(text).__name__}")
+            raise InvalidToolCall(_id_problem(id, session_id, run_id, trace_id, agent_id))
         if context_window_tokens is not None and (
             type(context_window_tokens) is not int or context_window_tokens < 0
         ):
@@ -182,21 +205,31 @@ class ToolCall(_ToolCallRecord):
         if spec is not None and not isinstance(spec, ToolSpec):
             raise InvalidToolCall("spec must be a ToolSpec")
         try:
-            frozen = freeze_params({} if params is None else params)
-            who = sender if sender is None or type(sender) is Sender else Sender.coerce(sender)
+            if params is None or (type(params) is dict and not params):
+                frozen = EMPTY_PARAMS
+            else:
+                frozen = freeze_params(params)
+            if sender is not None and type(sender) is not Sender:
+                sender = Sender.coerce(sender)
         except ValueError as exc:
             raise InvalidToolCall(str(exc)) from None
+        if not id or not trace_id:
+            # One serial serves both generated ids: a call that starts its own trace is that
+            # trace's only call, and one counter step is half the cost of two.
+            serial = _PROCESS_PREFIX + hex(_next_serial())[2:]  # new_id(), in line
+            id = id or f"call_{serial}"
+            trace_id = trace_id or serial
         return _new_record(
             cls,
             (
                 name,
                 frozen,
-                id or f"call_{new_id()}",
+                id,
                 session_id,
                 run_id,
-                trace_id or new_id(),
+                trace_id,
                 agent_id,
-                who,
+                sender,
                 origin,
                 context_window_tokens,
                 spec,
@@ -213,16 +246,31 @@ class ToolCall(_ToolCallRecord):
         if not _MAPPING_KEYS.issuperset(data):
             unknown = sorted(repr(k) for k in data if k not in _MAPPING_KEYS)
             raise InvalidToolCall(f"tool call has unknown keys: {', '.join(unknown)}")
-        if "name" not in data:
+        get = data.get
+        name = get("name")
+        if name is None:
             raise InvalidToolCall("tool call has no 'name'")
-        return cls(**data, spec=spec)
+        # Positional, not cls(**data): no keyword dict to build on the per-call path.
+        return cls(
+            name,
+            get("params"),
+            get("id"),
+            get("session_id"),
+            get("run_id"),
+            get("trace_id"),
+            get("agent_id"),
+            get("sender"),
+            get("origin", "agent"),
+            get("context_window_tokens"),
+            spec,
+        )
 
     def with_params(self, params: FrozenDict) -> ToolCall:
         """A copy with other (already frozen) params; the runtime's cheap path."""
         return _new_record(ToolCall, (self[0], params, *self[2:]))
 
     def with_spec(self, spec: ToolSpec | None) -> ToolCall:
-        return _new_record(ToolCall, (*self[:10], spec))
+        return _new_record(ToolCall, self[:10] + (spec,))  # noqa: RUF005 - no list on the way
 
     def _replace(self, **changes: Any) -> ToolCall:
         """A copy with some fields changed, validated like a new call."""

@@ -1,29 +1,36 @@
 """One call through the pipeline: intake, before chain, validation, approval, execution,
-after chain, outcome. Written once as a generator; ``_driver`` runs it sync or async."""
+after chain, outcome. Written once as a generator; ``_driver`` runs it sync or async.
+
+The generator yields only what has to be waited on (an async handler or tool, a timed handler, an
+approver). On the common path, every handler a plain ``def`` and the tool sync, it never yields,
+and the steps that cannot need to wait are plain functions, so ``call`` pays little for sharing
+its code with ``acall``.
+"""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from inspect import isawaitable
 from time import perf_counter
-from typing import Any, cast
+from typing import Any
 
+from ._after import CORE, Verdict, run_after_chain
 from ._approvals import ApprovalBook, Approver, Resolution, ask, make_pending
 from ._driver import AwaitIt, Pipeline
 from ._events import EventDispatcher
-from ._frozen import FrozenDict, freeze_params, params_digest, thaw
-from ._merge import BeforeState, Ids, describe_error, invoke, run_before_chain
-from ._models import UNSET, InvalidToolCall, ToolCall, new_id
-from ._registry import DEFAULT_ASYNC_TIMEOUT, Handler, Registry
+from ._frozen import FrozenDict, freeze_params, params_digest, thaw_params
+from ._merge import BeforeState, Emit, Record, call_ids, describe_error, run_before_chain
+from ._models import InvalidToolCall, ToolCall, new_id
+from ._registry import Registry
 from ._render import render_content
-from ._models import Status
-from ._results import Decision, Outcome, ToolResult, coerce_after
-from ._scope import CallScope, current_scope
+from ._results import Outcome, ToolResult
+from ._scope import current_scope
 from ._tools import ParamsInvalid, Tool
+from ._visibility import internal_only
 
-CORE = "toolhooks"
+ADJUSTED_PARAMS_LIMIT = 4096
 _PLAIN_VALUES = frozenset({str, dict, list, int, float, bool, bytes, type(None)})
 Execute = Callable[[dict[str, Any]], Any]
 
@@ -37,35 +44,25 @@ class Context:
     events: EventDispatcher
     book: ApprovalBook
     approver: Approver | None
-    remember: Callable[[str, FrozenDict], None]
+    adjusted: OrderedDict[str, FrozenDict]
+    """The final params of the last ADJUSTED_PARAMS_LIMIT calls, by call id."""
+    emit: Emit = field(init=False)
+    record: Record = field(init=False)
 
-
-class _Verdict:
-    """The decision reached before after_tool_call runs; status "go" means execute."""
-
-    __slots__ = ("approval", "blocked_by", "kind", "kwargs", "params", "reason", "status")
-
-    def __init__(
-        self,
-        status: str,
-        params: dict[str, Any],
-        kwargs: dict[str, Any] | None = None,
-        kind: str | None = None,
-        reason: str | None = None,
-        blocked_by: str | None = None,
-    ) -> None:
-        self.status = status
-        self.params = params
-        self.kwargs = kwargs
-        self.kind = kind
-        self.reason = reason
-        self.blocked_by = blocked_by
-        self.approval: str | None = None
+    def __post_init__(self) -> None:
+        # Bound once here rather than once per call.
+        self.emit = self.events.emit
+        self.record = self.events.record
 
 
 def rejected(ctx: Context, raw: Any, problem: Exception) -> Outcome:
     """A proposal that is not a valid tool call: an Outcome, recorded, never an exception."""
-    name = raw.get("name") if isinstance(raw, Mapping) else None
+    try:
+        name = raw.get("name") if isinstance(raw, Mapping) else None
+    except Exception:  # a mapping that raises on access
+        name = None
+    if not isinstance(problem, (InvalidToolCall, TypeError)):
+        problem = InvalidToolCall(f"it cannot be read: {describe_error(problem)}")
     tool = name[:256] if isinstance(name, str) and name.isprintable() else None
     call_id, trace_id = f"call_{new_id()}", new_id()
     reason = f"Invalid tool call: {problem}"
@@ -85,33 +82,37 @@ def rejected(ctx: Context, raw: Any, problem: Exception) -> Outcome:
     )
 
 
+def _intake(
+    tools: dict[str, Tool], raw: ToolCall | Mapping[str, Any]
+) -> tuple[ToolCall, Tool | None]:
+    """The proposal as a ToolCall carrying its tool's spec, and the tool (None if unknown)."""
+    if type(raw) is ToolCall:
+        tool = tools.get(raw.name)
+        if tool is not None and raw.spec is not tool.spec:
+            return raw.with_spec(tool.spec), tool
+        return raw, tool
+    name = raw.get("name") if type(raw) is dict or isinstance(raw, Mapping) else None
+    tool = tools.get(name) if type(name) is str else None
+    return ToolCall.from_mapping(raw, None if tool is None else tool.spec), tool  # type: ignore[arg-type]
+
+
 def run_call(
     ctx: Context, raw: ToolCall | Mapping[str, Any], execute: Execute | None
 ) -> Pipeline[Outcome]:
-    tools = ctx.tools
     try:
-        if type(raw) is ToolCall:
-            call = raw
-            tool = tools.get(call.name)
-            if tool is not None and call.spec is not tool.spec:
-                call = call.with_spec(tool.spec)
-        else:
-            name = raw.get("name") if type(raw) is dict or isinstance(raw, Mapping) else None
-            tool = tools.get(name) if type(name) is str else None
-            call = ToolCall.from_mapping(raw, None if tool is None else tool.spec)  # type: ignore[arg-type]
-    except (InvalidToolCall, TypeError) as exc:
+        call, tool = _intake(ctx.tools, raw)
+    except Exception as exc:  # a bad proposal is an Outcome, never an exception
         return rejected(ctx, raw, exc)
-    events = ctx.events
-    emit = events.emit
-    tracing = bool(events.sinks)
-    ids: Ids = (call.trace_id, call.id, call.session_id, call.name)
-    scope = CallScope(emit, *ids)
-    token = current_scope.set(scope)
+    before, after = ctx.registry.call_chains(call.name)
+    tracing = bool(ctx.events.sinks)  # no sink: no event is built at all
+    record = ctx.record
+    state = BeforeState(ctx.emit, record, call)
+    token = current_scope.set(state)
     try:
         if tracing:
-            emit(
+            record(
+                state,
                 "tool.proposed",
-                *ids,
                 None,
                 {
                     "params": dict(call.params),
@@ -120,80 +121,101 @@ def run_call(
                     "sender": call.sender.id if call.sender else None,
                 },
             )
-        chain = ctx.registry.chain("before_tool_call", call.name)
-        state = yield from run_before_chain(call, chain, emit, tracing, scope)
-        scope.plugin = None
-        verdict = yield from _decide(ctx, state, tool, execute, ids)
+        yield from run_before_chain(state, before, tracing)
+        state.plugin = None
+        verdict = _decide(state, tool, execute, call.name)
+        if verdict.status == "go" and state.approval_plugin is not None:
+            verdict = yield from _approve(ctx, state, verdict)
         final_call = state.call
         if verdict.params is not state.params and verdict.params != state.params:
             final_call = final_call.with_params(freeze_params(verdict.params))
-        ctx.remember(call.id, final_call.params)
-        if verdict.status != "go":
+        adjusted = ctx.adjusted  # adjusted_params(): bounded, oldest out first
+        adjusted[call.id] = final_call.params
+        if len(adjusted) > ADJUSTED_PARAMS_LIMIT:
+            _evict_oldest(adjusted)
+        interrupted: BaseException | None = None
+        if verdict.status == "go":
+            result, interrupted = yield from _execute(tool, execute, verdict, state, tracing)
+        else:
             if verdict.status == "blocked":
-                emit(
+                record(
+                    state,
                     "tool.blocked",
-                    *ids,
                     verdict.blocked_by,
                     {"by": verdict.blocked_by, "reason": verdict.reason},
                 )
-            status = cast(Status, verdict.status)
-            result = ToolResult(status, None, verdict.reason or "", verdict.reason, None, verdict.kind)
-            return (
-                yield from _finish(ctx, final_call, result, verdict, state, tracing, scope, None)
+            result = ToolResult(
+                verdict.status,  # type: ignore[arg-type]  # not "go" here: a Status
+                None,
+                verdict.reason or "",
+                verdict.reason,
+                None,
+                verdict.kind,
             )
-        result, interrupted = yield from _execute(tool, execute, verdict, emit, ids, tracing)
         return (
-            yield from _finish(ctx, final_call, result, verdict, state, tracing, scope, interrupted)
+            yield from run_after_chain(
+                after, final_call, result, verdict, state, tracing, interrupted
+            )
         )
     finally:
-        # ValueError: finalised in another context (the generator was closed by the GC).
-        with suppress(ValueError):
+        state.done = True  # a handler thread left running cannot emit past tool.injected
+        # Not contextlib.suppress: that is an object per call on the hot path.
+        try:  # noqa: SIM105
             current_scope.reset(token)
+        except ValueError:  # finalised in another context (the generator was closed by the GC)
+            pass
 
 
-def _decide(
-    ctx: Context,
-    state: BeforeState,
-    tool: Tool | None,
-    execute: Execute | None,
-    ids: Ids,
-) -> Pipeline[_Verdict]:
-    name = ids[3]
+def _evict_oldest(adjusted: OrderedDict[str, FrozenDict]) -> None:
+    # Not contextlib.suppress: once the store is full this runs on every call.
+    try:  # noqa: SIM105
+        adjusted.popitem(last=False)
+    except KeyError:  # another thread evicted first
+        pass
+
+
+def _decide(state: BeforeState, tool: Tool | None, execute: Execute | None, name: str) -> Verdict:
+    """Blocked by the chain, unknown, invalid, or "go" with the validated params."""
     if state.blocked_by is not None:
-        return _Verdict(
-            "blocked", state.params, None, "policy", state.block_reason, state.blocked_by
+        return Verdict(
+            "blocked", dict(state.params), None, "policy", state.block_reason, state.blocked_by
         )
+    if state.call.origin == "external" and internal_only(name, state.call.spec):
+        reason = f"Tool '{name}' is internal: never callable from origin 'external'"
+        return Verdict("blocked", dict(state.params), None, "policy", reason, CORE)
     if tool is None and execute is None:
-        return _Verdict("error", state.params, None, "unknown_tool", f"Unknown tool '{name}'")
-    thawed = thaw(state.params)
+        return Verdict("error", dict(state.params), None, "unknown_tool", f"Unknown tool '{name}'")
+    thawed = thaw_params(state.params) if state.params else {}
     if tool is None:
-        kwargs = shown = thawed
-    else:
-        try:
-            kwargs, shown = tool.validate(thawed)
-        except ParamsInvalid as exc:
-            reason = f"Invalid params for tool '{name}': {exc}"
-            return _Verdict("blocked", state.params, None, "invalid_params", reason, CORE)
-    verdict = _Verdict("go", shown, kwargs)
-    if state.approval is None or state.approval_plugin is None:
-        return verdict
+        return Verdict("go", thawed, thawed)
+    try:
+        kwargs, shown = tool.validate(thawed)
+    except ParamsInvalid as exc:
+        reason = f"Invalid params for tool '{name}': {exc}"
+        return Verdict("blocked", dict(state.params), None, "invalid_params", reason, CORE)
+    return Verdict("go", shown, kwargs)
+
+
+def _approve(ctx: Context, state: BeforeState, verdict: Verdict) -> Pipeline[Verdict]:
+    """Resolve the approval a hook asked for; what runs must be what the approver saw."""
+    assert state.approval is not None and state.approval_plugin is not None
     call = state.call
+    name, shown, plugin = call.name, verdict.params, state.approval_plugin
+    ids = call_ids(call)
     sender_id = call.sender.id if call.sender else None
     frozen_shown = freeze_params(shown)
     digest = params_digest(name, frozen_shown, sender_id, call.session_id)
-    key = (state.approval_plugin, name, sender_id)
+    key = (plugin, name, sender_id)
     emit = ctx.events.emit
     if ctx.book.granted(key):
         resolution = Resolution("allow-always", None, remembered=True)
     else:
         request = state.approval
-        pending = make_pending(
-            call.with_params(frozen_shown), state.approval_plugin, request, digest
-        )
+        pending = make_pending(call.with_params(frozen_shown), plugin, request, digest)
         emit(
             "approval.requested",
             *ids,
-            state.approval_plugin,
+            plugin,
             {
                 "approval_id": pending.id,
                 "title": request.title,
@@ -206,7 +228,7 @@ def _decide(
     emit(
         "approval.resolved",
         *ids,
-        state.approval_plugin,
+        plugin,
         {
             "decision": resolution.decision,
             "reason": resolution.reason,
@@ -215,7 +237,7 @@ def _decide(
         },
     )
     if resolution.decision == "deny":
-        denied = _Verdict("denied", shown, None, "approval", resolution.reason)
+        denied = Verdict("denied", shown, None, "approval", resolution.reason)
         denied.approval = "deny"
         return denied
     if resolution.decision == "allow-always" and not resolution.remembered:
@@ -223,7 +245,7 @@ def _decide(
     # What runs must be byte-for-byte what the approver saw.
     if params_digest(name, shown, sender_id, call.session_id) != digest:
         reason = "Blocked: the params changed after they were approved (digest mismatch)"
-        return _Verdict("blocked", shown, None, "approval", reason, CORE)
+        return Verdict("blocked", shown, None, "approval", reason, CORE)
     verdict.approval = resolution.decision
     return verdict
 
@@ -231,15 +253,14 @@ def _decide(
 def _execute(
     tool: Tool | None,
     execute: Execute | None,
-    verdict: _Verdict,
-    emit: Callable[..., None],
-    ids: Ids,
+    verdict: Verdict,
+    state: BeforeState,
     tracing: bool,
 ) -> Pipeline[tuple[ToolResult, BaseException | None]]:
     """Run the tool; a failure becomes an error result, an interruption is handed back."""
-    kwargs = verdict.kwargs or {}
     if tracing:
-        emit("tool.started", *ids, None, {"params": verdict.params})
+        # A read-only copy: a sink must not be able to change what runs after the digest check.
+        state.record(state, "tool.started", None, {"params": freeze_params(verdict.params)})
     started = perf_counter()
     interrupted: BaseException | None = None
     try:
@@ -247,151 +268,26 @@ def _execute(
             value = execute(verdict.params)
         else:
             assert tool is not None
-            value = tool.function(**kwargs)
+            value = tool.function(**(verdict.kwargs or {}))
         if type(value) not in _PLAIN_VALUES and isawaitable(value):
             value = yield AwaitIt(value, None)
-        result = ToolResult("ok", value, "", None, 0.0, None)
+        # A str (the usual tool result) is its own content; render_content is for the rest.
+        result = ToolResult("ok", value, value if type(value) is str else "", None, 0.0, None)
     except Exception as exc:
-        message = f"Tool '{ids[3]}' failed: {describe_error(exc)}"
+        message = f"Tool '{state.tool}' failed: {describe_error(exc)}"
         result = ToolResult("error", None, message, message, 0.0, "exception")
     except BaseException as exc:  # cancelled or interrupted: still audited, then re-raised
         interrupted = exc
-        message = f"Tool '{ids[3]}' was interrupted: {type(exc).__name__}"
+        message = f"Tool '{state.tool}' was interrupted: {type(exc).__name__}"
         result = ToolResult("error", None, message, message, 0.0, "interrupted")
-    result.duration_ms = round((perf_counter() - started) * 1000, 4)
-    if result.status == "ok":
+    result.duration_ms = round((perf_counter() - started) * 10_000_000) / 10_000  # see elapsed_ms
+    if result.status == "ok" and type(value) is not str:
         result.content = render_content(result.value)
     if tracing:
-        emit(
+        state.record(
+            state,
             "tool.finished",
-            *ids,
             None,
             {"status": result.status, "duration_ms": result.duration_ms, "error": result.error},
         )
     return result, interrupted
-
-
-def _finish(
-    ctx: Context,
-    call: ToolCall,
-    result: ToolResult,
-    verdict: _Verdict,
-    state: BeforeState,
-    tracing: bool,
-    scope: CallScope,
-    interrupted: BaseException | None,
-) -> Pipeline[Outcome]:
-    """after_tool_call in order (fail open by default), then the Outcome; always runs."""
-    emit = ctx.events.emit
-    ids: Ids = (call.trace_id, call.id, call.session_id, call.name)
-    notes: list[str] = []
-    truncated, artifact = False, None
-    withheld_by: str | None = None
-    for handler in ctx.registry.chain("after_tool_call", call.name):
-        scope.plugin = handler.plugin
-        started = perf_counter() if tracing else 0.0
-        try:
-            args = (
-                (call, result)
-                if handler.takes_all
-                else handler.call_args({"call": call, "result": result})
-            )
-            if handler.inline:
-                raw = handler.function(*args)
-                if raw is not None and type(raw) is not dict and isawaitable(raw):
-                    raw = yield AwaitIt(raw, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
-            else:
-                raw = yield from invoke(handler, args)
-            change = coerce_after(raw) if raw is not None else None
-        except Exception as exc:
-            problem = describe_error(exc)
-            emit(
-                "hook.error",
-                *ids,
-                handler.plugin,
-                {"hook": "after_tool_call", "error": problem, "on_error": handler.on_error},
-            )
-            if handler.on_error == "block" and withheld_by is None:
-                withheld_by = handler.plugin
-                reason = f"Tool result withheld because after_tool_call hook {handler.plugin} failed: {problem}"
-                result = ToolResult("blocked", None, reason, reason, result.duration_ms, "policy")
-            continue
-        if tracing:
-            emit("hook.decision", *ids, handler.plugin, _after_summary(handler, change, started))
-        if change is None or handler.audit:
-            continue
-        if change.content is not None or change.value is not UNSET:
-            result = ToolResult(
-                result.status,
-                result.value if change.value is UNSET else change.value,
-                result.content if change.content is None else change.content,
-                result.error,
-                result.duration_ms,
-                result.error_kind,
-            )
-        if change.note:
-            notes.append(change.note)
-        if change.truncated or change.artifact:
-            truncated = True
-            artifact = change.artifact or artifact
-    scope.plugin = None
-    content = result.content
-    if notes:
-        content = f"{content}\n\n" + "\n".join(notes) if content else "\n".join(notes)
-    status = result.status
-    outcome = Outcome(
-        status,
-        content,
-        call.id,
-        call.trace_id,
-        call.name,
-        result.value,
-        verdict.params,
-        withheld_by or verdict.blocked_by,
-        verdict.reason if withheld_by is None else result.error,
-        notes,
-        truncated,
-        artifact,
-        cast("Decision | None", verdict.approval),
-        rewritten_by=_rewritten(state, call),
-    )
-    if tracing:
-        emit(
-            "tool.injected",
-            *ids,
-            None,
-            {"status": status, "chars": len(content), "truncated": truncated, "artifact": artifact},
-        )
-    if interrupted is not None:
-        raise interrupted
-    return outcome
-
-
-def _after_summary(handler: Handler, change: Any, started: float) -> dict[str, Any]:
-    summary: dict[str, Any] = {
-        "hook": "after_tool_call",
-        "priority": handler.priority,
-        "latency_ms": round((perf_counter() - started) * 1000, 4),
-        "applied": not handler.audit,
-    }
-    if change is None:
-        summary["returned"] = None
-    else:
-        summary["content"] = change.content is not None
-        summary["value"] = change.value is not UNSET
-        summary["note"] = change.note
-        summary["truncated"] = bool(change.truncated)
-    return summary
-
-
-def _rewritten(state: BeforeState, call: ToolCall) -> dict[str, str]:
-    """Fields whose final value differs from the proposal, with the plugin that last wrote them."""
-    if not state.writers:
-        return {}
-    missing = object()
-    proposed, final = state.proposed, call.params
-    return {
-        key: plugin
-        for key, plugin in state.writers.items()
-        if proposed.get(key, missing) != final.get(key, missing)
-    }

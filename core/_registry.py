@@ -75,6 +75,7 @@ class Handler:
     __slots__ = (
         "argnames",
         "audit",
+        "direct",
         "function",
         "hook",
         "inline",
@@ -109,6 +110,8 @@ class Handler:
             self.timeout = DEFAULT_ASYNC_TIMEOUT
         # A plain def without an explicit timeout runs inline: no thread hop on the hot path.
         self.inline = not self.is_async and explicit_timeout is None
+        # ...and one that also takes exactly the spec's arguments is called with them as they are.
+        self.direct = self.inline and self.takes_all
         tools = settings.tools if settings.tools is not None else options.tools
         if tools is None:
             tools = getattr(plugin, "tools", None)
@@ -159,6 +162,7 @@ class Registry:
         self._seq = 0
         self._sorted: dict[str, tuple[Handler, ...]] = {name: () for name in HOOK_NAMES}
         self._by_tool: dict[tuple[str, str], tuple[Handler, ...]] = {}
+        self._pairs: dict[str, tuple[tuple[Handler, ...], tuple[Handler, ...]]] = {}
         self._filtered: dict[str, bool] = {name: False for name in HOOK_NAMES}
         self.on_change: Callable[[], None] = lambda: None
 
@@ -226,6 +230,7 @@ class Registry:
             self._sorted[hook] = tuple(chain)
             self._filtered[hook] = any(h.matcher is not None for h in chain)
         self._by_tool = {}
+        self._pairs = {}
         self.on_change()
 
     def chain(self, hook: str, tool: str | None = None) -> tuple[Handler, ...]:
@@ -233,13 +238,27 @@ class Registry:
         if tool is None or not self._filtered[hook]:
             return self._sorted[hook]
         key = (hook, tool)
-        cached = self._by_tool.get(key)
+        # Read the cache once: if a rebuild replaces it meanwhile, what is computed here lands in
+        # the discarded dict, never in the new one.
+        by_tool = self._by_tool
+        cached = by_tool.get(key)
         if cached is None:
             cached = tuple(h for h in self._sorted[hook] if h.matcher is None or h.matcher(tool))
-            if len(self._by_tool) >= _CHAIN_CACHE_LIMIT:
-                self._by_tool = {}
-            self._by_tool[key] = cached
+            if len(by_tool) >= _CHAIN_CACHE_LIMIT:
+                by_tool.clear()
+            by_tool[key] = cached
         return cached
+
+    def call_chains(self, tool: str) -> tuple[tuple[Handler, ...], tuple[Handler, ...]]:
+        """before_tool_call and after_tool_call for ``tool``: one dict lookup per call."""
+        pairs = self._pairs
+        pair = pairs.get(tool)
+        if pair is None:
+            pair = (self.chain("before_tool_call", tool), self.chain("after_tool_call", tool))
+            if len(pairs) >= _CHAIN_CACHE_LIMIT:
+                pairs.clear()
+            pairs[tool] = pair
+        return pair
 
     def names(self) -> Iterable[str]:
         return self.records.keys()

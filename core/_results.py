@@ -26,7 +26,7 @@ class ApprovalRequest(BaseModel):
     title: str = Field(min_length=1, max_length=80)
     description: str = Field(min_length=1, max_length=512)
     severity: Literal["info", "warning", "critical"] = "warning"
-    timeout_s: float = Field(default=120.0, alias="timeoutS")
+    timeout_s: float = Field(default=120.0, alias="timeoutS", strict=True)
     allowed_decisions: tuple[Decision, ...] = Field(
         default=DECISIONS, alias="allowedDecisions", min_length=1
     )
@@ -113,11 +113,16 @@ def coerce_before(value: Any) -> BeforeToolCallResult | None:
         raise HookResultError(f"block must be a bool, got {type(result.block).__name__}")
     if result.block_reason is not None and not isinstance(result.block_reason, str):
         raise HookResultError("block_reason must be a string")
-    if result.params is not None and not isinstance(result.params, Mapping):
-        raise HookResultError(f"params must be a mapping, got {type(result.params).__name__}")
+    if result.params is not None and type(result.params) is not dict:
+        if not isinstance(result.params, Mapping):
+            raise HookResultError(f"params must be a mapping, got {type(result.params).__name__}")
+        result.params = dict(result.params)  # read once, here: a mapping may raise on access
     request = result.require_approval
-    if request is not None and not isinstance(request, ApprovalRequest):
-        if not isinstance(request, Mapping):
+    if request is not None:
+        if isinstance(request, ApprovalRequest):
+            # An instance may come from model_construct() (never validated): check its fields too.
+            request = dict(request)
+        elif not isinstance(request, Mapping):
             raise HookResultError("require_approval must be an ApprovalRequest or a mapping")
         try:
             result.require_approval = ApprovalRequest.model_validate(request)
@@ -149,6 +154,8 @@ def coerce_after(value: Any) -> AfterToolCallResult | None:
         raise HookResultError("note must be a string")
     if result.artifact is not None and not isinstance(result.artifact, str):
         raise HookResultError("artifact must be a string")
+    if result.truncated is not None and type(result.truncated) is not bool:
+        raise HookResultError(f"truncated must be a bool, got {type(result.truncated).__name__}")
     return result
 
 

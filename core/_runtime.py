@@ -6,7 +6,6 @@ import inspect
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
@@ -26,7 +25,6 @@ from ._tools import Tool, build_tool
 from ._visibility import visible
 
 F = TypeVar("F", bound=Callable[..., Any])
-ADJUSTED_PARAMS_LIMIT = 4096
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ class Runtime:
             self._events,
             self._book,
             approver if approver is not None else self._route_approver(),
-            self._remember,
+            self._adjusted,
         )
         explicit = list(plugins)
         self._check_plugin_tables(explicit, load_entrypoints)
@@ -99,8 +97,7 @@ class Runtime:
         settings, _ = self.config.plugin_settings(plugin_name)
         if priority is not None:
             settings.priority = priority
-        if inspect.isclass(plugin):
-            plugin = build(plugin, plugin_name, self.config)
+        plugin = build(plugin, plugin_name, self.config)  # a class is built; any: keys checked
         self._registry.add(PluginRecord(plugin_name, plugin, "registered", settings, 0))
         return plugin_name
 
@@ -228,13 +225,6 @@ class Runtime:
         self.close()
 
     # -- internals --------------------------------------------------------------------------
-
-    def _remember(self, call_id: str, params: FrozenDict) -> None:
-        adjusted = self._adjusted
-        adjusted[call_id] = params
-        if len(adjusted) > ADJUSTED_PARAMS_LIMIT:
-            with suppress(KeyError):  # another thread evicted first
-                adjusted.popitem(last=False)
 
     def _refresh_sinks(self) -> None:
         self._events.sinks = tuple(

@@ -12,7 +12,7 @@ _EmitFn = Callable[..., None]
 class CallScope:
     """Set once per call; ``plugin`` is updated before each handler runs."""
 
-    __slots__ = ("call_id", "emit", "plugin", "session_id", "tool", "trace_id")
+    __slots__ = ("call_id", "done", "emit", "plugin", "session_id", "tool", "trace_id")
 
     def __init__(
         self, emit: _EmitFn, trace_id: str, call_id: str, session_id: str | None, tool: str
@@ -23,6 +23,9 @@ class CallScope:
         self.session_id = session_id
         self.tool = tool
         self.plugin: str | None = None
+        self.done = False
+        """Set when the call's outcome is made: a handler left running (a thread that overran its
+        timeout) can no longer add events after ``tool.injected``."""
 
 
 current_scope: contextvars.ContextVar[CallScope | None] = contextvars.ContextVar(
@@ -34,10 +37,11 @@ def emit(event: str, /, **data: Any) -> bool:
     """Emit a plugin event for the call being processed (stamped with its ids and the plugin).
 
     Call it from inside a hook handler. Returns False, and does nothing, outside of one (for
-    example when a plugin's handler is called directly in a unit test).
+    example when a plugin's handler is called directly in a unit test) and once the call has
+    ended (from a thread a handler left behind).
     """
     scope = current_scope.get()
-    if scope is None:
+    if scope is None or scope.done:
         return False
     scope.emit(
         event, scope.trace_id, scope.call_id, scope.session_id, scope.tool, scope.plugin, data

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from typing import Annotated, Any, get_type_hints
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -15,10 +16,30 @@ class ParamsInvalid(ValueError):
     """Params that fail the tool's schema; the message names the field."""
 
 
+_JSON_SCALARS: frozenset[type] = frozenset({str, int, float, bool, type(None)})
+_SIMPLE_ANNOTATIONS: dict[Any, frozenset[type]] = {
+    str: frozenset({str}),
+    int: frozenset({int}),
+    float: frozenset({float}),
+    bool: frozenset({bool}),
+    Any: _JSON_SCALARS,
+}
+FastFields = dict[str, frozenset[type]]
+
+
 class Tool:
     """A registered tool. ``validate`` returns (kwargs for the function, JSON-shaped params)."""
 
-    __slots__ = ("argument_names", "function", "is_async", "model", "spec", "takes_params")
+    __slots__ = (
+        "argument_names",
+        "fast_fields",
+        "function",
+        "is_async",
+        "model",
+        "required",
+        "spec",
+        "takes_params",
+    )
 
     def __init__(
         self,
@@ -35,10 +56,21 @@ class Tool:
         self.argument_names = dict(argument_names or {})
         self.is_async = inspect.iscoroutinefunction(function)
         self.takes_params = model is None or bool(model.model_fields)
+        self.fast_fields, self.required = _fast_fields(model)
 
     def validate(self, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         if self.model is None or (not params and not self.takes_params):
             return params, params
+        fast = self.fast_fields
+        if fast is not None and params.keys() >= self.required:
+            # Params whose every value already has its field's exact type (a str for a str, an
+            # int for an int, ...) are what pydantic would return unchanged: skip it.
+            for key, value in params.items():
+                accepted = fast.get(key)
+                if accepted is None or type(value) not in accepted:
+                    break
+            else:
+                return params, params
         try:
             parsed = self.model.model_validate(params)
         except ValidationError as exc:
@@ -51,6 +83,38 @@ class Tool:
 
     def invoke(self, kwargs: dict[str, Any]) -> Any:
         return self.function(**kwargs)
+
+
+def _fast_fields(model: type[BaseModel] | None) -> tuple[FastFields | None, frozenset[str]]:
+    """Input key -> the value types that validate to themselves, when every field has one.
+
+    Only plain ``str`` / ``int`` / ``float`` / ``bool`` / ``Any`` fields, optionally ``| None``,
+    without constraints qualify; any other field sends every call through pydantic.
+    """
+    if model is None or not model.model_fields:
+        return None, frozenset()
+    fast: FastFields = {}
+    required: set[str] = set()
+    for name, info in model.model_fields.items():
+        if info.metadata or info.validation_alias is not None:
+            return None, frozenset()
+        annotation = info.annotation
+        optional = False
+        if get_origin(annotation) in (Union, UnionType):
+            members = [arg for arg in get_args(annotation) if arg is not type(None)]
+            optional = len(members) == 1 and len(get_args(annotation)) == 2
+            annotation = members[0] if optional else annotation
+        try:
+            accepted = _SIMPLE_ANNOTATIONS.get(annotation)
+        except TypeError:  # an unhashable annotation: not a simple one
+            accepted = None
+        if accepted is None or (optional and annotation is Any):
+            return None, frozenset()
+        key = info.alias or name
+        fast[key] = accepted | {type(None)} if optional else accepted
+        if info.is_required():
+            required.add(key)
+    return fast, frozenset(required)
 
 
 def describe_validation_error(exc: ValidationError) -> str:

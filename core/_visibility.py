@@ -9,6 +9,20 @@ from ._merge import invoke
 from ._models import Origin, Sender, ToolSpec
 from ._registry import Registry
 
+EXTERNAL_BLOCKED_TOOLS = frozenset(
+    {"cron", "gateway", "sessions_spawn", "sessions_send", "whatsapp_login", "nodes"}
+)
+"""Never callable with origin "external", like every tool tagged ``internal`` (DESIGN.md)."""
+
+
+def internal_only(name: str, spec: ToolSpec | None) -> bool:
+    """True for a tool an external-origin call must never reach, whatever config and plugins say.
+
+    The core enforces this itself (the policy plugin says the same, with its reasons): disabling,
+    auditing or re-prioritising the policy must not open internal tools to the outside.
+    """
+    return name in EXTERNAL_BLOCKED_TOOLS or (spec is not None and "internal" in spec.tags)
+
 
 def visible(
     registry: Registry,
@@ -17,9 +31,14 @@ def visible(
     agent_id: str | None,
     origin: Origin,
 ) -> Pipeline[list[ToolSpec]]:
-    """Any handler's False hides a tool; a handler that fails hides it too (fail closed)."""
+    """Any handler's False hides a tool; a handler that fails hides it too (fail closed).
+
+    Internal tools are never shown to origin "external", whatever the handlers say.
+    """
     shown: list[ToolSpec] = []
     for spec in specs:
+        if origin == "external" and internal_only(spec.name, spec):
+            continue
         hidden = False
         values: dict[str, Any] = {
             "tool": spec,
@@ -31,7 +50,7 @@ def visible(
             try:
                 verdict = yield from invoke(handler, handler.call_args(values))
             except Exception:
-                if handler.on_error == "ignore":
+                if handler.on_error == "ignore" or handler.audit:  # a shadow plugin never hides
                     continue
                 hidden = True
                 break

@@ -15,14 +15,18 @@ def test_quick_start_prints_what_the_readme_says(tmp_path):
     code = README.split("```python", 1)[1].split("```", 1)[0]
     claimed = re.search(r"prints `(.+?)`, `(.+?)` and `(.+?)`", README)
     assert claimed is not None
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == list(claimed.groups())
     assert (tmp_path / ".toolhooks" / "events.jsonl").is_file()
 
 
 def test_ci_runs_exactly_the_readme_test_command():
-    commands = [line.strip() for line in README.splitlines() if line.startswith("    python3 -m venv")]
+    commands = [
+        line.strip() for line in README.splitlines() if line.startswith("    python3 -m venv")
+    ]
     assert len(commands) == 2, "the README carries exactly two set-up commands"
     demo, tests = commands
     assert demo.endswith("toolhooks demo")

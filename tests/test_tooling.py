@@ -12,7 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(*command: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *command: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
 
 
@@ -34,7 +36,10 @@ def test_mypy_strict_on_the_core_and_plugins(tmp_path):
         if entry.name != "__pycache__":
             (shim / entry.name).symlink_to(entry)
     (shim / "plugins").symlink_to(ROOT / "plugins")
-    if shutil.which("mypy") is None and run(sys.executable, "-m", "mypy", "--version").returncode != 0:
+    if (
+        shutil.which("mypy") is None
+        and run(sys.executable, "-m", "mypy", "--version").returncode != 0
+    ):
         pytest.fail("mypy is part of the test extras; install with pip install -e '.[test]'")
     done = run(
         sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),

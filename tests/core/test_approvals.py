@@ -184,9 +184,18 @@ def test_openclaw_style_request_fields_are_accepted(toolhooks_make_runtime):
 
         @hookimpl
         def before_tool_call(self):
-            return {"requireApproval": {"title": "t", "description": "d", "timeoutMs": 5000,
-                                        "timeoutBehavior": "deny", "severity": "info"}}
+            return {
+                "requireApproval": {
+                    "title": "t",
+                    "description": "d",
+                    "timeoutMs": 5000,
+                    "timeoutBehavior": "deny",
+                    "severity": "info",
+                }
+            }
 
-    rt = toolhooks_make_runtime(plugins=[OpenClawStyle()], approver=lambda p: seen.append(p.request) or "allow-once")
+    rt = toolhooks_make_runtime(
+        plugins=[OpenClawStyle()], approver=lambda p: seen.append(p.request) or "allow-once"
+    )
     assert call(rt)[0].status == "ok"
     assert seen[0].timeout_s == 5 and seen[0].severity == "info"

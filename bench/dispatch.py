@@ -1,0 +1,88 @@
+"""Item 1, dispatch: ``rt.call`` through N no-op plugins vs raw pluggy vs a plain loop.
+
+All three call the *same* N no-op ``before_tool_call`` functions (methods of the same plugin
+objects) with the same kind of argument, a ``ToolCall``:
+
+- **plain loop** (the floor): ``for fn in functions: fn(call)``. Nothing else.
+- **raw pluggy**: ``pm.hook.before_tool_call(call=call)`` on a ``pluggy.PluginManager`` holding
+  the toolhooks hookspecs and the same plugin objects. pluggy orders the impls (LIFO, no
+  priorities), collects the non-None results in a list, and does no merging, no freezing, no
+  validation and no after-hooks.
+- **toolhooks**: ``rt.call(call)`` on a ``Runtime`` with the same plugins, no sinks and one
+  registered no-argument tool ``noop() -> "ok"``. Beyond the N hook calls it runs the whole
+  pipeline: the priority-ordered chain with the merge rules, read-only params, validation of the
+  params against the tool's schema, the tool itself, the (empty) after_tool_call chain, the
+  bounded ``adjusted_params`` store and the ``Outcome``. With ``call`` given as a dict instead
+  (``rt.call({"name": "noop", "params": {}})``) it also validates the proposal and builds the
+  ``ToolCall`` (ids, frozen params) per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pluggy
+from toolhooks import Runtime, ToolCall, hookimpl, spec
+
+
+class NoOp:
+    """A plugin whose before_tool_call has no opinion."""
+
+    def __init__(self, index: int) -> None:
+        self.name = f"noop_{index}"
+
+    @hookimpl
+    def before_tool_call(self, call: ToolCall) -> None:
+        return None
+
+
+def noop() -> str:
+    """Does nothing."""
+    return "ok"
+
+
+def make_runtime(plugins: list[Any]) -> Runtime:
+    return Runtime(plugins=plugins, tools=[noop], load_entrypoints=False)
+
+
+def make_pluggy(plugins: list[Any]) -> pluggy.PluginManager:
+    pm = pluggy.PluginManager(spec.PROJECT)
+    pm.add_hookspecs(spec)
+    for plugin in plugins:
+        pm.register(plugin, name=plugin.name)
+    return pm
+
+
+def contenders(count: int) -> tuple[dict[str, Callable[[], object]], Runtime]:
+    """The four rows of the dispatch table for ``count`` plugins (and the runtime, to close)."""
+    plugins = [NoOp(i) for i in range(count)]
+    rt = make_runtime(plugins)
+    pm = make_pluggy(plugins)
+    call = ToolCall("noop")
+    proposal = {"name": "noop", "params": {}}
+    functions = [plugin.before_tool_call for plugin in plugins]
+    hook = pm.hook.before_tool_call
+    rt_call = rt.call
+
+    def plain_loop() -> None:
+        for function in functions:
+            function(call)
+
+    def raw_pluggy() -> object:
+        return hook(call=call)
+
+    def toolhooks_call() -> object:
+        return rt_call(call)
+
+    def toolhooks_dict() -> object:
+        return rt_call(proposal)
+
+    assert rt.call(call).status == "ok" and rt.call(proposal).status == "ok"
+    assert hook(call=call) == []
+    return {
+        "plain loop": plain_loop,
+        "raw pluggy": raw_pluggy,
+        "toolhooks (ToolCall)": toolhooks_call,
+        "toolhooks (dict)": toolhooks_dict,
+    }, rt

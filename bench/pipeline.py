@@ -1,0 +1,133 @@
+"""Items 2 and 3: the default pipeline, and ``acall`` against ``call``.
+
+The default pipeline is what ``Runtime.from_config()`` gives with the built-ins loaded through
+their entry points: policy (profile "coding"), loop detection (default window), result budget
+(default budget) and the JSONL event log (default flushing: one ``os.write`` per call, when
+``tool.injected`` arrives), writing to a file in a temporary directory. The tool is
+``read(path: str) -> str`` returning about 200 characters; every call has small params
+(``{"path": "src/module_N.py"}``) and a session id. The proposals cycle through 1,000 distinct
+paths, so that loop detection sees an agent making progress, as a real one would, and never
+blocks or warns.
+
+The raw-pluggy row runs the *same* three decision plugins (the very objects the runtime loaded)
+through ``pm.hook.before_tool_call`` / the tool / ``pm.hook.after_tool_call`` with a prebuilt
+``ToolCall`` and ``ToolResult``: no event log (pluggy has no events), no merging, no freezing,
+no validation, and it ignores what the hooks return.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any
+
+import pluggy
+from toolhooks import Runtime, ToolCall, ToolResult, spec
+
+PATHS = 1_000
+BODY = "x = 1\n" * 33  # about 200 characters: a small result
+
+
+def read(path: str) -> str:
+    """Read a file (a stand-in: returns a fixed body)."""
+    return f"# {path}\n{BODY}"
+
+
+BUILTINS = ("policy", "loop_detection", "result_budget", "event_log")
+
+
+def config(log_dir: str) -> dict[str, Any]:
+    plugins: dict[str, Any] = {
+        "event_log": {"path": os.path.join(log_dir, "events.jsonl")},
+        "result_budget": {"artifact_dir": os.path.join(log_dir, "artifacts")},
+    }
+    # Other installed plugins (the example plugin from contrib/, say) are not the default.
+    for entry_point in entry_points(group="toolhooks"):
+        if entry_point.name not in BUILTINS:
+            plugins[entry_point.name] = {"enabled": False}
+    return {"tools": {"profile": "coding"}, "plugins": plugins}
+
+
+def default_runtime(log_dir: str, with_log: bool = True) -> Runtime:
+    cfg = config(log_dir)
+    if not with_log:
+        cfg["plugins"]["event_log"]["enabled"] = False
+    rt = Runtime(config=cfg, tools=[read])
+    loaded = {info.name for info in rt.plugins()}
+    wanted = {"policy", "loop_detection", "result_budget"} | ({"event_log"} if with_log else set())
+    missing = wanted - loaded
+    assert not missing, f"built-in plugins not loaded: {sorted(missing)}"
+    return rt
+
+
+def proposals(session: str = "bench") -> Callable[[], dict[str, Any]]:
+    """A function returning the next proposal, cycling through PATHS distinct ones."""
+    calls = [
+        {"name": "read", "params": {"path": f"src/module_{i}.py"}, "session_id": session}
+        for i in range(PATHS)
+    ]
+    return itertools.cycle(calls).__next__
+
+
+def pipeline_contenders(log_dir: str) -> tuple[dict[str, Callable[[], object]], list[Runtime]]:
+    """Rows of item 2: the default pipeline, the same without the log, and raw pluggy."""
+    rt = default_runtime(log_dir)
+    quiet = default_runtime(log_dir, with_log=False)
+    next_proposal, next_quiet = proposals("bench"), proposals("bench-quiet")
+    for runtime, make in ((rt, next_proposal), (quiet, next_quiet)):
+        outcome = runtime.call(make())
+        assert outcome.status == "ok" and not outcome.notes, outcome
+
+    pm = pluggy.PluginManager(spec.PROJECT)
+    pm.add_hookspecs(spec)
+    for name in ("policy", "loop_detection", "result_budget"):
+        pm.register(quiet.get_plugin(name), name=name)
+    before, after = pm.hook.before_tool_call, pm.hook.after_tool_call
+    tool_spec = next(s for s in quiet.tool_specs() if s.name == "read")
+    calls = itertools.cycle(
+        [
+            ToolCall(
+                "read", {"path": f"src/module_{i}.py"}, session_id="bench-pluggy", spec=tool_spec
+            )
+            for i in range(PATHS)
+        ]
+    ).__next__
+
+    def raw_pluggy() -> object:
+        call = calls()
+        before(call=call)
+        value = read(**call.params)
+        return after(call=call, result=ToolResult("ok", value, value, None, 0.0, None))
+
+    call_rt, call_quiet = rt.call, quiet.call
+    return {
+        "toolhooks default pipeline": lambda: call_rt(next_proposal()),
+        "  same, event log off": lambda: call_quiet(next_quiet()),
+        "raw pluggy, same 3 plugins": raw_pluggy,
+    }, [rt, quiet]
+
+
+def async_contenders(
+    rt: Runtime, make: Callable[[], object], batch: int
+) -> tuple[dict[str, Callable[[], object]], Callable[[], None]]:
+    """``call`` vs ``acall`` on one runtime. ``acall`` is awaited ``batch`` times in a row inside
+    one coroutine on a running event loop (so the loop's own start-up is not counted), and its
+    time is divided by ``batch`` by wrapping it as ``batch`` calls of the sync side."""
+    loop = asyncio.new_event_loop()
+    acall, call = rt.acall, rt.call
+
+    async def many() -> None:
+        for _ in range(batch):
+            await acall(make())  # type: ignore[arg-type]
+
+    def batch_sync() -> None:
+        for _ in range(batch):
+            call(make())  # type: ignore[arg-type]
+
+    def batch_async() -> None:
+        loop.run_until_complete(many())
+
+    return {"call": batch_sync, "acall": batch_async}, loop.close

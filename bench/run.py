@@ -1,0 +1,308 @@
+"""toolhooks benchmarks: ``python bench/run.py [--quick] [--only 1,2,...] [--json FILE]``.
+
+Prints one table per item of BENCHMARKS.md with medians, ratios, the target and whether it was
+met. ``--quick`` runs every item on tiny sizes in a few seconds (a smoke test, not a measurement).
+The exit status is 0 whether or not targets are met: this is a measurement, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import concurrency
+import dispatch
+import pipeline
+import scale
+import timing
+from timing import micro
+
+
+@dataclass
+class Sizes:
+    rounds: int = 21
+    slot_s: float = 0.02
+    plugins: tuple[int, ...] = (1, 10, 50)
+    sessions: int = 100_000
+    memory_sessions: int = 10_000
+    results: tuple[int, ...] = (1_000_000, 10_000_000, 100_000_000)
+    tasks: int = 1_000
+    per_task: int = 10
+    threads: int = 8
+    per_thread: int = 1_000
+    async_batch: int = 200
+
+
+QUICK = Sizes(3, 0.002, (1, 10, 50), 500, 200, (100_000, 1_000_000), 20, 2, 8, 5, 20)
+
+
+@dataclass
+class Table:
+    title: str
+    header: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def render(self) -> str:
+        widths = [
+            max(len(str(r[i])) for r in [self.header, *self.rows]) for i in range(len(self.header))
+        ]
+
+        def line(cells: list[Any]) -> str:
+            return (
+                "| "
+                + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True))
+                + " |"
+            )
+
+        out = [
+            f"## {self.title}",
+            "",
+            line(self.header),
+            "|" + "|".join("-" * (w + 2) for w in widths) + "|",
+        ]
+        out += [line(row) for row in self.rows]
+        return "\n".join(out + [""] + [f"- {note}" for note in self.notes] + [""])
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def item_dispatch(sizes: Sizes) -> Table:
+    table = Table(
+        "1. dispatch: N no-op before_tool_call plugins",
+        ["plugins", "plain loop", "raw pluggy", "toolhooks, ToolCall", "toolhooks, dict",
+         "ToolCall / pluggy", "dict / pluggy", "ToolCall / loop"],
+    )  # fmt: skip
+    for count in sizes.plugins:
+        rows, rt = dispatch.contenders(count)
+        t = timing.compare(rows, sizes.rounds, sizes.slot_s)
+        rt.close()
+        ratio = timing.paired_ratio(t, "toolhooks (ToolCall)", "raw pluggy")
+        ratio_dict = timing.paired_ratio(t, "toolhooks (dict)", "raw pluggy")
+        floor = timing.paired_ratio(t, "toolhooks (ToolCall)", "plain loop")
+        table.rows.append(
+            [
+                count,
+                *(micro(t[k].median) for k in rows),
+                f"{ratio:.2f}x",
+                f"{ratio_dict:.2f}x",
+                f"{floor:.1f}x",
+            ]
+        )
+        table.data[str(count)] = {k: v.median for k, v in t.items()} | {
+            "ratio": ratio,
+            "ratio_dict": ratio_dict,
+        }
+        if count == 10:
+            table.notes.append(
+                f"target at 10 plugins: toolhooks (ToolCall) <= 1.0x raw pluggy: {ratio:.2f}x, {verdict(ratio <= 1.0)}"
+            )
+    table.notes.append(
+        "toolhooks also runs the tool, the empty after chain and builds the Outcome; see bench/dispatch.py"
+    )
+    return table
+
+
+def item_pipeline(sizes: Sizes, workdir: str) -> Table:
+    rows, runtimes = pipeline.pipeline_contenders(workdir)
+    t = timing.compare(rows, sizes.rounds, sizes.slot_s)
+    for rt in runtimes:
+        rt.close()
+    reference = "raw pluggy, same 3 plugins"
+    table = Table(
+        "2. default pipeline: policy, loop detection, result budget, JSONL event log",
+        ["", "per call", "/ raw pluggy"],
+    )
+    for label in rows:
+        table.rows.append(
+            [label, micro(t[label].median), f"{timing.paired_ratio(t, label, reference):.2f}x"]
+        )
+    full = t["toolhooks default pipeline"].median
+    table.data = {k: v.median for k, v in t.items()}
+    table.notes.append(f"target: <= 25 µs a call: {micro(full)}, {verdict(full <= 25e-6)}")
+    return table
+
+
+def item_async(sizes: Sizes, workdir: str) -> Table:
+    table = Table(
+        "3. async: acall vs call, same plugins", ["plugins", "call", "acall", "acall / call"]
+    )
+    setups: list[tuple[str, Any, Callable[[], object]]] = []
+    _, rt10 = dispatch.contenders(10)
+    proposal = {"name": "noop", "params": {}}
+    setups.append(("10 no-op", rt10, lambda: proposal))
+    rt_default = pipeline.default_runtime(workdir)
+    setups.append(("default pipeline", rt_default, pipeline.proposals("async")))
+    worst = 0.0
+    for label, rt, make in setups:
+        rows, close = pipeline.async_contenders(rt, make, sizes.async_batch)
+        t = timing.compare(rows, sizes.rounds, sizes.slot_s)
+        close()
+        rt.close()
+        ratio = timing.paired_ratio(t, "acall", "call")
+        worst = max(worst, ratio)
+        n = sizes.async_batch
+        table.rows.append(
+            [label, micro(t["call"].median / n), micro(t["acall"].median / n), f"{ratio:.2f}x"]
+        )
+        table.data[label] = {
+            "call": t["call"].median / n,
+            "acall": t["acall"].median / n,
+            "ratio": ratio,
+        }
+    table.notes.append(f"target: acall <= 2x call: worst {worst:.2f}x, {verdict(worst <= 2.0)}")
+    table.notes.append(
+        f"acall is awaited {sizes.async_batch} times in a row in one coroutine on a running loop"
+    )
+    return table
+
+
+def item_scale(sizes: Sizes) -> Table:
+    live = sizes.sessions
+    rows, rt = scale.loop_setup(live)
+    t = timing.compare(rows, sizes.rounds, sizes.slot_s)
+    rt.close()
+    labels = ("1 session", f"1 of {live:,} sessions", f"any of {live:,} sessions")
+    table = Table(
+        f"4. scale: loop detection with 1 vs {live:,} live sessions",
+        ["", *labels, "ratio, 1 of", "ratio, any of"],
+    )
+    ratios: dict[str, tuple[float, float]] = {}
+    for kind in ("rt.call", "hooks only"):
+        one, same, spread = (f"{kind}, {label}" for label in labels)
+        ratios[kind] = (timing.paired_ratio(t, same, one), timing.paired_ratio(t, spread, one))
+        times = [micro(t[label].median) for label in (one, same, spread)]
+        table.rows.append([kind, *times, *(f"{r:.2f}x" for r in ratios[kind])])
+    per_session = scale.memory_per_session(sizes.memory_sessions)
+    table.rows.append(["memory per session", "", "", f"{per_session / 1024:.2f} KB", "", ""])
+    table.data = {k: v.median for k, v in t.items()} | {
+        "ratios": ratios,
+        "bytes_per_session": per_session,
+    }
+    same, spread = ratios["rt.call"]
+    table.notes.append(
+        f"target: per-call cost within 1.2x: rt.call on 1 of {live:,}: {same:.2f}x, "
+        f"{verdict(same <= 1.2)}; on any of {live:,}: {spread:.2f}x, {verdict(spread <= 1.2)}"
+    )
+    table.notes.append(
+        f"target: <= 8 KB per session at the default window: {verdict(per_session <= 8192)} "
+        f"(measured over {sizes.memory_sessions:,} sessions)"
+    )
+    return table
+
+
+def item_budget(sizes: Sizes, workdir: str) -> Table:
+    table = Table(
+        "5. result budget on large results",
+        ["result", "time", "time per MB", "peak memory / input"],
+    )
+    for size in sizes.results:
+        seconds, peak = scale.budget_run(size, workdir)
+        megabytes = size / 1_000_000
+        table.rows.append(
+            [f"{megabytes:g} MB", micro(seconds), micro(seconds / megabytes), f"{peak:.2f}x"]
+        )
+        table.data[str(size)] = {"seconds": seconds, "peak_ratio": peak}
+    largest = sizes.results[-1]
+    last = table.data[str(largest)]
+    ok = last["seconds"] < 1.0 and last["peak_ratio"] < 2.5
+    table.notes.append(
+        f"target: {largest / 1e6:g} MB in under 1 s, peak under 2.5x the input: {verdict(ok)}"
+    )
+    return table
+
+
+def item_concurrency(sizes: Sizes, workdir: str) -> Table:
+    report = concurrency.run(workdir, sizes.tasks, sizes.per_task, sizes.threads, sizes.per_thread)
+    table = Table(
+        f"6. concurrency: {sizes.tasks:,} asyncio sessions and {sizes.threads} threads on one runtime",
+        ["calls", "wall time", "calls / s", "log lines", "lost", "duplicated", "strays", "unparsable", "dropped", "not ok"],
+    )  # fmt: skip
+    table.rows.append(
+        [f"{report.calls:,}", micro(report.seconds), f"{report.per_second:,.0f}", f"{report.lines:,}", report.lost,
+         report.duplicated, report.strays, report.unparsable, report.dropped, report.not_ok]
+    )  # fmt: skip
+    table.data = report.__dict__ | {"per_second": report.per_second}
+    table.notes.append(
+        f"target: no lost or duplicated events: {verdict(report.clean and not report.not_ok)}"
+    )
+    return table
+
+
+def machine() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            cpu = next(
+                line.split(":", 1)[1].strip() for line in info if line.startswith("model name")
+            )
+    except (OSError, StopIteration):
+        pass
+    return f"{platform.python_implementation()} {platform.python_version()} on {platform.system()} {platform.machine()}, {cpu}, {os.cpu_count()} CPUs"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny sizes: checks that everything runs"
+    )
+    parser.add_argument("--only", default="1,2,3,4,5,6", help="items to run, e.g. 1,2")
+    parser.add_argument(
+        "--clock",
+        choices=sorted(timing.CLOCKS),
+        default="cpu",
+        help="cpu: thread CPU time (default), wall",
+    )
+    parser.add_argument("--json", help="also write the numbers to this file")
+    args = parser.parse_args(argv)
+    sizes = QUICK if args.quick else Sizes()
+    timing.use_clock(args.clock)
+    only = {int(part) for part in args.only.split(",")}
+    print(
+        f"# toolhooks benchmarks{' (--quick: tiny sizes, not a measurement)' if args.quick else ''}\n"
+    )
+    print(
+        f"- {machine()}\n- clock for per-call times: {args.clock}; medians of {sizes.rounds} interleaved rounds\n"
+    )
+    tables: dict[str, Table] = {}
+    with tempfile.TemporaryDirectory(prefix="toolhooks-bench-") as workdir:
+        sub = lambda name: tempfile.mkdtemp(prefix=f"{name}-", dir=workdir)  # noqa: E731
+        items: dict[int, Callable[[], Table]] = {
+            1: lambda: item_dispatch(sizes),
+            2: lambda: item_pipeline(sizes, sub("pipeline")),
+            3: lambda: item_async(sizes, sub("async")),
+            4: lambda: item_scale(sizes),
+            5: lambda: item_budget(sizes, sub("budget")),
+            6: lambda: item_concurrency(sizes, sub("concurrency")),
+        }
+        for number in sorted(only):
+            table = items[number]()
+            tables[str(number)] = table
+            print(table.render(), flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(
+                {
+                    k: {"title": t.title, "data": t.data, "notes": t.notes}
+                    for k, t in tables.items()
+                },
+                out,
+                indent=2,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

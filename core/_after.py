@@ -1,0 +1,182 @@
+"""The after_tool_call chain, and the Outcome it ends in (DESIGN.md, "after_tool_call").
+
+Every call that reached a decision comes here, executed, failed, blocked or denied, so that audit
+plugins see everything. Handlers run in priority order; ``content`` / ``value`` replace the
+running ones (last writer wins), notes are appended to the injected text, and a handler's failure
+is recorded and ignored unless its plugin is configured ``on_error = "block"``.
+"""
+
+from __future__ import annotations
+
+from inspect import isawaitable
+from time import perf_counter
+from typing import Any
+
+from ._driver import AwaitIt, Pipeline
+from ._merge import BeforeState, describe_error, elapsed_ms, invoke
+from ._models import UNSET, ToolCall
+from ._registry import DEFAULT_ASYNC_TIMEOUT, Handler
+from ._results import AfterToolCallResult, Decision, Outcome, ToolResult, coerce_after
+
+CORE = "toolhooks"
+"""The name that core checks (invalid calls and params, digest mismatches) are blocked by."""
+
+
+class Verdict:
+    """The decision reached before after_tool_call runs; status "go" means execute."""
+
+    __slots__ = ("approval", "blocked_by", "kind", "kwargs", "params", "reason", "status")
+
+    def __init__(
+        self,
+        status: str,
+        params: dict[str, Any],
+        kwargs: dict[str, Any] | None = None,
+        kind: str | None = None,
+        reason: str | None = None,
+        blocked_by: str | None = None,
+    ) -> None:
+        self.status = status
+        self.params = params
+        self.kwargs = kwargs
+        self.kind = kind
+        self.reason = reason
+        self.blocked_by = blocked_by
+        self.approval: Decision | None = None
+
+
+def run_after_chain(
+    chain: tuple[Handler, ...],
+    call: ToolCall,
+    result: ToolResult,
+    verdict: Verdict,
+    state: BeforeState,
+    tracing: bool,
+    interrupted: BaseException | None,
+) -> Pipeline[Outcome]:
+    """after_tool_call in order (fail open by default), then the Outcome; always runs."""
+    record = state.record
+    notes: list[str] = []
+    truncated, artifact = False, None
+    withheld_by: str | None = None
+    for handler in chain:
+        state.plugin = handler.plugin
+        started = perf_counter() if tracing else 0.0
+        try:
+            if handler.direct:  # a plain def taking (call, result): called as it is
+                raw = handler.function(call, result)
+            elif handler.inline:
+                raw = handler.function(*handler.call_args({"call": call, "result": result}))
+            else:
+                raw = yield from invoke(
+                    handler, handler.call_args({"call": call, "result": result})
+                )
+            if raw is None:
+                if not tracing:
+                    continue  # no change, nothing to record
+                change = None
+            else:
+                if handler.inline and type(raw) is not dict and isawaitable(raw):
+                    raw = yield AwaitIt(raw, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
+                change = coerce_after(raw) if raw is not None else None
+        except Exception as exc:
+            problem = describe_error(exc)
+            record(
+                state,
+                "hook.error",
+                handler.plugin,
+                {"hook": "after_tool_call", "error": problem, "on_error": handler.on_error},
+            )
+            # Only a result can be withheld: a call that never ran keeps its blocker and reason.
+            ran = result.status in ("ok", "error")
+            if handler.on_error == "block" and withheld_by is None and not handler.audit and ran:
+                withheld_by = handler.plugin
+                reason = f"Tool result withheld because after_tool_call hook {handler.plugin} failed: {problem}"
+                result = ToolResult("blocked", None, reason, reason, result.duration_ms, "policy")
+            continue
+        if tracing:
+            record(state, "hook.decision", handler.plugin, _after_summary(handler, change, started))
+        if change is None or handler.audit:
+            continue
+        if change.content is not None or change.value is not UNSET:
+            result = ToolResult(
+                result.status,
+                result.value if change.value is UNSET else change.value,
+                result.content if change.content is None else change.content,
+                result.error,
+                result.duration_ms,
+                result.error_kind,
+            )
+        if change.note:
+            notes.append(change.note)
+        if change.truncated or change.artifact:
+            truncated = True
+            artifact = change.artifact or artifact
+    state.plugin = None
+    content = result.content
+    if notes:
+        content = f"{content}\n\n" + "\n".join(notes) if content else "\n".join(notes)
+    status = result.status
+    outcome = Outcome(
+        status,
+        content,
+        call.id,
+        call.trace_id,
+        call.name,
+        result.value,
+        verdict.params,
+        withheld_by or verdict.blocked_by,
+        verdict.reason if withheld_by is None else result.error,
+        notes,
+        truncated,
+        artifact,
+        verdict.approval,
+        _rewritten(state, call) if state.writers else {},
+    )
+    if tracing:
+        record(
+            state,
+            "tool.injected",
+            None,
+            {"status": status, "chars": len(content), "truncated": truncated, "artifact": artifact},
+        )
+    if interrupted is not None:
+        raise interrupted
+    return outcome
+
+
+def _after_summary(
+    handler: Handler, change: AfterToolCallResult | None, started: float
+) -> dict[str, Any]:
+    """The data of an after_tool_call ``hook.decision`` event."""
+    if change is None:  # the common case, in one step
+        return {
+            "hook": "after_tool_call",
+            "priority": handler.priority,
+            "latency_ms": elapsed_ms(started),
+            "applied": not handler.audit,
+            "returned": None,
+        }
+    summary: dict[str, Any] = {
+        "hook": "after_tool_call",
+        "priority": handler.priority,
+        "latency_ms": elapsed_ms(started),
+        "applied": not handler.audit,
+    }
+    summary["content"] = change.content is not None
+    summary["value"] = change.value is not UNSET
+    summary["note"] = change.note
+    summary["truncated"] = bool(change.truncated)
+    return summary
+
+
+def _rewritten(state: BeforeState, call: ToolCall) -> dict[str, str]:
+    """Fields whose final value differs from the proposal, with the plugin that last wrote them."""
+    missing = object()
+    proposed, final = state.proposed, call.params
+    assert state.writers is not None
+    return {
+        key: plugin
+        for key, plugin in state.writers.items()
+        if proposed.get(key, missing) != final.get(key, missing)
+    }

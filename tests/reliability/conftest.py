@@ -1,0 +1,98 @@
+"""Shared pieces of the reliability campaign (issue 6): real distributions, event capture."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import Phase, settings
+from toolhooks import hookimpl
+
+
+@pytest.fixture
+def install_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Install a tiny real distribution (module + dist-info with entry points) on sys.path.
+
+    Returns the site directory, so that a subprocess can use it as PYTHONPATH too.
+    """
+    site = tmp_path / "site"
+    site.mkdir(exist_ok=True)
+    monkeypatch.syspath_prepend(str(site))
+    added: list[str] = []
+
+    def install(
+        dist: str, modules: dict[str, str], entry_points: dict[str, str], version: str = "1.0"
+    ) -> Path:
+        for module, source in modules.items():
+            (site / f"{module}.py").write_text(textwrap.dedent(source))
+            added.append(module)
+        info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+        lines = "\n".join(f"{name} = {value}" for name, value in entry_points.items())
+        (info / "entry_points.txt").write_text(f"[toolhooks]\n{lines}\n")
+        importlib.invalidate_caches()
+        return site
+
+    yield install
+    for module in added:
+        sys.modules.pop(module, None)
+
+
+class Recorder:
+    """A thread-safe on_event sink that keeps every event."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.events: list = []
+        self._lock = threading.Lock()
+
+    @hookimpl
+    def on_event(self, event):
+        with self._lock:
+            self.events.append(event)
+
+    def names(self, call_id: str | None = None) -> list[str]:
+        return [e.event for e in self.events if call_id is None or e.call_id == call_id]
+
+    def of(self, name: str) -> list:
+        return [e for e in self.events if e.event == name]
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+def run_both(make_runtime, request, execute=None):
+    """The same request through ``call`` and ``acall`` on two fresh runtimes: both outcomes."""
+    outcomes = []
+    for mode in ("call", "acall"):
+        rt = make_runtime()
+        try:
+            if mode == "call":
+                outcomes.append(rt.call(request, execute=execute))
+            else:
+                outcomes.append(asyncio.run(rt.acall(request, execute=execute)))
+        finally:
+            rt.close()
+    return outcomes
+
+
+@pytest.fixture
+def both():
+    """``both(make_runtime, request, execute)`` -> (call outcome, acall outcome)."""
+    return run_both
+
+
+# Mutation checks (RELIABILITY.md) only need to know that a property fails, not the smallest
+# example: HYPOTHESIS_PROFILE=mutation skips shrinking.
+settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
