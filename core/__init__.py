@@ -5,6 +5,7 @@ from ._errors import ConfigError, PluginLoadError, ToolhooksError
 from ._events import EVENT_NAMES, Event
 from ._frozen import FrozenDict, FrozenList, ParamsError
 from ._hookimpl import hookimpl
+from ._inventory import HandlerInfo, PluginInfo
 from ._models import REMOVE, UNSET, InvalidToolCall, Origin, Sender, Status, ToolCall, ToolSpec
 from ._registry import PluginValidationError
 from ._results import (
@@ -17,7 +18,7 @@ from ._results import (
     PendingApproval,
     ToolResult,
 )
-from ._runtime import PluginInfo, Runtime
+from ._runtime import Runtime
 from ._scope import emit
 
 # Re-exported lazily: these live in built-in plugin packages that import toolhooks themselves.
@@ -50,6 +51,7 @@ __all__ = [
     "Event",
     "FrozenDict",
     "FrozenList",
+    "HandlerInfo",
     "HookResultError",
     "InvalidToolCall",
     "Origin",

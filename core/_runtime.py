@@ -6,42 +6,31 @@ import inspect
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
 from ._approvals import ApprovalBook, Approver
 from ._config import LoadedConfig, discover, load_config
 from ._driver import BackgroundLoop, drive_async, drive_sync
-from ._errors import ConfigError, PluginLoadError
 from ._events import EventDispatcher
 from ._frozen import FrozenDict, thaw
-from ._loader import Candidate, build, load, why_skipped
-from ._loader import discover as discover_entry_points
+from ._inventory import (
+    HandlerInfo,
+    PluginInfo,
+    check_plugin_tables,
+    default_name,
+    handler_info,
+    load_entry_points,
+    plugin_info,
+)
+from ._loader import build
 from ._models import Origin, Sender, ToolCall, ToolSpec
 from ._pipeline import Context, Execute, run_call
-from ._registry import PluginRecord, PluginSettings, Registry
+from ._registry import PluginRecord, Registry
 from ._results import Outcome
 from ._tools import Tool, build_tool
 from ._visibility import visible
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-@dataclass(frozen=True)
-class PluginInfo:
-    """One row of ``Runtime.plugins()`` (and of ``toolhooks plugins``)."""
-
-    name: str
-    version: str | None
-    distribution: str | None
-    priority: int
-    hooks: tuple[str, ...]
-    mode: str
-    enabled: bool
-    source: str
-    tools: tuple[str, ...] | None = None
-    entry_point: str | None = None
-    reason: str | None = None
 
 
 class Runtime:
@@ -73,9 +62,9 @@ class Runtime:
             self._adjusted,
         )
         explicit = list(plugins)
-        self._check_plugin_tables(explicit, load_entrypoints)
+        check_plugin_tables(self.config, explicit)
         if load_entrypoints:
-            self._load_entry_points()
+            self._skipped.extend(load_entry_points(self._registry, self.config))
         for plugin in explicit:
             self.register(plugin)
         for tool in tools:
@@ -93,7 +82,7 @@ class Runtime:
 
     def register(self, plugin: Any, name: str | None = None, priority: int | None = None) -> str:
         """Register a plugin object, module or class (a class is built with its config)."""
-        plugin_name = name or _default_name(plugin)
+        plugin_name = name or default_name(plugin)
         settings, _ = self.config.plugin_settings(plugin_name)
         if priority is not None:
             settings.priority = priority
@@ -106,9 +95,13 @@ class Runtime:
         return self._registry.remove(name).plugin
 
     def plugins(self, include_disabled: bool = False) -> list[PluginInfo]:
-        rows = [self._info(record) for record in self._registry.records.values()]
+        rows = [plugin_info(record) for record in self._registry.records.values()]
         rows.sort(key=lambda row: (-row.priority, row.name))
         return rows + (list(self._skipped) if include_disabled else [])
+
+    def handlers(self, hook: str, tool: str | None = None) -> list[HandlerInfo]:
+        """The handlers of ``hook`` in the order they run (for ``tool``, if given)."""
+        return [handler_info(handler) for handler in self._registry.chain(hook, tool)]
 
     def get_plugin(self, name: str) -> Any:
         record = self._registry.records.get(name)
@@ -238,111 +231,6 @@ class Runtime:
         from ._routes import approver_for_route
 
         return approver_for_route(route, self.config)
-
-    def _check_plugin_tables(self, explicit: list[Any], load_entrypoints: bool) -> None:
-        tables = self.config.plugin_tables()
-        if not tables:
-            return
-        known = {_default_name(p) for p in explicit}
-        candidates, duplicates = discover_entry_points()
-        known.update(c.name for c in candidates)
-        known.update(c.name for c, _ in duplicates)
-        for name in tables:
-            if name not in known:
-                listing = ", ".join(sorted(known)) or "none"
-                raise self.config.error(
-                    f"[plugins.{name}] names no installed or registered plugin (known: {listing})",
-                    "plugins",
-                    name,
-                )
-
-    def _load_entry_points(self) -> None:
-        candidates, duplicates = discover_entry_points()
-        for candidate, duplicate in duplicates:
-            self._skipped.append(self._candidate_info(candidate, duplicate))
-        for candidate in candidates:
-            reason = why_skipped(candidate, self.config)
-            if reason is not None:
-                self._skipped.append(self._candidate_info(candidate, reason))
-                continue
-            try:
-                plugin = load(candidate, self.config)
-                settings, _ = self.config.plugin_settings(candidate.name)
-                source = "built-in" if candidate.builtin else "entry point"
-                record = PluginRecord(
-                    candidate.name,
-                    plugin,
-                    source,
-                    settings,
-                    0,
-                    candidate.distribution,
-                    candidate.version,
-                    candidate.label,
-                )
-                self._registry.add(record)
-            except ConfigError:
-                raise
-            except Exception as exc:
-                error = (
-                    exc
-                    if isinstance(exc, PluginLoadError)
-                    else PluginLoadError(
-                        f"plugin entry point '{candidate.label}' from {candidate.from_dist} could not be "
-                        f"registered: {exc}",
-                        entry_point=candidate.label,
-                        distribution=candidate.distribution,
-                    )
-                )
-                if self.config.plugins.on_load_error == "raise":
-                    raise error from exc
-                self._skipped.append(self._candidate_info(candidate, f"failed to load: {error}"))
-
-    def _candidate_info(self, candidate: Candidate, reason: str) -> PluginInfo:
-        source = "built-in" if candidate.builtin else "entry point"
-        return PluginInfo(
-            candidate.name,
-            candidate.version,
-            candidate.distribution,
-            0,
-            (),
-            "enforce",
-            False,
-            source,
-            None,
-            candidate.label,
-            reason,
-        )
-
-    def _info(self, record: PluginRecord) -> PluginInfo:
-        settings: PluginSettings = record.settings
-        handlers = record.handlers
-        priority = max((h.priority for h in handlers), default=settings.priority or 0)
-        mode = "audit" if handlers and all(h.audit for h in handlers) else "enforce"
-        tools = next((h.tools for h in handlers if h.tools is not None), None)
-        version = record.version or getattr(record.plugin, "__version__", None)
-        return PluginInfo(
-            record.name,
-            version if isinstance(version, str) else None,
-            record.distribution,
-            priority,
-            record.hooks,
-            mode,
-            True,
-            record.source,
-            tools,
-            record.entry_point,
-        )
-
-
-def _default_name(plugin: Any) -> str:
-    declared = getattr(plugin, "name", None)
-    if isinstance(declared, str) and declared:
-        return declared
-    if inspect.ismodule(plugin):
-        return plugin.__name__
-    if inspect.isclass(plugin):
-        return plugin.__name__
-    return type(plugin).__name__
 
 
 def _no_function(name: str) -> Callable[..., Any]:

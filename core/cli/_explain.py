@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._inventory import HandlerInfo
 from .._models import Sender, ToolSpec
-from .._registry import Handler
 from .._runtime import Runtime
 from . import _table
 from ._common import (
@@ -84,8 +84,8 @@ def sender_label(sender: Sender | None) -> str:
     return " ".join(parts)
 
 
-def handler_dict(handler: Handler) -> dict[str, Any]:
-    timeout = handler.timeout
+def handler_dict(handler: HandlerInfo) -> dict[str, Any]:
+    timeout = handler.timeout_s
     return {
         "hook": handler.hook,
         "plugin": handler.plugin,
@@ -94,20 +94,19 @@ def handler_dict(handler: Handler) -> dict[str, Any]:
         "inline": handler.inline,
         "async": handler.is_async,
         "on_error": handler.on_error,
-        "mode": "audit" if handler.audit else "enforce",
+        "mode": handler.mode,
         "tools": None if handler.tools is None else list(handler.tools),
     }
 
 
-def chain_of(runtime: Runtime, tool: str) -> list[Handler]:
-    registry = runtime._registry  # the CLI is part of the core: it may read the prepared chains
-    return [handler for hook in HOOKS for handler in registry.chain(hook, tool)]
+def chain_of(runtime: Runtime, tool: str) -> list[HandlerInfo]:
+    return [handler for hook in HOOKS for handler in runtime.handlers(hook, tool)]
 
 
-def _timeout_label(handler: Handler) -> str:
-    if handler.timeout is None:
+def _timeout_label(handler: HandlerInfo) -> str:
+    if handler.timeout_s is None:
         return "inline"
-    return f"{handler.timeout:g}s"
+    return f"{handler.timeout_s:g}s"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -163,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
-def _print_tool(name: str, verdict: Any, chain: list[Handler]) -> None:
+def _print_tool(name: str, verdict: Any, chain: list[HandlerInfo]) -> None:
     if verdict is not None:
         state = "allowed" if verdict.allowed else "denied"
         print(f"{name}: {state} by {verdict.decided_by} ({verdict.detail})")
@@ -174,7 +173,7 @@ def _print_tool(name: str, verdict: Any, chain: list[Handler]) -> None:
     print(f"handlers that would run for {name}, in order:")
     rows = [
         [str(number), h.hook, h.plugin, h.priority, _timeout_label(h), h.on_error,
-         "audit" if h.audit else "enforce", tools_label(h.tools)]
+         h.mode, tools_label(h.tools)]
         for number, h in enumerate(chain, 1)
     ]  # fmt: skip
     print(_table.render(["#", "HOOK", "PLUGIN", "PRIORITY", "TIMEOUT", "ON_ERROR", "MODE", "TOOLS"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .._runtime import PluginInfo
+from .._inventory import PluginInfo
 from . import _table
 from ._common import (
     OK,

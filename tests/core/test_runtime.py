@@ -403,3 +403,37 @@ def test_runtime_constructor_arguments(tmp_path):
 
     with Runtime(tools=[greet], load_entrypoints=False) as rt:
         assert rt.call({"name": "greet", "params": {"name": "ada"}}).content == "hello ada"
+
+
+def test_handlers_lists_each_chain_in_order_with_options(toolhooks_make_runtime):
+    class Gate:
+        name = "gate"
+
+        @hookimpl(priority=5, tools=["exec"], timeout=2.5)
+        def before_tool_call(self):
+            pass
+
+        @hookimpl
+        async def after_tool_call(self):
+            pass
+
+    class Watch:
+        name = "watch"
+
+        @hookimpl(priority=9)
+        def before_tool_call(self):
+            pass
+
+    rt = toolhooks_make_runtime(
+        plugins=[Gate(), Watch()], config={"plugins": {"watch": {"mode": "audit"}}}
+    )
+    assert [
+        (h.plugin, h.priority, h.timeout_s, h.inline, h.mode, h.tools)
+        for h in rt.handlers("before_tool_call", "exec")
+    ] == [
+        ("watch", 9, None, True, "audit", None),
+        ("gate", 5, 2.5, False, "enforce", ("exec",)),
+    ]
+    assert [h.plugin for h in rt.handlers("before_tool_call", "read")] == ["watch"]
+    (after,) = rt.handlers("after_tool_call")
+    assert (after.is_async, after.timeout_s, after.on_error) == (True, 15.0, "ignore")

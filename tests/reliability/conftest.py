@@ -3,46 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import os
-import sys
-import textwrap
 import threading
-from pathlib import Path
 
 import pytest
 from hypothesis import Phase, settings
 from toolhooks import hookimpl
-
-
-@pytest.fixture
-def install_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Install a tiny real distribution (module + dist-info with entry points) on sys.path.
-
-    Returns the site directory, so that a subprocess can use it as PYTHONPATH too.
-    """
-    site = tmp_path / "site"
-    site.mkdir(exist_ok=True)
-    monkeypatch.syspath_prepend(str(site))
-    added: list[str] = []
-
-    def install(
-        dist: str, modules: dict[str, str], entry_points: dict[str, str], version: str = "1.0"
-    ) -> Path:
-        for module, source in modules.items():
-            (site / f"{module}.py").write_text(textwrap.dedent(source))
-            added.append(module)
-        info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
-        info.mkdir()
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
-        lines = "\n".join(f"{name} = {value}" for name, value in entry_points.items())
-        (info / "entry_points.txt").write_text(f"[toolhooks]\n{lines}\n")
-        importlib.invalidate_caches()
-        return site
-
-    yield install
-    for module in added:
-        sys.modules.pop(module, None)
 
 
 class Recorder:

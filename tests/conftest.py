@@ -1,3 +1,5 @@
+"""Fixtures shared by every test folder."""
+
 from __future__ import annotations
 
 import importlib
@@ -10,9 +12,12 @@ import pytest
 
 @pytest.fixture
 def install_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Install a tiny real distribution (module + dist-info with entry points) on sys.path."""
+    """Install a tiny real distribution (module + dist-info with entry points) on sys.path.
+
+    Returns the site directory, so that a subprocess can use it as PYTHONPATH too.
+    """
     site = tmp_path / "site"
-    site.mkdir()
+    site.mkdir(exist_ok=True)
     monkeypatch.syspath_prepend(str(site))
     added: list[str] = []
 

@@ -1,0 +1,171 @@
+"""The runtime's plugin inventory: loading entry points into the registry, and describing
+what is registered (``Runtime.plugins()``, ``Runtime.handlers()``, ``toolhooks plugins``)."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+from ._config import LoadedConfig
+from ._errors import ConfigError, PluginLoadError
+from ._loader import Candidate, load, why_skipped
+from ._loader import discover as discover_entry_points
+from ._registry import Handler, PluginRecord, Registry
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """One row of ``Runtime.plugins()`` (and of ``toolhooks plugins``)."""
+
+    name: str
+    version: str | None
+    distribution: str | None
+    priority: int
+    hooks: tuple[str, ...]
+    mode: str
+    enabled: bool
+    source: str
+    tools: tuple[str, ...] | None = None
+    entry_point: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class HandlerInfo:
+    """One handler of a chain, with every option resolved (``Runtime.handlers()``)."""
+
+    plugin: str
+    hook: str
+    priority: int
+    timeout_s: float | None
+    inline: bool
+    is_async: bool
+    on_error: str
+    mode: str
+    tools: tuple[str, ...] | None
+
+
+def default_name(plugin: Any) -> str:
+    """A plugin's name when none is given: its ``name`` attribute, else class or module name."""
+    declared = getattr(plugin, "name", None)
+    if isinstance(declared, str) and declared:
+        return declared
+    if inspect.ismodule(plugin) or inspect.isclass(plugin):
+        return str(plugin.__name__)
+    return type(plugin).__name__
+
+
+def check_plugin_tables(config: LoadedConfig, explicit: list[Any]) -> None:
+    """Every ``[plugins.<name>]`` must name an installed entry point or an explicit plugin."""
+    tables = config.plugin_tables()
+    if not tables:
+        return
+    known = {default_name(p) for p in explicit}
+    candidates, duplicates = discover_entry_points()
+    known.update(c.name for c in candidates)
+    known.update(c.name for c, _ in duplicates)
+    for name in tables:
+        if name not in known:
+            listing = ", ".join(sorted(known)) or "none"
+            raise config.error(
+                f"[plugins.{name}] names no installed or registered plugin (known: {listing})",
+                "plugins",
+                name,
+            )
+
+
+def load_entry_points(registry: Registry, config: LoadedConfig) -> list[PluginInfo]:
+    """Register every selected entry point; return the rows of those not loaded, with why."""
+    skipped: list[PluginInfo] = []
+    candidates, duplicates = discover_entry_points()
+    for candidate, duplicate in duplicates:
+        skipped.append(candidate_info(candidate, duplicate))
+    for candidate in candidates:
+        reason = why_skipped(candidate, config)
+        if reason is not None:
+            skipped.append(candidate_info(candidate, reason))
+            continue
+        try:
+            plugin = load(candidate, config)
+            settings, _ = config.plugin_settings(candidate.name)
+            source = "built-in" if candidate.builtin else "entry point"
+            record = PluginRecord(
+                candidate.name,
+                plugin,
+                source,
+                settings,
+                0,
+                candidate.distribution,
+                candidate.version,
+                candidate.label,
+            )
+            registry.add(record)
+        except ConfigError:
+            raise
+        except Exception as exc:
+            error = exc if isinstance(exc, PluginLoadError) else _registration_error(candidate, exc)
+            if config.plugins.on_load_error == "raise":
+                raise error from exc
+            skipped.append(candidate_info(candidate, f"failed to load: {error}"))
+    return skipped
+
+
+def _registration_error(candidate: Candidate, exc: Exception) -> PluginLoadError:
+    return PluginLoadError(
+        f"plugin entry point '{candidate.label}' from {candidate.from_dist} could not be "
+        f"registered: {exc}",
+        entry_point=candidate.label,
+        distribution=candidate.distribution,
+    )
+
+
+def candidate_info(candidate: Candidate, reason: str) -> PluginInfo:
+    source = "built-in" if candidate.builtin else "entry point"
+    return PluginInfo(
+        candidate.name,
+        candidate.version,
+        candidate.distribution,
+        0,
+        (),
+        "enforce",
+        False,
+        source,
+        None,
+        candidate.label,
+        reason,
+    )
+
+
+def plugin_info(record: PluginRecord) -> PluginInfo:
+    handlers = record.handlers
+    priority = max((h.priority for h in handlers), default=record.settings.priority or 0)
+    mode = "audit" if handlers and all(h.audit for h in handlers) else "enforce"
+    tools = next((h.tools for h in handlers if h.tools is not None), None)
+    version = record.version or getattr(record.plugin, "__version__", None)
+    return PluginInfo(
+        record.name,
+        version if isinstance(version, str) else None,
+        record.distribution,
+        priority,
+        record.hooks,
+        mode,
+        True,
+        record.source,
+        tools,
+        record.entry_point,
+    )
+
+
+def handler_info(handler: Handler) -> HandlerInfo:
+    return HandlerInfo(
+        handler.plugin,
+        handler.hook,
+        handler.priority,
+        handler.timeout,
+        handler.inline,
+        handler.is_async,
+        handler.on_error,
+        "audit" if handler.audit else "enforce",
+        handler.tools,
+    )
