@@ -31,7 +31,12 @@ class EventLogConfig(BaseModel):
     events: list[str] | None = None
     """Allow-list of event names (``*`` wildcard, e.g. ``"tool.*"``); None keeps every event."""
     flush_on: list[str] = Field(default_factory=lambda: list(DEFAULT_FLUSH_ON))
-    """Events after which the buffer is written at once (one ``os.write``)."""
+    """Events after which the buffer is written at once (one ``os.write``).
+
+    ``[]`` leaves writing to ``buffer_bytes``, the background flush and close: one write less per
+    call (throughput), but a finished call's events reach the file up to ``flush_interval_s``
+    later.
+    """
     flush_interval_s: float = Field(default=0.5, ge=0, le=3600)
     """A background thread writes buffered events at this period; 0 disables it."""
     buffer_bytes: int = Field(default=65_536, ge=0, le=64 * 1024 * 1024)

@@ -324,6 +324,50 @@ def test_flush_on_is_configurable(make_plugin, log_path):
     assert len(lines_of(log_path)) == 2
 
 
+def test_flush_on_empty_leaves_writing_to_the_interval_and_the_buffer_size(
+    make_plugin, log_path, monkeypatch
+):
+    plugin = make_plugin(flush_on=[], flush_interval_s=0.05)
+    writers: list[threading.Thread] = []
+    sizes: list[int] = []
+    real_write = os.write
+
+    def counting_write(fd: int, data: bytes) -> int:
+        writers.append(threading.current_thread())
+        sizes.append(len(data))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", counting_write)
+    for i in range(3):
+        emit_call(plugin, f"c{i}")  # tool.injected and approval.requested no longer write
+    plugin.on_event(make_event("approval.requested", "c3"))
+    deadline = time.monotonic() + 10
+    while len(lines_of(log_path)) < 3 * len(CALL_EVENTS) + 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    records = [json.loads(line) for line in lines_of(log_path)]
+    assert [r["call_id"] for r in records] == [f"c{i}" for i in range(3) for _ in CALL_EVENTS] + [
+        "c3"
+    ]
+    # Every write came from the background flusher, none from the calls themselves.
+    assert writers and threading.main_thread() not in writers
+    assert plugin.stats() == EventLogStats(len(records), 0, sum(sizes), 0, 0, None)
+
+
+def test_flush_on_empty_without_a_background_flush_writes_by_size_and_at_close(
+    make_plugin, log_path
+):
+    plugin = make_plugin(flush_on=[], flush_interval_s=0, buffer_bytes=4096)
+    emit_call(plugin, "c0")
+    assert lines_of(log_path) == []  # buffered: neither tool.injected nor a timer writes
+    for i in range(1, 20):
+        emit_call(plugin, f"c{i}")
+    written = len(lines_of(log_path))
+    assert 0 < written < 20 * len(CALL_EVENTS)  # buffer_bytes wrote whole lines
+    plugin.close()
+    assert len(lines_of(log_path)) == 20 * len(CALL_EVENTS)
+    assert all(json.loads(line) for line in lines_of(log_path))
+
+
 def test_buffer_bytes_triggers_a_write(make_plugin, log_path):
     plugin = make_plugin(buffer_bytes=1000, flush_on=[])
     for i in range(10, 31):  # lines of ~250 bytes: a write every 4 events
@@ -458,6 +502,21 @@ def test_config_defaults():
     assert config.flush_on == ["tool.injected", "approval.requested"]
     assert EventLogPlugin.Config is EventLogConfig
     assert isinstance(EventLogPlugin.priority, int)
+
+
+def test_explicit_registration_reads_plugins_event_log(log_path):
+    assert EventLogPlugin.name == "event_log"
+    config = {"plugins": {"event_log": {"path": str(log_path), "flush_interval_s": 0}}}
+    runtime = Runtime(
+        config=config, plugins=[EventLogPlugin], load_entrypoints=False, tools=[read_file]
+    )
+    try:
+        plugin = runtime.get_plugin("event_log")
+        assert isinstance(plugin, EventLogPlugin) and plugin.path == str(log_path)
+        runtime.call({"name": "read_file", "params": {"path": "a.txt"}})
+        assert json.loads(lines_of(log_path)[-1])["event"] == "tool.injected"
+    finally:
+        runtime.close()
 
 
 def test_fsync_option_calls_fsync(make_plugin, log_path, monkeypatch):
