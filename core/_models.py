@@ -94,21 +94,6 @@ class ToolSpec:
     tags: frozenset[str] = frozenset()
 
 
-_CALL_FIELDS = (
-    "name",
-    "params",
-    "id",
-    "session_id",
-    "run_id",
-    "trace_id",
-    "agent_id",
-    "sender",
-    "origin",
-    "context_window_tokens",
-    "spec",
-)
-
-
 class InvalidToolCall(ValueError):
     """A proposed call that cannot enter the pipeline; the runtime turns it into an Outcome."""
 
@@ -145,6 +130,7 @@ _ToolCallRecord = namedtuple(  # a plain record, typed on the subclass
         "spec",
     ],
 )
+_CALL_FIELDS: tuple[str, ...] = _ToolCallRecord._fields
 _MAPPING_KEYS = frozenset(_CALL_FIELDS) - {"spec"}
 _new_record = tuple.__new__
 
