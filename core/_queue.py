@@ -14,8 +14,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -106,6 +106,26 @@ def _row(raw: sqlite3.Row) -> QueuedApproval:
     return QueuedApproval(**values)
 
 
+class _Connection:
+    """A thread's connection, closed when the thread's locals go away (thread exit or GC)."""
+
+    __slots__ = ("conn", "pid")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.pid = os.getpid()
+
+    def close(self) -> None:
+        if self.pid == os.getpid():  # never touch a connection inherited over fork()
+            with suppress(sqlite3.Error):
+                self.conn.close()
+
+    def __del__(self) -> None:
+        # Python 3.13 warns about connections collected unclosed; a worker thread that used the
+        # queue and ended must not leave one behind.
+        self.close()
+
+
 class ApprovalQueue:
     """The SQLite approvals store at ``path`` (created, with its directory, on first use)."""
 
@@ -116,16 +136,27 @@ class ApprovalQueue:
         self._schema_ready = False
 
     def _conn(self) -> sqlite3.Connection:
-        held: tuple[int, sqlite3.Connection] | None = getattr(self._local, "conn", None)
-        if held is not None and held[0] == os.getpid():
-            return held[1]
+        held: _Connection | None = getattr(self._local, "conn", None)
+        if held is not None and held.pid == os.getpid():
+            return held.conn
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():  # params may be secret: owner-only (SQLite copies the mode
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))  # to -wal and -shm)
-        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)
+        # check_same_thread=False only so that _Connection can close it from the collector's
+        # thread; each connection is still used by the one thread that opened it.
+        conn = sqlite3.connect(
+            self.path,
+            timeout=self.busy_timeout_ms / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
-        conn.execute("PRAGMA journal_mode = WAL")
+        # WAL is a property of the file: set it once. Switching needs an exclusive lock and
+        # SQLite does not wait for it (no busy handler), so a second connection opened while
+        # another writes would fail at once: only switch when needed, and retry briefly.
+        if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+            self._until_unlocked(lambda: conn.execute("PRAGMA journal_mode = WAL"))
         conn.execute("PRAGMA synchronous = NORMAL")
         if not self._schema_ready:
             with self._write(conn):
@@ -133,8 +164,19 @@ class ApprovalQueue:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self._schema_ready = True
-        self._local.conn = (os.getpid(), conn)
+        self._local.conn = _Connection(conn)
         return conn
+
+    def _until_unlocked(self, statement: Callable[[], object]) -> None:
+        deadline = time.monotonic() + self.busy_timeout_ms / 1000
+        while True:
+            try:
+                statement()
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     @staticmethod
     @contextmanager
@@ -150,10 +192,10 @@ class ApprovalQueue:
 
     def close(self) -> None:
         """Close the calling thread's connection (others close when their thread ends)."""
-        held: tuple[int, sqlite3.Connection] | None = getattr(self._local, "conn", None)
+        held: _Connection | None = getattr(self._local, "conn", None)
         self._local.conn = None
-        if held is not None and held[0] == os.getpid():
-            held[1].close()
+        if held is not None:
+            held.close()
 
     def __enter__(self) -> ApprovalQueue:
         return self

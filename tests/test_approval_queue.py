@@ -627,3 +627,30 @@ def test_cli_errors_and_empty_database(tmp_path):
     (tmp_path / "toolhooks.toml").write_text('[approvals]\ndb = "a.db"\n')
     human = toolhooks_cmd("approvals", "show", "appr_1", cwd=tmp_path)  # db from the config
     assert human.returncode == 0 and "critical" in human.stdout and '"path": "x"' in human.stdout
+
+
+def test_connections_opened_at_once_on_a_new_database_all_work(tmp_path):
+    """Switching a new file to WAL needs an exclusive lock that SQLite does not wait for: agent
+    threads opening their first connections at the same moment once failed at once with
+    'database is locked' (and the approval was denied)."""
+    for attempt in range(15):
+        db = tmp_path / f"a{attempt}.db"
+        start = threading.Barrier(6)
+        errors: list[BaseException] = []
+
+        def open_and_read(
+            db: Path = db, start: threading.Barrier = start, errors: list = errors
+        ) -> None:
+            start.wait(10)
+            try:
+                with ApprovalQueue(db) as queue:
+                    queue.list()
+            except BaseException as error:
+                errors.append(error)
+
+        workers = [threading.Thread(target=open_and_read) for _ in range(6)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(20)
+        assert errors == []

@@ -233,7 +233,10 @@ def test_odd_values_never_fail_and_keep_the_line_valid(make_plugin, log_path):
     assert by_call["c-inf"]["value"] == "-inf"
     assert by_call["c-huge_int"]["value"].startswith("<int of")
     assert by_call["c-circular"]["value"][0] == 1
-    assert "<nested too deep>" in json.dumps(by_call["c-deep"]["value"])
+    # Deeper than the C encoder recurses on 3.11 (the slow path marks the cut); 3.12+ encodes all
+    # of it. Either way the line parses, keeps its bottom or its marker, and nothing is dropped.
+    deep_text = json.dumps(by_call["c-deep"]["value"])
+    assert "<nested too deep>" in deep_text or deep_text.count('{"d"') == 5000
     for record in records:  # the envelope survives the slow path
         assert record["event"] == "odd" and record["tool"] == "read_file"
     assert plugin.stats().dropped == 0

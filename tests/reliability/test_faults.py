@@ -715,7 +715,7 @@ def test_a_pending_approval_survives_sigkill_and_is_resolved_after_restart(agent
     (row,) = wait_for_pending(db)
     kill(first)
     # The approval is still there, pending, in an intact database, and the CLI lists it.
-    with sqlite3.connect(db) as conn:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     with ApprovalQueue(db) as queue:
         assert queue.get(row.id).status == "pending"
