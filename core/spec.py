@@ -49,7 +49,8 @@ def before_tool_call(call: ToolCall) -> BeforeToolCallResult | dict[str, Any] | 
 
         A handler that raises, times out or returns an invalid result blocks the call (fail
         closed) unless its plugin is configured ``on_error = "ignore"``. In ``mode = "audit"`` a
-        handler's result is recorded in ``hook.decision`` but not applied.
+        handler's result is recorded in ``hook.decision`` but not applied, and its failure is
+        recorded in ``hook.error`` but never blocks.
     """
 
 
@@ -70,8 +71,9 @@ def after_tool_call(
         appended to the injected content, after the last handler ran, so the model sees it;
         ``truncated`` / ``artifact`` report that the content was cut and where the full text is.
         A handler that raises, times out or returns an invalid result is recorded and skipped
-        (fail open) unless its plugin is configured ``on_error = "block"``, which turns the
-        result into an error.
+        (fail open) unless its plugin is configured ``on_error = "block"``, which withholds the
+        result of a call that ran (status ``blocked``, ``blocked_by`` the plugin); a call already
+        blocked or denied keeps its own reason. An audit-mode handler never changes anything.
     """
 
 
@@ -86,7 +88,11 @@ def tool_visible(
     :param agent_id: The agent asking, or None.
     :param origin: ``"agent"`` or ``"external"``.
     :return: False hides the tool; True or None has no effect. Any handler's False wins. A
-        handler that raises hides the tool (fail closed).
+        handler that raises hides the tool (fail closed) unless its plugin is configured
+        ``on_error = "ignore"`` or runs in ``mode = "audit"``. Tools the core never lets an
+        external call reach (tagged ``internal``, or cron, gateway, sessions_spawn,
+        sessions_send, whatsapp_login, nodes) are hidden for ``origin="external"`` whatever the
+        handlers say.
     """
 
 
