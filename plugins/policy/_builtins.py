@@ -5,6 +5,10 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final
 
+# The core enforces the external-origin block itself; the policy reports the same set with its
+# rule, so it is defined once, in the core.
+from toolhooks._visibility import EXTERNAL_BLOCKED_TOOLS as EXTERNAL_BLOCKED_TOOLS
+
 GROUP_PREFIX: Final = "group:"
 
 BUILTIN_GROUPS: Final = MappingProxyType(
@@ -75,10 +79,6 @@ SIDE_EFFECT_TOOLS: Final = frozenset(
 )
 """Tools that count as ``side_effect`` by name, whatever (or whether) their ToolSpec is tagged."""
 
-EXTERNAL_BLOCKED_TOOLS: Final = frozenset(
-    {"cron", "gateway", "sessions_spawn", "sessions_send", "whatsapp_login", "nodes"}
-)
-"""Never callable with origin "external", like every tool tagged ``internal``. Not configurable."""
 
 EXTERNAL_BLOCK_RULE: Final = "builtin:external_origin"
 """What ``decided_by`` names when the hard-coded external-origin block decided."""
