@@ -10,8 +10,10 @@ from typing import Any
 from ._config import LoadedConfig
 from ._errors import ConfigError, PluginLoadError
 from ._loader import Candidate, load, why_skipped
-from ._loader import discover as discover_entry_points
 from ._registry import Handler, PluginRecord, Registry
+
+Discovered = tuple[list[Candidate], list[tuple[Candidate, str]]]
+"""What ``_loader.discover()`` returns: the candidates, and the duplicates with why."""
 
 
 @dataclass(frozen=True)
@@ -56,13 +58,13 @@ def default_name(plugin: Any) -> str:
     return type(plugin).__name__
 
 
-def check_plugin_tables(config: LoadedConfig, explicit: list[Any]) -> None:
+def check_plugin_tables(config: LoadedConfig, explicit: list[Any], discovered: Discovered) -> None:
     """Every ``[plugins.<name>]`` must name an installed entry point or an explicit plugin."""
     tables = config.plugin_tables()
     if not tables:
         return
     known = {default_name(p) for p in explicit}
-    candidates, duplicates = discover_entry_points()
+    candidates, duplicates = discovered
     known.update(c.name for c in candidates)
     known.update(c.name for c, _ in duplicates)
     for name in tables:
@@ -75,10 +77,12 @@ def check_plugin_tables(config: LoadedConfig, explicit: list[Any]) -> None:
             )
 
 
-def load_entry_points(registry: Registry, config: LoadedConfig) -> list[PluginInfo]:
+def load_entry_points(
+    registry: Registry, config: LoadedConfig, discovered: Discovered
+) -> list[PluginInfo]:
     """Register every selected entry point; return the rows of those not loaded, with why."""
     skipped: list[PluginInfo] = []
-    candidates, duplicates = discover_entry_points()
+    candidates, duplicates = discovered
     for candidate, duplicate in duplicates:
         skipped.append(candidate_info(candidate, duplicate))
     for candidate in candidates:

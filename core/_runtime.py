@@ -14,6 +14,7 @@ from ._driver import BackgroundLoop, drive_async, drive_sync
 from ._events import EventDispatcher
 from ._frozen import FrozenDict, thaw
 from ._inventory import (
+    Discovered,
     HandlerInfo,
     PluginInfo,
     check_plugin_tables,
@@ -23,6 +24,7 @@ from ._inventory import (
     plugin_info,
 )
 from ._loader import build
+from ._loader import discover as discover_entry_points
 from ._models import Origin, Sender, ToolCall, ToolSpec
 from ._pipeline import Context, Execute, run_call
 from ._registry import PluginRecord, Registry
@@ -62,9 +64,13 @@ class Runtime:
             self._adjusted,
         )
         explicit = list(plugins)
-        check_plugin_tables(self.config, explicit)
+        # One metadata scan serves both the config check and the loading, and none is made when
+        # neither needs it.
+        needed = load_entrypoints or bool(self.config.plugin_tables())
+        discovered: Discovered = discover_entry_points() if needed else ([], [])
+        check_plugin_tables(self.config, explicit, discovered)
         if load_entrypoints:
-            self._skipped.extend(load_entry_points(self._registry, self.config))
+            self._skipped.extend(load_entry_points(self._registry, self.config, discovered))
         for plugin in explicit:
             self.register(plugin)
         for tool in tools:
