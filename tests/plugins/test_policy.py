@@ -297,8 +297,8 @@ _names = st.text(
 @given(name=_names, other=_names)
 def test_pattern_matching_property(name, other):
     literal = name.replace("*", "")
-    if not literal:
-        return
+    if not literal or literal.startswith("group:"):
+        return  # empty, or a group reference: not a literal tool name (groups are tested apart)
     plugin = PolicyPlugin({"deny": [literal]})
     assert not allowed(plugin, literal)
     assert allowed(plugin, other) is (other != literal)
