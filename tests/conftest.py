@@ -8,6 +8,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No deadlines and no "too slow" health check anywhere: both are timing assertions, and a
+# shared CI machine (or hypothesis building its unicode tables on a fresh clone) trips them.
+settings.register_profile("toolhooks", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("toolhooks")
 
 
 @pytest.fixture

@@ -47,3 +47,11 @@ def test_mypy_strict_on_the_core_and_plugins(tmp_path):
         cwd=tmp_path, env={"MYPYPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_hypothesis_runs_without_deadlines() -> None:
+    """A deadline is a timing assertion: the suite's profile (tests/conftest.py) turns it off."""
+    from hypothesis import HealthCheck, settings
+
+    assert settings.default.deadline is None
+    assert HealthCheck.too_slow in settings.default.suppress_health_check

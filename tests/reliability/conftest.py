@@ -60,5 +60,10 @@ def both():
 
 # Mutation checks (RELIABILITY.md) only need to know that a property fails, not the smallest
 # example: HYPOTHESIS_PROFILE=mutation skips shrinking.
-settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+# Built on the suite's profile (tests/conftest.py: no deadlines), which stays the default.
+settings.register_profile(
+    "mutation",
+    parent=settings.get_profile("toolhooks"),
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "toolhooks"))
