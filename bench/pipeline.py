@@ -13,6 +13,14 @@ The raw-pluggy row runs the *same* three decision plugins (the very objects the 
 through ``pm.hook.before_tool_call`` / the tool / ``pm.hook.after_tool_call`` with a prebuilt
 ``ToolCall`` and ``ToolResult``: no event log (pluggy has no events), no merging, no freezing,
 no validation, and it ignores what the hooks return.
+
+The two "floor" rows are what the design's audit trail costs at the least, with no pipeline
+around it: the raw-pluggy row, plus the eight events a default call has (DESIGN.md asks for
+tool.proposed, a hook.decision per handler, tool.started, tool.finished and tool.injected), each
+built as an ``Event`` (the data dicts of one real call, reused rather than rebuilt: a lower
+bound) and handed to the event log's own encoder and buffer, and the one write per call at
+``tool.injected``. The second floor skips the encoding (lines made once, in advance):
+what is left is the Event objects, the buffer and the write.
 """
 
 from __future__ import annotations
@@ -20,12 +28,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import time
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
 import pluggy
-from toolhooks import Runtime, ToolCall, ToolResult, spec
+from toolhooks import Event, Runtime, ToolCall, ToolResult, hookimpl, spec
+from toolhooks._events import make_event
 
 PATHS = 1_000
 BODY = "x = 1\n" * 33  # about 200 characters: a small result
@@ -102,12 +112,63 @@ def pipeline_contenders(log_dir: str) -> tuple[dict[str, Callable[[], object]], 
         value = read(**call.params)
         return after(call=call, result=ToolResult("ok", value, value, None, 0.0, None))
 
+    floor, floor_pre_encoded, floor_rt = _floors(log_dir, raw_pluggy)
     call_rt, call_quiet = rt.call, quiet.call
     return {
         "toolhooks default pipeline": lambda: call_rt(next_proposal()),
         "  same, event log off": lambda: call_quiet(next_quiet()),
         "raw pluggy, same 3 plugins": raw_pluggy,
-    }, [rt, quiet]
+        "floor: raw pluggy + the log's work for 8 events": floor,
+        "floor: same, lines encoded in advance": floor_pre_encoded,
+    }, [rt, quiet, floor_rt]
+
+
+class _Capture:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    @hookimpl
+    def on_event(self, event: Event) -> None:
+        self.events.append(event)
+
+
+def _floors(
+    log_dir: str, raw_pluggy: Callable[[], object]
+) -> tuple[Callable[[], None], Callable[[], None], Runtime]:
+    """The two floor rows (see the module docstring), on the events of one real default call."""
+    rt = default_runtime(os.path.join(log_dir, "floor"))
+    capture = _Capture()
+    rt.register(capture, name="capture")
+    rt.call(proposals("floor")())
+    rt.unregister("capture")
+    template = [
+        (e.event, e.plugin, e.data, e.trace_id, e.session_id, e.tool) for e in capture.events
+    ]
+    assert len(template) == 8, [name for name, *_ in template]
+    log = rt.get_plugin("event_log")
+    encode, append = log._encoder.encode, log._writer.append
+    counter = itertools.count()
+    now = time.time
+
+    def floor() -> None:
+        raw_pluggy()
+        call_id = f"call_floor_{next(counter)}"  # a new call: the envelope cache misses once
+        for name, plugin, data, trace_id, session_id, tool in template:
+            event = make_event(name, now(), trace_id, call_id, session_id, tool, plugin, data)
+            append(encode(event), name == "tool.injected")
+
+    lines = [encode(event) for event in capture.events]
+
+    def floor_pre_encoded() -> None:
+        raw_pluggy()
+        call_id = f"call_floor_{next(counter)}"
+        for line, (name, plugin, data, trace_id, session_id, tool) in zip(
+            lines, template, strict=True
+        ):
+            make_event(name, now(), trace_id, call_id, session_id, tool, plugin, data)
+            append(line, name == "tool.injected")
+
+    return floor, floor_pre_encoded, rt
 
 
 def async_contenders(

@@ -27,7 +27,13 @@ def test_dispatch(benchmark, plugins, contender):
 
 @pytest.mark.parametrize(
     "contender",
-    ["toolhooks default pipeline", "  same, event log off", "raw pluggy, same 3 plugins"],
+    [
+        "toolhooks default pipeline",
+        "  same, event log off",
+        "raw pluggy, same 3 plugins",
+        "floor: raw pluggy + the log's work for 8 events",
+        "floor: same, lines encoded in advance",
+    ],
 )
 def test_default_pipeline(benchmark, tmp_path, contender):
     benchmark.group = "default pipeline"
