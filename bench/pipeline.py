@@ -12,7 +12,9 @@ blocks or warns.
 The raw-pluggy row runs the *same* three decision plugins (the very objects the runtime loaded)
 through ``pm.hook.before_tool_call`` / the tool / ``pm.hook.after_tool_call`` with a prebuilt
 ``ToolCall`` and ``ToolResult``: no event log (pluggy has no events), no merging, no freezing,
-no validation, and it ignores what the hooks return.
+no validation, and it ignores what the hooks return. The "sink that drops events" row replaces
+the event log with an ``on_event`` that does nothing: the core still builds and delivers every
+event, so the row shows what the events cost the core, apart from the log.
 
 The two "floor" rows are what the design's audit trail costs at the least, with no pipeline
 around it: the raw-pluggy row, plus the eight events a default call has (DESIGN.md asks for
@@ -86,8 +88,11 @@ def pipeline_contenders(log_dir: str) -> tuple[dict[str, Callable[[], object]], 
     """Rows of item 2: the default pipeline, the same without the log, and raw pluggy."""
     rt = default_runtime(log_dir)
     quiet = default_runtime(log_dir, with_log=False)
+    discarding = default_runtime(log_dir, with_log=False)
+    discarding.register(_Discard(), name="discard")
     next_proposal, next_quiet = proposals("bench"), proposals("bench-quiet")
-    for runtime, make in ((rt, next_proposal), (quiet, next_quiet)):
+    next_discarded = proposals("bench-discard")
+    for runtime, make in ((rt, next_proposal), (quiet, next_quiet), (discarding, next_discarded)):
         outcome = runtime.call(make())
         assert outcome.status == "ok" and not outcome.notes, outcome
 
@@ -113,14 +118,23 @@ def pipeline_contenders(log_dir: str) -> tuple[dict[str, Callable[[], object]], 
         return after(call=call, result=ToolResult("ok", value, value, None, 0.0, None))
 
     floor, floor_pre_encoded, floor_rt = _floors(log_dir, raw_pluggy)
-    call_rt, call_quiet = rt.call, quiet.call
+    call_rt, call_quiet, call_discarding = rt.call, quiet.call, discarding.call
     return {
         "toolhooks default pipeline": lambda: call_rt(next_proposal()),
         "  same, event log off": lambda: call_quiet(next_quiet()),
+        "  same, a sink that drops events instead": lambda: call_discarding(next_discarded()),
         "raw pluggy, same 3 plugins": raw_pluggy,
         "floor: raw pluggy + the log's work for 8 events": floor,
         "floor: same, lines encoded in advance": floor_pre_encoded,
-    }, [rt, quiet, floor_rt]
+    }, [rt, quiet, discarding, floor_rt]
+
+
+class _Discard:
+    """An on_event sink that does nothing: the core builds and delivers every event for it."""
+
+    @hookimpl
+    def on_event(self, event: Event) -> None:
+        return None
 
 
 class _Capture:

@@ -30,6 +30,7 @@ def test_dispatch(benchmark, plugins, contender):
     [
         "toolhooks default pipeline",
         "  same, event log off",
+        "  same, a sink that drops events instead",
         "raw pluggy, same 3 plugins",
         "floor: raw pluggy + the log's work for 8 events",
         "floor: same, lines encoded in advance",
