@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import time
 
 try:
     import fcntl
@@ -14,6 +15,10 @@ except ImportError:  # pragma: no cover - Windows: rotation is not coordinated b
 FILE_MODE = 0o600  # events carry tool parameters: readable by the owner only
 
 
+_TAIL_SETTLE_S = 0.005
+_TAIL_CHECKS = 3
+
+
 def ends_with_newline(path: str, size: int) -> bool:
     try:
         with open(path, "rb") as handle:
@@ -21,6 +26,34 @@ def ends_with_newline(path: str, size: int) -> bool:
             return handle.read(1) in (b"\n", b"")
     except OSError:
         return True
+
+
+def settle() -> None:
+    """The pause between two looks at a tail that ends inside a line."""
+    time.sleep(_TAIL_SETTLE_S)
+
+
+def tail_is_torn(path: str, fd: int, size: int) -> bool:
+    """True when the file (open as ``fd``, ``size`` bytes) ends inside a line nobody is finishing.
+
+    Such a tail is what a writer that was killed mid-write leaves behind. But another process's
+    append in progress can look the same for a moment: Linux grows the file page by page while it
+    copies a write in, and a reader can see the first pages before the last. So a tail that is
+    not a newline is looked at again after a pause. If the file grew meanwhile, someone is
+    writing, and their write ends with its own newline.
+    """
+    for _ in range(_TAIL_CHECKS):
+        if size <= 0 or ends_with_newline(path, size):
+            return False
+        settle()
+        try:
+            grown = os.fstat(fd).st_size
+        except OSError:
+            return True
+        if grown == size:
+            return True
+        size = grown
+    return False  # still growing: busy writers, each finishing its own lines
 
 
 def lock_file(path: str) -> int:

@@ -20,7 +20,7 @@ import time
 import weakref
 from dataclasses import dataclass
 
-from ._files import FILE_MODE, ends_with_newline, lock_file, shift_backups, unlock_file
+from ._files import FILE_MODE, lock_file, shift_backups, tail_is_torn, unlock_file
 
 logger = logging.getLogger("toolhooks")
 
@@ -253,7 +253,7 @@ class JsonlWriter:
         self._fd = fd
         self._ident = (st.st_dev, st.st_ino)
         self._size = st.st_size
-        self._torn = st.st_size > 0 and not ends_with_newline(self.path, st.st_size)
+        self._torn = tail_is_torn(self.path, fd, st.st_size)
 
     def _close_fd(self) -> None:
         fd, self._fd = self._fd, -1

@@ -28,6 +28,7 @@ from toolhooks.plugins.event_log import (
     EventLogConfig,
     EventLogPlugin,
     EventLogStats,
+    _files,
     _writer,
     log_files,
     read_events,
@@ -886,6 +887,43 @@ def test_existing_torn_file_gets_a_newline_before_new_lines(make_plugin, log_pat
     emit_call(plugin, "c1")
     events = [r["event"] for r in read_events(log_path)]
     assert events == ["old", *CALL_EVENTS]
+
+
+def test_a_tail_another_process_is_still_writing_gets_no_extra_newline(
+    make_plugin, log_path, monkeypatch
+):
+    # Regression: with several processes appending, a writer opening the file could see another
+    # one's write half copied in, take it for a torn tail, and leave an empty line in the log.
+    log_path.parent.mkdir(parents=True)
+    log_path.write_bytes(b'{"event":"old"}\n{"event":"other process, half writ')
+    looks: list[int] = []
+
+    def other_process_finishes() -> None:  # during the writer's pause, the write completes
+        looks.append(log_path.stat().st_size)
+        with open(log_path, "ab") as handle:
+            handle.write(b'ten"}\n')
+
+    monkeypatch.setattr(_files, "settle", other_process_finishes)
+    plugin = make_plugin()
+    emit_call(plugin, "c1")
+    plugin.flush()
+    raw = log_path.read_bytes()
+    assert len(looks) == 1  # the tail was looked at again, once
+    assert b"\n\n" not in raw and not raw.startswith(b"\n")
+    events = [r["event"] for r in read_events(log_path)]
+    assert events == ["old", "other process, half written", *CALL_EVENTS]
+
+
+def test_a_tail_that_stays_torn_is_cut_off_with_a_newline(make_plugin, log_path, monkeypatch):
+    log_path.parent.mkdir(parents=True)
+    log_path.write_bytes(b'{"event":"old"}\n{"event":"killed mid-wri')
+    monkeypatch.setattr(_files, "settle", lambda: None)  # nobody finishes it
+    plugin = make_plugin()
+    emit_call(plugin, "c1")
+    plugin.flush()
+    lines = log_path.read_bytes().split(b"\n")
+    assert lines[1] == b'{"event":"killed mid-wri'  # kept, alone on its line
+    assert [r["event"] for r in read_events(log_path)] == ["old", *CALL_EVENTS]
 
 
 @pytest.mark.skipif(POSIX and os.geteuid() == 0, reason="root can write anywhere")
