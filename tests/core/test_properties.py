@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolhooks import REMOVE, Runtime, hookimpl
 
@@ -104,7 +104,7 @@ def build(chain, approvals, seen):
     return rt
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(chain=chains, proposed=proposals)
 def test_merge_invariants_hold_in_call_and_acall(chain, proposed):
     expected_status, expected_by, expected_params, expected_approver = reference(chain, proposed)

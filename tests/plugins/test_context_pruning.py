@@ -553,7 +553,7 @@ message = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.lists(message, max_size=25), st.integers(1000, 60_000), st.integers(0, 4))
 def test_properties(messages, window, keep):
     snapshot = copy.deepcopy(messages)

@@ -609,7 +609,7 @@ def test_note_goes_to_the_call_that_earned_it() -> None:
     st.integers(min_value=2, max_value=6),
     st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.booleans()), max_size=40),
 )
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 def test_ring_matches_a_naive_model(window: int, script: list[tuple[int, int, bool]]) -> None:
     """Appends and outcomes against a plain list: counts, newest-first lookups, the streak."""
     state = SessionState(threading.Lock())
@@ -724,7 +724,7 @@ def test_hashing_survives_what_a_tool_call_could_never_hold() -> None:
         max_size=6,
     )
 )
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 def test_signature_is_deterministic_and_order_independent(params: dict[str, Any]) -> None:
     signer = Signer([], {})
     reordered = dict(reversed(list(params.items())))

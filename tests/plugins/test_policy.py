@@ -293,7 +293,7 @@ _names = st.text(
 ).filter(str.isprintable)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(name=_names, other=_names)
 def test_pattern_matching_property(name, other):
     literal = name.replace("*", "")

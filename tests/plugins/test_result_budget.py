@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 from toolhooks import (
@@ -652,7 +652,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100)
 @given(json_values)
 def test_summary_always_fits(value):
     plugin = make(store_artifacts=False, floor=0, tiers=[{"min_tokens": 0, "max_chars": 600}])

@@ -13,7 +13,7 @@ import asyncio
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolhooks import REMOVE, Runtime, hookimpl
 
@@ -355,7 +355,7 @@ def run(chain, proposed, decision, mode, calls=1):
 
 
 @pytest.mark.slow  # about 7 s; it runs by default too (-m slow selects the long ones)
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250)
 @given(chain=chains, proposed=proposals, decision=decisions)
 def test_random_chains_follow_the_rules_identically_in_call_and_acall(chain, proposed, decision):
     expected = reference(chain, proposed, decision)
@@ -409,7 +409,7 @@ def test_random_chains_follow_the_rules_identically_in_call_and_acall(chain, pro
     assert results[0] == results[1]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(chain=chains, proposed=proposals)
 def test_handlers_after_an_approval_see_the_frozen_params(chain, proposed):
     """Rule 3 on its own: once p_k asked, every later handler is shown p_k's params only."""

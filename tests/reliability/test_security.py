@@ -17,7 +17,7 @@ import sys
 import threading
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolhooks import REMOVE, Runtime, ToolCall, hookimpl
 from toolhooks._frozen import canonical_json, params_digest
@@ -70,7 +70,7 @@ writes = st.dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(
     before=writes,
     own=writes,
@@ -213,7 +213,7 @@ approved_values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(
     params=st.dictionaries(st.text(max_size=4), approved_values, max_size=4),
     mode=st.sampled_from(MODES),
@@ -381,7 +381,7 @@ def test_s3_external_origin_never_reaches_an_internal_tool(
     assert ran == [tool]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(
     priority=st.integers(-(10**6), 10**6),
     mode=st.sampled_from(["enforce", "audit"]),
