@@ -13,6 +13,7 @@ test suite once toolhooks is installed::
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,19 @@ class EventRecorder:
 
     def clear(self) -> None:
         self.events.clear()
+
+
+def require(available: bool, reason: str) -> None:
+    """Skip the calling test when a service or browser it needs is missing, saying why.
+
+    With ``CI`` set the same gap fails the test instead: a CI run must never go green by skipping
+    what it was meant to exercise (a real Redis, a headless Chromium, ...).
+    """
+    if available:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
+    pytest.skip(reason)
 
 
 @pytest.fixture
@@ -102,6 +116,7 @@ def toolhooks_events(toolhooks_runtime: Runtime) -> EventRecorder:
 __all__ = [
     "EventRecorder",
     "register_plugin",
+    "require",
     "toolhooks_events",
     "toolhooks_make_runtime",
     "toolhooks_runtime",
