@@ -1,15 +1,4 @@
-"""A pytest plugin for plugin authors: fresh runtimes, one-test registration, event capture.
-
-Installed with toolhooks (entry point ``pytest11``), so these fixtures are available in any
-test suite once toolhooks is installed::
-
-    def test_blocks_rm(toolhooks_runtime, register_plugin, toolhooks_events):
-        register_plugin(MyPlugin())
-        outcome = toolhooks_runtime.call({"name": "exec", "params": {"command": "rm -rf /"}},
-                                         execute=lambda params: "ran")
-        assert outcome.status == "blocked"
-        assert "tool.blocked" in toolhooks_events.names()
-"""
+"""The fixtures of the pytest plugin: fresh runtimes, one-test registration, event capture."""
 
 from __future__ import annotations
 
@@ -20,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from ._events import Event
-from ._hookimpl import hookimpl
-from ._runtime import Runtime
+from .._events import Event
+from .._hookimpl import hookimpl
+from .._runtime import Runtime
 
 
 class EventRecorder:
@@ -111,13 +100,3 @@ def toolhooks_events(toolhooks_runtime: Runtime) -> EventRecorder:
     recorder = EventRecorder()
     toolhooks_runtime.register(recorder, name=EventRecorder.name)
     return recorder
-
-
-__all__ = [
-    "EventRecorder",
-    "register_plugin",
-    "require",
-    "toolhooks_events",
-    "toolhooks_make_runtime",
-    "toolhooks_runtime",
-]
