@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from toolhooks import AfterToolCallResult, ToolCall, ToolResult, emit, hookimpl
+from toolhooks._render import render_content
 
 from ._artifacts import ArtifactStore
 from ._config import ResultBudgetConfig
@@ -51,14 +52,19 @@ class ResultBudgetPlugin:
         budget = self._default if tokens is None else self.budget.chars(tokens)
         if len(content) <= budget:
             return None
-        return self.trim(content, result.value, budget)
+        value = _source_value(content, result.value) if self.config.json_summary else None
+        return self.trim(content, value, budget)
 
     def budget_for(self, context_window_tokens: int | None) -> int:
         """The budget in characters for a context window of this many tokens (None: unknown)."""
         return self.budget.chars(context_window_tokens)
 
     def trim(self, content: str, value: Any, budget: int) -> AfterToolCallResult:
-        """Trim ``content`` (longer than ``budget``), store it, and report what happened."""
+        """Trim ``content`` (longer than ``budget``), store it, and report what happened.
+
+        ``value`` is what ``content`` was rendered from, summarized instead of parsing the text;
+        pass None when ``content`` is not (or may not be) its rendering.
+        """
         ref, error = self._store(content)
         summary = self._summary_of(content, value)
         new = None if summary is _NOT_JSON else self._summarized(summary, len(content), budget, ref)
@@ -123,3 +129,16 @@ class ResultBudgetPlugin:
             text = text[: snap_head(text, room, min(config.snap_chars, room // 4))]
         line = notice(total - len(text), ref, 0, summary=True)
         return f"{text}\n{line}" if text else line
+
+
+def _source_value(content: str, value: Any) -> Any:
+    """``value`` when ``content`` is still exactly what it renders to, else None.
+
+    An earlier after hook may have rewritten ``content`` (a redaction, say) and left ``value``
+    alone: a summary built from ``value`` would then bring back what the hook removed, so the
+    summary is made from ``content`` instead. Only reached for an over-budget, JSON-looking
+    result, where the extra rendering costs about what storing the artifact does.
+    """
+    if value is None or content[:64].lstrip()[:1] not in ("{", "["):
+        return None
+    return value if render_content(value) == content else None

@@ -68,6 +68,11 @@ def run(
     return plugin.after_tool_call(call, ToolResult(status, value, content))
 
 
+def summarize_value(plugin: ResultBudgetPlugin, content: str, value: object) -> str:
+    """The trimmed text of ``content`` when the caller vouches that it renders ``value``."""
+    return plugin.trim(content, value, plugin.budget_for(None)).content
+
+
 def lines(count: int, width: int = 60, word: str = NEUTRAL) -> str:
     body = (word * (width // len(word) + 1))[: width - 8]
     return "\n".join(f"{i:07d} {body}" for i in range(count))
@@ -535,9 +540,9 @@ def test_value_nested_10000_levels(tmp_path):
         node["a"] = {}
         node = node["a"]
     content = "{" + '"a": {' * 10_000 + "}" * 10_001
-    trimmed = run(make(tmp_path), content, deep)
-    assert trimmed is not None and len(trimmed.content) <= 16_000
-    summary = json.loads(summary_part(trimmed.content))
+    trimmed = summarize_value(make(tmp_path), content, deep)
+    assert len(trimmed) <= 16_000
+    summary = json.loads(summary_part(trimmed))
     depth = 0
     while isinstance(summary, dict):
         summary = summary["a"]
@@ -548,8 +553,8 @@ def test_value_nested_10000_levels(tmp_path):
     for _ in range(10_000):
         node_list.append([])
         node_list = node_list[0]
-    trimmed = run(make(tmp_path), "[" * 10_000 + "]" * 10_000, nested_list)
-    assert trimmed is not None and len(trimmed.content) <= 16_000
+    trimmed = summarize_value(make(tmp_path), "[" * 10_000 + "]" * 10_000, nested_list)
+    assert len(trimmed) <= 16_000 and "structural summary" in trimmed
 
 
 def test_json_text_nested_10000_levels_falls_back_to_text(tmp_path):
@@ -561,9 +566,7 @@ def test_json_text_nested_10000_levels_falls_back_to_text(tmp_path):
 def test_huge_sequences_and_mappings(tmp_path):
     plugin = make(tmp_path)
     huge = range(10**12)
-    trimmed = run(plugin, "[" + "0, " * 10_000 + "]", huge)
-    assert trimmed is not None
-    shown = json.loads(summary_part(trimmed.content))
+    shown = json.loads(summary_part(summarize_value(plugin, "[" + "0, " * 10_000 + "]", huge)))
     kept = len(shown) - 1
     assert kept > 100 and shown[:kept] == list(range(kept))
     assert shown[kept] == f"... {10**12 - kept} more items ({10**12} total)"
@@ -606,9 +609,7 @@ def test_odd_values_in_a_summary(tmp_path):
         "nothing": [],
         "pad": ["p" * 100] * 1_000,
     }
-    trimmed = run(make(tmp_path), "{" + "x" * 50_000, value)
-    assert trimmed is not None
-    text = summary_part(trimmed.content)
+    text = summary_part(summarize_value(make(tmp_path), "{" + "x" * 50_000, value))
     assert '"bytes": "<bytes: 20 bytes>"' in text
     assert '"set": [1]' in text and '"tuple": [1, 2]' in text
     assert '"big": "<int of about 5000 digits>"' in text
@@ -1125,3 +1126,57 @@ def test_runtime_acall_and_threads(tmp_path):
         thread.join()
     assert len({o.artifact for o in results}) == 3
     assert not [p for p in (tmp_path / "artifacts").iterdir() if p.suffix != ".txt"]
+
+
+# -- a redaction by an earlier after hook stays redacted (issue #10 item 1) -------------------
+
+SECRET = "sk-live-0123456789abcdef"
+
+
+def test_summary_is_made_from_rewritten_content_not_the_raw_value(tmp_path):
+    value = {"token": SECRET, "rows": [{"id": i, "note": NEUTRAL} for i in range(2_000)]}
+    redacted = json.dumps(value).replace(SECRET, "[REDACTED]")
+    trimmed = run(make(tmp_path), redacted, value)
+    assert trimmed is not None and "structural summary" in trimmed.content
+    assert SECRET not in trimmed.content
+    assert json.loads(summary_part(trimmed.content))["token"] == "[REDACTED]"
+    assert SECRET not in read_artifact(trimmed.artifact, 0, 10**9)
+
+
+def test_redacted_text_that_is_not_json_is_cut_as_text(tmp_path):
+    value = {"token": SECRET, "rows": list(range(10_000))}
+    rewritten = "{token: [REDACTED]} " + "x" * 30_000  # no longer parses as JSON
+    trimmed = run(make(tmp_path), rewritten, value)
+    assert trimmed is not None and trimmed.content.startswith("{token: [REDACTED]} xxx")
+    assert SECRET not in trimmed.content and "structural summary" not in trimmed.content
+
+
+def test_runtime_redaction_never_comes_back_through_the_budget(tmp_path):
+    class Redactor:
+        @hookimpl
+        def after_tool_call(self, result):
+            return {"content": result.content.replace(SECRET, "[REDACTED]")}
+
+    events: list[str] = []
+
+    class Sink:
+        @hookimpl
+        def on_event(self, event):
+            events.append(json.dumps(event.data, default=str))
+
+    rt, _ = runtime(tmp_path, Redactor(), Sink())
+
+    @rt.tool
+    def account() -> dict:
+        """The account, with its key."""
+        return {"key": SECRET, "history": [{"id": i, "what": NEUTRAL} for i in range(2_000)]}
+
+    outcome = rt.call({"name": "account"})
+    assert outcome.status == "ok" and outcome.truncated is True
+    assert "structural summary" in outcome.content
+    assert json.loads(summary_part(outcome.content))["key"] == "[REDACTED]"
+    assert SECRET not in outcome.content
+    assert SECRET not in read_artifact(outcome.artifact, 0, 10**9)
+    assert not [line for line in events if SECRET in line]
+    untouched = rt.call({"name": "records", "params": {"count": 3_000}})  # no rewrite: value used
+    assert json.loads(summary_part(untouched.content))["count"] == 3_000
