@@ -1,0 +1,183 @@
+"""What one more tool call costs a LangChain agent, without and with toolhooks.
+
+``python bench/langchain.py [--quick] [--rounds N] [--json FILE]``
+
+A real ``create_agent`` agent with a scripted chat model (no network) runs one conversation per
+timed unit. "Per tool call" is measured as a difference, so the fixed cost of a run (the graph
+invocation, the first and last model turn) cancels out: a run whose model proposes CALLS tool
+calls, one a turn, minus a run whose model answers at once, divided by CALLS. That is what the
+framework itself charges for one more step of model turn + tool call. The same two runs with
+``ToolhooksMiddleware`` in front of the tool give the cost with the adapter. On a shared machine
+the difference of those two medians is noisy (a few per cent of a step), so the adapter also times
+its own share directly, in the same runs: the time spent inside its ``wrap_tool_call`` and
+``wrap_model_call`` minus the time spent in LangChain's handler they call. toolhooks' share is that
+time over LangChain's own per-call cost: the number issue #14 asks for ("what a user pays anyway").
+
+The runtime is the default pipeline of bench/pipeline.py: the built-ins through their entry
+points (policy profile "coding", loop detection, result budget, JSONL event log with one write a
+call) writing to a temporary directory. The tool is ``read(path) -> str`` returning about 200
+characters; the paths cycle so that loop detection sees progress. All four runs are interleaved in
+one process (see bench/timing.py) and timed on the wall clock: LangGraph may run a step on a
+worker thread, whose CPU time a thread clock would miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from typing import Any
+
+# This file is named after the framework it measures: keep its directory from shadowing the real
+# ``langchain`` package, while still finding the bench helpers next to it.
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE] + [HERE]
+
+from langchain.agents import create_agent  # noqa: E402
+from pipeline import default_runtime, read  # noqa: E402
+from timing import compare, micro, use_clock  # noqa: E402
+from toolhooks_langchain import ToolhooksMiddleware  # noqa: E402
+from toolhooks_langchain.testing import ScriptedChatModel  # noqa: E402
+
+CALLS = 10
+_paths = itertools.count()
+
+
+def _agent(calls: int, middleware: list[Any]) -> Any:
+    """A run's work: invoke a fresh conversation whose model makes ``calls`` tool calls."""
+
+    def proposals() -> list[dict[str, Any]]:
+        return [
+            {"name": "read", "params": {"path": f"src/module_{next(_paths) % 1000}.py"}}
+            for _ in range(calls)
+        ]
+
+    model = ScriptedChatModel()
+    agent = create_agent(model, tools=[read], middleware=middleware)
+    message = {"messages": [{"role": "user", "content": "read the sources"}]}
+
+    def run() -> None:
+        # The script is per conversation; a new list each run keeps the paths moving.
+        model.proposals[:] = proposals()
+        del model.offered[:]
+        agent.invoke(message)
+
+    return run
+
+
+class TimedMiddleware(ToolhooksMiddleware):
+    """The adapter, timing its own share of each step: wrapper time minus LangChain's handler."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.own = {"tool": [], "model": []}
+
+    def _timed(self, kind: str, wrap: Any, request: Any, handler: Any) -> Any:
+        inside = 0.0
+
+        def timed_handler(inner: Any) -> Any:
+            nonlocal inside
+            start = time.perf_counter()
+            try:
+                return handler(inner)
+            finally:
+                inside += time.perf_counter() - start
+
+        start = time.perf_counter()
+        result = wrap(request, timed_handler)
+        self.own[kind].append(time.perf_counter() - start - inside)
+        return result
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return self._timed("tool", super().wrap_tool_call, request, handler)
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return self._timed("model", super().wrap_model_call, request, handler)
+
+
+def _per_call(samples: dict[str, list[float]], prefix: str, calls: int) -> list[float]:
+    none, many = samples[f"{prefix}, 0 calls"], samples[f"{prefix}, {calls} calls"]
+    return [(b - a) / calls for a, b in zip(none, many, strict=True)]
+
+
+def measure(rounds: int, slot_s: float, calls: int = CALLS) -> dict[str, Any]:
+    use_clock("wall")
+    with tempfile.TemporaryDirectory() as log_dir:
+        rt = default_runtime(log_dir)
+        guard = TimedMiddleware(rt)
+        contenders = {
+            "langchain, 0 calls": _agent(0, []),
+            f"langchain, {calls} calls": _agent(calls, []),
+            "langchain + toolhooks, 0 calls": _agent(0, [guard]),
+            f"langchain + toolhooks, {calls} calls": _agent(calls, [guard]),
+        }
+        try:
+            timings = compare(contenders, rounds, target_s=slot_s, warmup=1)
+        finally:
+            rt.close()
+    samples = {label: timing.samples for label, timing in timings.items()}
+    plain = _per_call(samples, "langchain", calls)
+    guarded = _per_call(samples, "langchain + toolhooks", calls)
+    # One more tool call is one more model turn (hiding) and one more tool call (the pipeline).
+    own = statistics.median(guard.own["tool"]) + statistics.median(guard.own["model"])
+    framework = statistics.median(plain)
+    return {
+        "calls": calls,
+        "rounds": rounds,
+        "per_call_langchain_s": framework,
+        "per_call_with_toolhooks_s": statistics.median(guarded),
+        "difference_s": statistics.median(g - p for p, g in zip(plain, guarded, strict=True)),
+        "toolhooks_own_s": own,
+        "toolhooks_own_tool_s": statistics.median(guard.own["tool"]),
+        "toolhooks_own_model_s": statistics.median(guard.own["model"]),
+        "toolhooks_share": own / framework,
+        "runs_s": {label: statistics.median(values) for label, values in samples.items()},
+    }
+
+
+def render(result: dict[str, Any]) -> str:
+    share = result["toolhooks_share"]
+    lines = [
+        "LangChain create_agent: one more tool call (model turn + tool step), scripted model",
+        "",
+        f"  per tool call, LangChain alone             {micro(result['per_call_langchain_s'])}",
+        f"  per tool call, with ToolhooksMiddleware    {micro(result['per_call_with_toolhooks_s'])}"
+        f"  (difference {_signed(result['difference_s'])}: the two medians, noisy)",
+        f"  toolhooks' own time per tool call          {micro(result['toolhooks_own_s'])}"
+        f"  (tool call {micro(result['toolhooks_own_tool_s'])},"
+        f" model turn {micro(result['toolhooks_own_model_s'])})",
+        f"  toolhooks' share of LangChain's own cost   {share * 100:.1f} %"
+        f"  (target < 5 % with the default plugins: {'met' if share < 0.05 else 'not met'})",
+        "",
+        f"  whole runs (median of {result['rounds']} interleaved rounds):",
+    ]
+    lines += [f"    {label:<36} {micro(seconds)}" for label, seconds in result["runs_s"].items()]
+    return "\n".join(lines)
+
+
+def _signed(seconds: float) -> str:
+    return micro(seconds) if seconds >= 0 else f"-{micro(-seconds)}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test")
+    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    rounds, slot_s, calls = (3, 0.01, 2) if args.quick else (args.rounds, 0.3, CALLS)
+    result = measure(rounds, slot_s, calls)
+    print(render(result))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(result, handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

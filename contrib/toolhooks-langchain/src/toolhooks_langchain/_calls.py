@@ -1,0 +1,167 @@
+"""Between LangChain's records and toolhooks': tool calls in, tool messages out, tool specs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import BaseTool
+from langgraph.prebuilt.tool_node import ToolCallRequest
+from langgraph.types import Command
+from pydantic_core import to_jsonable_python
+from toolhooks import Outcome, Runtime, Sender, ToolCall, ToolSpec
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as plain JSON values; the model's own arguments usually already are (no copy)."""
+    if _is_plain(value):
+        return value
+    return to_jsonable_python(value, fallback=repr)
+
+
+def _is_plain(value: Any) -> bool:
+    kind = type(value)
+    if kind in _JSON_SCALARS:
+        return True
+    if kind is dict:
+        return all(type(k) is str and _is_plain(v) for k, v in value.items())
+    if kind is list:
+        return all(_is_plain(item) for item in value)
+    return False
+
+
+def session_of(request: ToolCallRequest) -> str | None:
+    """The LangGraph thread is the session: loop detection and approval grants follow it."""
+    config = getattr(request.runtime, "config", None) or {}
+    thread = (config.get("configurable") or {}).get("thread_id")
+    return None if thread is None else str(thread)
+
+
+def tool_call(
+    request: ToolCallRequest, sender: Sender | None, agent_id: str | None
+) -> ToolCall | dict[str, Any]:
+    """The toolhooks call for a LangChain tool call; the LangChain call id is the toolhooks id.
+
+    A proposal that is not a valid ToolCall is handed to the runtime as a plain mapping, which
+    records and rejects it with a reason (never an exception out of the middleware).
+    """
+    proposed = request.tool_call
+    params = jsonable(proposed.get("args") or {})
+    fields: dict[str, Any] = {
+        "name": proposed.get("name"),
+        "params": params,
+        "id": proposed.get("id") or None,
+        "session_id": session_of(request),
+        "agent_id": agent_id,
+        "sender": sender,
+    }
+    try:
+        return ToolCall(**fields)
+    except ValueError:
+        return fields
+
+
+def spec_of(tool: BaseTool) -> ToolSpec:
+    """A LangChain tool as toolhooks sees it: name, description, and its arguments' JSON Schema."""
+    try:
+        schema = tool.tool_call_schema
+        parameters = (
+            dict(schema) if isinstance(schema, Mapping) else schema.model_json_schema(by_alias=True)
+        )
+    except Exception:  # an exotic schema: the tool is still guarded, only described less
+        parameters = {"type": "object"}
+    parameters.pop("title", None)
+    return ToolSpec(tool.name, tool.description or "", parameters)
+
+
+def register_tools(runtime: Runtime, tools: list[Any]) -> None:
+    """Give the runtime a spec for each LangChain tool it does not know yet.
+
+    ``tool_visible`` handlers and the policy need a spec to judge a tool; a tool the user already
+    registered (with tags, say) keeps its registration.
+    """
+    known = {spec.name for spec in runtime.tool_specs()}
+    for tool in tools:
+        if isinstance(tool, BaseTool) and tool.name not in known:
+            runtime.add_tool(spec_of(tool))
+            known.add(tool.name)
+
+
+def text_of(content: Any) -> str:
+    """A message's content as the text toolhooks' after-hooks work on."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            item if isinstance(item, str) else str(item.get("text", ""))
+            for item in content
+            if isinstance(item, str) or (isinstance(item, Mapping) and item.get("type") == "text")
+        ]
+        return "".join(parts)
+    return str(content)
+
+
+def find_message(result: ToolMessage | Command[Any], call_id: str) -> ToolMessage | None:
+    """The tool's own message: the result itself, or the one a Command adds for this call."""
+    if isinstance(result, ToolMessage):
+        return result
+    update = result.update
+    messages = update.get("messages", []) if isinstance(update, Mapping) else []
+    for message in messages:
+        if isinstance(message, ToolMessage) and message.tool_call_id == call_id:
+            return message
+    return None
+
+
+def error_message(outcome: Outcome, request: ToolCallRequest) -> ToolMessage:
+    """A call that did not run (blocked, denied, failed): the reason, as an error the model reads."""
+    proposed = request.tool_call
+    return ToolMessage(
+        content=outcome.content,
+        name=proposed.get("name"),
+        tool_call_id=proposed.get("id") or outcome.call_id,
+        status="error",
+        response_metadata={"toolhooks": summary(outcome)},
+    )
+
+
+def summary(outcome: Outcome) -> dict[str, Any]:
+    """What a host may want to know about the decision (never sent to the model)."""
+    return {
+        "status": outcome.status,
+        "call_id": outcome.call_id,
+        "trace_id": outcome.trace_id,
+        "blocked_by": outcome.blocked_by,
+        "reason": outcome.reason,
+        "truncated": outcome.truncated,
+        "artifact": outcome.artifact,
+    }
+
+
+def final_result(
+    outcome: Outcome, request: ToolCallRequest, result: ToolMessage | Command[Any] | None
+) -> ToolMessage | Command[Any]:
+    """The framework's answer for a finished Outcome: the tool's own message, with after-hook
+    changes (redaction, trimming, notes) written into its content."""
+    if not outcome.ok or result is None:
+        return error_message(outcome, request)
+    call_id = request.tool_call.get("id") or outcome.call_id
+    message = find_message(result, call_id)
+    if message is None:  # a Command without a message for this call: nothing to rewrite
+        return result
+    if outcome.content == text_of(message.content):  # no after-hook changed it: keep it whole
+        return result
+    rewritten = message.model_copy(
+        update={
+            "content": outcome.content,
+            "response_metadata": {**message.response_metadata, "toolhooks": summary(outcome)},
+        }
+    )
+    if isinstance(result, ToolMessage):
+        return rewritten
+    update = dict(result.update) if isinstance(result.update, Mapping) else {}
+    update["messages"] = [rewritten if m is message else m for m in update.get("messages", [])]
+    return Command(graph=result.graph, update=update, resume=result.resume, goto=result.goto)

@@ -1,0 +1,152 @@
+"""``ToolhooksMiddleware``: every tool call of a ``create_agent`` agent goes through a Runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import BaseTool
+from langgraph.errors import GraphBubbleUp
+from langgraph.prebuilt.tool_node import ToolCallRequest
+from langgraph.types import Command
+from toolhooks import Runtime, Sender
+
+from ._calls import final_result, find_message, register_tools, text_of, tool_call
+from ._errors import ToolError
+
+ToolResponse = ToolMessage | Command[Any]
+ModelResult = ModelResponse[Any] | AIMessage
+
+
+class ToolhooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    """Put ``runtime`` between a LangChain agent's model and its tools.
+
+    ``create_agent(model, tools, middleware=[ToolhooksMiddleware(rt)])``: each tool call runs
+    through the runtime's fence, hooks, validation and approval; the tool itself runs through
+    LangChain's own handler with the params the hooks decided; the model gets back the text the
+    after-hooks produced. ``sender`` and ``agent_id`` scope the policy; ``hide_tools`` removes the
+    tools that runtime hides from what the model is offered (a call to one is blocked anyway).
+    """
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        sender: Sender | Mapping[str, Any] | str | None = None,
+        agent_id: str | None = None,
+        hide_tools: bool = True,
+    ) -> None:
+        super().__init__()
+        self.runtime = runtime
+        self.sender = Sender.coerce(sender)
+        self.agent_id = agent_id
+        self.hide_tools = hide_tools
+        # A LangGraph interrupt raised by a tool (or by a graph called as a tool) must reach
+        # LangGraph unchanged, not become a failed tool call.
+        if hasattr(runtime, "add_passthrough"):
+            runtime.add_passthrough(GraphBubbleUp)
+        self._known: set[str] = set()
+
+    # -- the model's view -------------------------------------------------------------------
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResult:
+        return handler(self._offer(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResult:
+        return await handler(self._offer(request))
+
+    def _offer(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """The request with the tools the runtime hides for this scope taken out."""
+        self._learn(request.tools)
+        if not self.hide_tools or not request.tools:
+            return request
+        shown = {
+            spec.name for spec in self.runtime.visible_tools(self.sender, self.agent_id, "agent")
+        }
+        known = self._known
+        tools = [tool for tool in request.tools if _name(tool) not in known - shown]
+        return request if len(tools) == len(request.tools) else request.override(tools=tools)
+
+    def _learn(self, tools: list[Any]) -> None:
+        if any(isinstance(t, BaseTool) and t.name not in self._known for t in tools):
+            register_tools(self.runtime, tools)
+            self._known.update(spec.name for spec in self.runtime.tool_specs())
+
+    # -- the tool calls ---------------------------------------------------------------------
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolResponse],
+    ) -> ToolResponse:
+        if request.tool is not None:
+            self._learn([request.tool])
+        run = _Execution(request)
+
+        def execute(params: dict[str, Any]) -> Any:
+            return run.finish(handler(run.request_with(params)))
+
+        outcome = self.runtime.call(tool_call(request, self.sender, self.agent_id), execute)
+        return final_result(outcome, request, run.result)
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResponse]],
+    ) -> ToolResponse:
+        if request.tool is not None:
+            self._learn([request.tool])
+        run = _Execution(request)
+
+        async def execute(params: dict[str, Any]) -> Any:
+            return run.finish(await handler(run.request_with(params)))
+
+        call = tool_call(request, self.sender, self.agent_id)
+        outcome = await self.runtime.acall(call, execute)
+        return final_result(outcome, request, run.result)
+
+
+class _Execution:
+    """One tool call's run through LangChain's handler; keeps the tool's own message."""
+
+    __slots__ = ("request", "result")
+
+    def __init__(self, request: ToolCallRequest) -> None:
+        self.request = request
+        self.result: ToolResponse | None = None
+
+    def request_with(self, params: dict[str, Any]) -> ToolCallRequest:
+        """The request with exactly the params the hooks (and the approver) decided on."""
+        return self.request.override(tool_call={**self.request.tool_call, "args": params})
+
+    def finish(self, result: ToolResponse) -> str:
+        """The tool's text for the after-hooks; a LangChain error message is a tool error."""
+        self.result = result
+        message = find_message(result, self.request.tool_call.get("id") or "")
+        if message is None:
+            return ""
+        text = text_of(message.content)
+        if message.status == "error":
+            self.result = None
+            raise ToolError(text)
+        return text
+
+
+def _name(tool: Any) -> str | None:
+    if isinstance(tool, BaseTool):
+        return tool.name
+    if isinstance(tool, Mapping):
+        name = tool.get("name")
+        if name is None and isinstance(tool.get("function"), Mapping):
+            name = tool["function"].get("name")
+        return name if isinstance(name, str) else None
+    return getattr(tool, "__name__", None)
