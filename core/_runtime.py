@@ -136,10 +136,9 @@ class Runtime:
             tool = Tool(_no_function(spec.name), spec, None)
         else:
             tool = build_tool(function, name, tags, description)
-        tools = dict(self._tools)
-        tools[tool.spec.name] = tool
-        self._tools.clear()
-        self._tools.update(tools)
+        # One assignment: a call running on another thread sees the old tool or the new one,
+        # never a dict that is being refilled (calls read this dict without a lock).
+        self._tools[tool.spec.name] = tool
         return tool.spec
 
     @overload

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Iterable, Mapping
 from types import UnionType
-from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -71,18 +72,39 @@ class Tool:
                     break
             else:
                 return params, params
-        try:
-            parsed = self.model.model_validate(params)
-        except ValidationError as exc:
-            raise ParamsInvalid(describe_validation_error(exc)) from None
+        parsed = strict_validate(self.model, params)
         given = parsed.model_fields_set
         names = self.argument_names
         kwargs = {names.get(field, field): getattr(parsed, field) for field in given}
         shown = parsed.model_dump(mode="json", include=given, by_alias=True)
+        extra = parsed.model_extra
+        if extra:  # a ``**kwargs`` tool: the undeclared keys pass through exactly as given
+            for key in extra:
+                kwargs[key] = shown[key] = params[key]
         return kwargs, shown
 
     def invoke(self, kwargs: dict[str, Any]) -> Any:
         return self.function(**kwargs)
+
+
+def strict_validate(model: type[BaseModel], params: dict[str, Any]) -> BaseModel:
+    """Validate ``params`` the way a JSON proposal is read, in pydantic's strict mode.
+
+    No lax coercion: ``"true"`` is not a bool, ``"5"`` and ``5.0`` are not ints, ``1`` is not a
+    bool (an int is a number). Reading the params as JSON keeps what JSON cannot spell working:
+    a date or an enum from its string, a tuple from an array, a model from an object. Params that
+    are not JSON (bytes, NaN) are validated as Python objects, strictly too.
+    """
+    try:
+        text = json.dumps(params, allow_nan=False)
+    except (TypeError, ValueError):
+        text = None
+    try:
+        if text is None:
+            return model.model_validate(params, strict=True)
+        return model.model_validate_json(text, strict=True)
+    except ValidationError as exc:
+        raise ParamsInvalid(describe_validation_error(exc)) from None
 
 
 def _fast_fields(model: type[BaseModel] | None) -> tuple[FastFields | None, frozenset[str]]:
@@ -162,9 +184,13 @@ def _signature_model(
         hints = {}
     fields: dict[str, Any] = {}
     argument_names: dict[str, str] = {}
+    extra: Literal["forbid", "allow"] = "forbid"
     for parameter in signature.parameters.values():
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            raise ValueError(f"tool {tool_name!r}: *args/**kwargs cannot be described as a schema")
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            raise ValueError(f"tool {tool_name!r}: *args cannot be described as a schema")
+        if parameter.kind is parameter.VAR_KEYWORD:
+            extra = "allow"  # additionalProperties: true; the extra keys are passed through
+            continue
         if parameter.kind is parameter.POSITIONAL_ONLY:
             raise ValueError(f"tool {tool_name!r}: positional-only parameters are not supported")
         annotation = hints.get(parameter.name, Any)
@@ -177,7 +203,7 @@ def _signature_model(
         fields[field] = (annotation, default)
     model: type[BaseModel] = create_model(  # type: ignore[call-overload,unused-ignore]
         "ToolParams",
-        __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True, populate_by_name=False),
+        __config__=ConfigDict(extra=extra, arbitrary_types_allowed=True, populate_by_name=False),
         **fields,
     )
     return model, argument_names

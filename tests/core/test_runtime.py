@@ -58,7 +58,7 @@ def test_invalid_params_are_blocked_by_toolhooks_naming_the_field(rt):
 
 
 def test_validated_params_are_what_runs_and_what_is_reported(rt):
-    outcome = rt.call({"name": "write", "params": {"path": "a", "mode": "7"}})
+    outcome = rt.call({"name": "write", "params": {"path": "a", "mode": 7}})
     assert outcome.value == "a::7" and outcome.params == {"path": "a", "mode": 7}
     assert rt.adjusted_params(outcome.call_id) == {"path": "a", "mode": 7}
 
