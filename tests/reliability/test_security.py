@@ -234,23 +234,28 @@ def test_s2_executed_params_are_byte_for_byte_the_approved_ones(params, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_s2_the_approver_sees_the_validated_params_that_run(mode):
-    """Validation coerces ("7" -> 7): the approver must see, and the digest cover, the value
-    that runs, not the raw proposal."""
+    """Validation is strict ("7" is not an int: blocked before anyone is asked); what it still
+    changes (an int for a float becomes a float) is what the approver sees and the digest covers."""
     approver = Approves()
     rt = Runtime(plugins=[Gate()], approver=approver, load_entrypoints=False)
     ran = []
 
     @rt.tool
-    def scale(replicas: int, dry_run: bool = False) -> str:
-        ran.append((replicas, dry_run))
+    def scale(replicas: int, factor: float = 1.0, dry_run: bool = False) -> str:
+        ran.append((replicas, factor, dry_run))
         return "scaled"
 
-    outcome = run(rt, {"name": "scale", "params": {"replicas": "7", "dry_run": "false"}}, mode)
+    coerced = run(rt, {"name": "scale", "params": {"replicas": "7", "dry_run": "false"}}, mode)
+    assert (coerced.status, coerced.blocked_by) == ("blocked", "toolhooks")
+    assert approver.pending == [] and ran == []
+    outcome = run(rt, {"name": "scale", "params": {"replicas": 7, "factor": 2}}, mode)
     rt.close()
-    assert outcome.status == "ok" and ran == [(7, False)]
+    assert outcome.status == "ok" and ran == [(7, 2.0, False)]
     (pending,) = approver.pending
-    assert dict(pending.call.params) == {"replicas": 7, "dry_run": False}
-    assert pending.digest == params_digest("scale", {"replicas": 7, "dry_run": False}, None, None)
+    assert dict(pending.call.params) == {"replicas": 7, "factor": 2.0}
+    assert type(pending.call.params["factor"]) is float
+    assert pending.digest == params_digest("scale", {"replicas": 7, "factor": 2.0}, None, None)
+    assert pending.digest != params_digest("scale", {"replicas": 7, "factor": 2}, None, None)
 
 
 @pytest.mark.parametrize("mode", MODES)
