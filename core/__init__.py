@@ -13,13 +13,17 @@ from ._results import (
     ApprovalDecision,
     ApprovalRequest,
     BeforeToolCallResult,
+    Decision,
     HookResultError,
     Outcome,
     PendingApproval,
+    ToolError,
     ToolResult,
 )
 from ._runtime import Runtime
 from ._scope import emit
+from ._store import AmbiguousId, ApprovalStore, Grant, StoredApproval
+from ._store_memory import MemoryStore
 
 # Re-exported lazily: these live in built-in plugin packages that import toolhooks themselves.
 _LAZY = {
@@ -43,17 +47,22 @@ __all__ = [
     "REMOVE",
     "UNSET",
     "AfterToolCallResult",
+    "AmbiguousId",
     "ApprovalDecision",
     "ApprovalRequest",
+    "ApprovalStore",
     "ApprovalUnavailable",
     "BeforeToolCallResult",
     "ConfigError",
+    "Decision",
     "Event",
     "FrozenDict",
     "FrozenList",
+    "Grant",
     "HandlerInfo",
     "HookResultError",
     "InvalidToolCall",
+    "MemoryStore",
     "Origin",
     "Outcome",
     "ParamsError",
@@ -65,7 +74,9 @@ __all__ = [
     "Runtime",
     "Sender",
     "Status",
+    "StoredApproval",
     "ToolCall",
+    "ToolError",
     "ToolResult",
     "ToolSpec",
     "ToolhooksError",

@@ -16,7 +16,7 @@ from ._driver import AwaitIt, Pipeline
 from ._merge import BeforeState, describe_error, elapsed_ms, invoke
 from ._models import UNSET, ToolCall
 from ._registry import DEFAULT_ASYNC_TIMEOUT, Handler
-from ._results import AfterToolCallResult, Decision, Outcome, ToolResult, coerce_after
+from ._results import AfterToolCallResult, DecisionName, Outcome, ToolResult, coerce_after
 
 CORE = "toolhooks"
 """The name that core checks (invalid calls and params, digest mismatches) are blocked by."""
@@ -42,7 +42,7 @@ class Verdict:
         self.kind = kind
         self.reason = reason
         self.blocked_by = blocked_by
-        self.approval: Decision | None = None
+        self.approval: DecisionName | None = None
 
 
 def run_after_chain(

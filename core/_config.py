@@ -51,6 +51,10 @@ class ApprovalsTable(_Strict):
     route: Literal["none", "queue", "tty"] = "none"
     db: str = ".toolhooks/approvals.db"
     poll_interval_s: float = Field(default=0.2, gt=0)
+    wait_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """queue route: how long to wait before deferring (None: the request's timeout; 0: at once)."""
+    defer_ttl_s: float = Field(default=86_400.0, gt=0, allow_inf_nan=False)
+    retention_s: float = Field(default=7 * 86_400.0, ge=0, allow_inf_nan=False)
 
 
 @dataclass

@@ -25,6 +25,8 @@ EVENT_NAMES = (
     "approval.ignored",
     "tool.blocked",
     "approval.requested",
+    "approval.deferred",
+    "approval.edited",
     "approval.resolved",
     "tool.started",
     "tool.finished",

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from ._frozen import EMPTY_PARAMS, FrozenDict, freeze_params
 
 Origin = Literal["agent", "external"]
-Status = Literal["ok", "error", "blocked", "denied"]
+Status = Literal["ok", "error", "blocked", "denied", "pending"]
 KNOWN_TAGS = frozenset({"side_effect", "elevated", "internal", "read_only"})
 MAX_TOOL_NAME = 256
 

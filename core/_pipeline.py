@@ -17,20 +17,22 @@ from time import perf_counter
 from typing import Any
 
 from ._after import CORE, Verdict, run_after_chain
-from ._approvals import ApprovalBook, Approver, Resolution, ask, make_pending
+from ._approvals import Approver
 from ._driver import AwaitIt, Pipeline
 from ._events import EventDispatcher
-from ._frozen import FrozenDict, freeze_params, params_digest, thaw_params
-from ._merge import BeforeState, Emit, Record, call_ids, describe_error, run_before_chain
-from ._models import InvalidToolCall, ToolCall, new_id
+from ._frozen import FrozenDict, freeze_params, thaw_params
+from ._merge import BeforeState, Emit, Record, describe_error, run_before_chain
+from ._models import InvalidToolCall, ToolCall, ToolSpec, new_id
 from ._registry import Registry
 from ._render import render_content
-from ._results import Outcome, ToolResult
+from ._results import Outcome, PendingApproval, ToolError, ToolResult
 from ._scope import current_scope
+from ._store import DEFAULT_DEFER_TTL_S, ApprovalStore
 from ._tools import ParamsInvalid, Tool
-from ._visibility import internal_only
+from ._visibility import hidden_by, internal_only
 
 ADJUSTED_PARAMS_LIMIT = 4096
+PAUSED_LIMIT = 4096
 _PLAIN_VALUES = frozenset({str, dict, list, int, float, bool, bytes, type(None)})
 Execute = Callable[[dict[str, Any]], Any]
 
@@ -42,10 +44,20 @@ class Context:
     registry: Registry
     tools: dict[str, Tool]
     events: EventDispatcher
-    book: ApprovalBook
+    store: ApprovalStore
     approver: Approver | None
     adjusted: OrderedDict[str, FrozenDict]
     """The final params of the last ADJUSTED_PARAMS_LIMIT calls, by call id."""
+    defer_ttl_s: float = DEFAULT_DEFER_TTL_S
+    shared_store: bool = False
+    """The store is shared with other processes: a call id may have been paused elsewhere."""
+    passthrough: tuple[type[BaseException], ...] = ()
+    paused: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    """Call id -> approval id of calls this runtime paused (deferred, or decided as pending)."""
+    unasked: set[str] = field(default_factory=set)
+    """Approval ids ``decide`` stored that no approver was asked about yet."""
+    decided: OrderedDict[str, Run] = field(default_factory=OrderedDict)
+    """Calls ``decide`` screened (allowed or blocked), waiting for their ``call``."""
     emit: Emit = field(init=False)
     record: Record = field(init=False)
 
@@ -53,6 +65,30 @@ class Context:
         # Bound once here rather than once per call.
         self.emit = self.events.emit
         self.record = self.events.record
+
+
+class Run:
+    """One call's way through the pipeline: its state (also its event scope) and what runs it."""
+
+    __slots__ = ("after", "before", "execute", "interrupted", "state", "tool", "tracing", "verdict")
+
+    def __init__(
+        self, ctx: Context, call: ToolCall, tool: Tool | None, execute: Execute | None
+    ) -> None:
+        self.before, self.after = ctx.registry.call_chains(call.name)
+        self.tracing = bool(ctx.events.sinks)  # no sink: no event is built at all
+        self.state = BeforeState(ctx.emit, ctx.record, call)
+        self.tool = tool
+        self.execute = execute
+        self.interrupted: BaseException | None = None
+        self.verdict: Verdict | None = None
+
+
+def remember(table: OrderedDict[str, Any], key: str, value: Any, limit: int = PAUSED_LIMIT) -> None:
+    """Bounded insert, oldest out first."""
+    table[key] = value
+    if len(table) > limit:
+        _evict_oldest(table)
 
 
 def rejected(ctx: Context, raw: Any, problem: Exception) -> Outcome:
@@ -103,14 +139,18 @@ def run_call(
         call, tool = _intake(ctx.tools, raw)
     except Exception as exc:  # a bad proposal is an Outcome, never an exception
         return rejected(ctx, raw, exc)
-    before, after = ctx.registry.call_chains(call.name)
-    tracing = bool(ctx.events.sinks)  # no sink: no event is built at all
-    record = ctx.record
-    state = BeforeState(ctx.emit, record, call)
+    if ctx.paused or ctx.decided or ctx.shared_store:
+        from ._resume import rejoin
+
+        rejoined = yield from rejoin(ctx, call, tool, execute)
+        if rejoined is not None:
+            return rejoined
+    run = Run(ctx, call, tool, execute)
+    state = run.state
     token = current_scope.set(state)
     try:
-        if tracing:
-            record(
+        if run.tracing:
+            ctx.record(
                 state,
                 "tool.proposed",
                 None,
@@ -121,44 +161,18 @@ def run_call(
                     "sender": call.sender.id if call.sender else None,
                 },
             )
-        yield from run_before_chain(state, before, tracing)
-        state.plugin = None
-        verdict = _decide(state, tool, execute, call.name)
+        verdict = yield from screen(ctx, run)
         if verdict.status == "go" and state.approval_plugin is not None:
-            verdict = yield from _approve(ctx, state, verdict)
-        final_call = state.call
-        if verdict.params is not state.params and verdict.params != state.params:
-            final_call = final_call.with_params(freeze_params(verdict.params))
-        adjusted = ctx.adjusted  # adjusted_params(): bounded, oldest out first
-        adjusted[call.id] = final_call.params
-        if len(adjusted) > ADJUSTED_PARAMS_LIMIT:
-            _evict_oldest(adjusted)
-        interrupted: BaseException | None = None
-        if verdict.status == "go":
-            result, interrupted = yield from _execute(tool, execute, verdict, state, tracing)
-        else:
-            if verdict.status == "blocked":
-                record(
-                    state,
-                    "tool.blocked",
-                    verdict.blocked_by,
-                    {"by": verdict.blocked_by, "reason": verdict.reason},
-                )
-            result = ToolResult(
-                verdict.status,  # type: ignore[arg-type]  # not "go" here: a Status
-                None,
-                verdict.reason or "",
-                verdict.reason,
-                None,
-                verdict.kind,
-            )
-        return (
-            yield from run_after_chain(
-                after, final_call, result, verdict, state, tracing, interrupted
-            )
-        )
+            from ._gate import defer, gate
+
+            gated = yield from gate(ctx, run, verdict)
+            if isinstance(gated, PendingApproval):
+                return defer(ctx, run, gated)
+            verdict = gated
+        return (yield from conclude(ctx, run, verdict))
     finally:
-        state.done = True  # a handler thread left running cannot emit past tool.injected
+        run.state.done = True  # a handler thread left running cannot emit past tool.injected
+        state.done = True
         # Not contextlib.suppress: that is an object per call on the hot path.
         try:  # noqa: SIM105
             current_scope.reset(token)
@@ -166,7 +180,86 @@ def run_call(
             pass
 
 
-def _evict_oldest(adjusted: OrderedDict[str, FrozenDict]) -> None:
+def screen(ctx: Context, run: Run, may_execute: bool = True) -> Pipeline[Verdict]:
+    """The before chain, visibility and validation: blocked, unknown, invalid or "go"."""
+    state = run.state
+    yield from run_before_chain(state, run.before, run.tracing)
+    state.plugin = None
+    if state.blocked_by is None and ctx.registry.chain("tool_visible", state.tool):
+        call = state.call
+        spec = call.spec or ToolSpec(call.name)
+        hider = yield from hidden_by(ctx.registry, spec, call.sender, call.agent_id, call.origin)
+        if hider is not None:
+            state.blocked_by = hider
+            state.block_reason = (
+                f"Tool '{call.name}' is not available to this caller (hidden by plugin {hider})"
+            )
+    return decide_verdict(state, run.tool, run.execute if may_execute else _LATER, state.tool)
+
+
+def _later(_params: dict[str, Any]) -> Any:  # pragma: no cover - never executed
+    raise LookupError("no executor")
+
+
+_LATER: Execute = _later
+"""``decide`` has no executor yet: an unregistered tool may still get one from the later call."""
+
+
+def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
+    """Execute (when the verdict is "go"), then the after chain and the Outcome."""
+    state = run.state
+    final_call = state.call
+    if verdict.params is not state.params and verdict.params != state.params:
+        final_call = final_call.with_params(freeze_params(verdict.params))
+    adjusted = ctx.adjusted  # adjusted_params(): bounded, oldest out first
+    adjusted[final_call.id] = final_call.params
+    if len(adjusted) > ADJUSTED_PARAMS_LIMIT:
+        _evict_oldest(adjusted)
+    interrupted = run.interrupted
+    if verdict.status == "go" and run.tool is None and run.execute is None:
+        reason = f"Unknown tool '{state.tool}'"
+        verdict = Verdict("error", verdict.params, None, "unknown_tool", reason)
+    if verdict.status == "go":
+        result, raised = yield from _execute(ctx, run, verdict)
+        interrupted = interrupted or raised
+    else:
+        if verdict.status == "blocked":
+            ctx.record(
+                state,
+                "tool.blocked",
+                verdict.blocked_by,
+                {"by": verdict.blocked_by, "reason": verdict.reason},
+            )
+        result = ToolResult(
+            verdict.status,  # type: ignore[arg-type]  # not "go" here: a Status
+            None,
+            verdict.reason or "",
+            verdict.reason,
+            None,
+            verdict.kind,
+        )
+    rendered = result.content
+    outcome = yield from run_after_chain(
+        run.after, final_call, result, verdict, state, run.tracing, interrupted
+    )
+    if verdict.status == "go":
+        outcome.content_changed = _body(outcome) != rendered
+    return outcome
+
+
+def _body(outcome: Outcome) -> str:
+    """The outcome's content without the notes the after chain appended."""
+    content = outcome.content
+    if outcome.notes:
+        tail = "\n".join(outcome.notes)
+        if content.endswith(tail):
+            content = content[: len(content) - len(tail)]
+            if content.endswith("\n\n"):
+                content = content[:-2]
+    return content
+
+
+def _evict_oldest(adjusted: OrderedDict[str, Any]) -> None:
     # Not contextlib.suppress: once the store is full this runs on every call.
     try:  # noqa: SIM105
         adjusted.popitem(last=False)
@@ -174,7 +267,9 @@ def _evict_oldest(adjusted: OrderedDict[str, FrozenDict]) -> None:
         pass
 
 
-def _decide(state: BeforeState, tool: Tool | None, execute: Execute | None, name: str) -> Verdict:
+def decide_verdict(
+    state: BeforeState, tool: Tool | None, execute: Execute | None, name: str
+) -> Verdict:
     """Blocked by the chain, unknown, invalid, or "go" with the validated params."""
     if state.blocked_by is not None:
         return Verdict(
@@ -196,68 +291,11 @@ def _decide(state: BeforeState, tool: Tool | None, execute: Execute | None, name
     return Verdict("go", shown, kwargs)
 
 
-def _approve(ctx: Context, state: BeforeState, verdict: Verdict) -> Pipeline[Verdict]:
-    """Resolve the approval a hook asked for; what runs must be what the approver saw."""
-    assert state.approval is not None and state.approval_plugin is not None
-    call = state.call
-    name, shown, plugin = call.name, verdict.params, state.approval_plugin
-    ids = call_ids(call)
-    sender_id = call.sender.id if call.sender else None
-    frozen_shown = freeze_params(shown)
-    digest = params_digest(name, frozen_shown, sender_id, call.session_id)
-    key = (plugin, name, sender_id)
-    emit = ctx.events.emit
-    if ctx.book.granted(key):
-        resolution = Resolution("allow-always", None, remembered=True)
-    else:
-        request = state.approval
-        pending = make_pending(call.with_params(frozen_shown), plugin, request, digest)
-        emit(
-            "approval.requested",
-            *ids,
-            plugin,
-            {
-                "approval_id": pending.id,
-                "title": request.title,
-                "severity": request.severity,
-                "digest": digest,
-                "expires_at": pending.expires_at,
-            },
-        )
-        resolution = yield from ask(ctx.approver, pending)
-    emit(
-        "approval.resolved",
-        *ids,
-        plugin,
-        {
-            "decision": resolution.decision,
-            "reason": resolution.reason,
-            "remembered": resolution.remembered,
-            "by": resolution.by,
-        },
-    )
-    if resolution.decision == "deny":
-        denied = Verdict("denied", shown, None, "approval", resolution.reason)
-        denied.approval = "deny"
-        return denied
-    if resolution.decision == "allow-always" and not resolution.remembered:
-        ctx.book.grant(key)
-    # What runs must be byte-for-byte what the approver saw.
-    if params_digest(name, shown, sender_id, call.session_id) != digest:
-        reason = "Blocked: the params changed after they were approved (digest mismatch)"
-        return Verdict("blocked", shown, None, "approval", reason, CORE)
-    verdict.approval = resolution.decision
-    return verdict
-
-
 def _execute(
-    tool: Tool | None,
-    execute: Execute | None,
-    verdict: Verdict,
-    state: BeforeState,
-    tracing: bool,
+    ctx: Context, run: Run, verdict: Verdict
 ) -> Pipeline[tuple[ToolResult, BaseException | None]]:
     """Run the tool; a failure becomes an error result, an interruption is handed back."""
+    state, tool, execute, tracing = run.state, run.tool, run.execute, run.tracing
     if tracing:
         # A read-only copy: a sink must not be able to change what runs after the digest check.
         state.record(state, "tool.started", None, {"params": freeze_params(verdict.params)})
@@ -273,13 +311,21 @@ def _execute(
             value = yield AwaitIt(value, None)
         # A str (the usual tool result) is its own content; render_content is for the rest.
         result = ToolResult("ok", value, value if type(value) is str else "", None, 0.0, None)
-    except Exception as exc:
-        message = f"Tool '{state.tool}' failed: {describe_error(exc)}"
-        result = ToolResult("error", None, message, message, 0.0, "exception")
-    except BaseException as exc:  # cancelled or interrupted: still audited, then re-raised
-        interrupted = exc
-        message = f"Tool '{state.tool}' was interrupted: {type(exc).__name__}"
-        result = ToolResult("error", None, message, message, 0.0, "interrupted")
+    except ToolError as exc:  # the tool's own message for the model, exactly
+        result = ToolResult("error", None, exc.content, exc.content, 0.0, "tool_error")
+    except GeneratorExit:
+        raise
+    except BaseException as exc:
+        if isinstance(exc, Exception) and not (
+            ctx.passthrough and isinstance(exc, ctx.passthrough)
+        ):
+            message = f"Tool '{state.tool}' failed: {describe_error(exc)}"
+            result = ToolResult("error", None, message, message, 0.0, "exception")
+        else:  # cancelled, interrupted or a framework's control flow: audited, then re-raised
+            interrupted = exc
+            kind = "interrupted" if not isinstance(exc, Exception) else "passthrough"
+            message = f"Tool '{state.tool}' was interrupted: {type(exc).__name__}"
+            result = ToolResult("error", None, message, message, 0.0, kind)
     result.duration_ms = round((perf_counter() - started) * 10_000_000) / 10_000  # see elapsed_ms
     if result.status == "ok" and type(value) is not str:
         result.content = render_content(result.value)

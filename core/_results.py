@@ -10,8 +10,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ._models import UNSET, Status, ToolCall
 
-Decision = Literal["allow-once", "allow-always", "deny"]
-DECISIONS: tuple[Decision, ...] = ("allow-once", "allow-always", "deny")
+DecisionName = Literal["allow-once", "allow-always", "deny", "edit", "defer"]
+"""What an approver may answer. "defer" is always allowed; "edit" only when the request lists it."""
+DECISIONS: tuple[DecisionName, ...] = ("allow-once", "allow-always", "deny", "edit", "defer")
+DEFAULT_ALLOWED: tuple[DecisionName, ...] = ("allow-once", "allow-always", "deny")
+
+
+class ToolError(Exception):
+    """Raised by a tool: the call ends with status "error" and exactly ``content`` for the model."""
+
+    def __init__(self, content: str) -> None:
+        super().__init__(content)
+        self.content = str(content)
 
 
 class HookResultError(ValueError):
@@ -27,8 +37,8 @@ class ApprovalRequest(BaseModel):
     description: str = Field(min_length=1, max_length=512)
     severity: Literal["info", "warning", "critical"] = "warning"
     timeout_s: float = Field(default=120.0, alias="timeoutS", strict=True)
-    allowed_decisions: tuple[Decision, ...] = Field(
-        default=DECISIONS, alias="allowedDecisions", min_length=1
+    allowed_decisions: tuple[DecisionName, ...] = Field(
+        default=DEFAULT_ALLOWED, alias="allowedDecisions", min_length=1
     )
 
     timeout_behavior: Literal["deny"] = Field(default="deny", alias="timeoutBehavior")
@@ -188,9 +198,15 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
     truncated: bool = False
     artifact: str | None = None
-    approval: Decision | None = None
+    approval: DecisionName | None = None
+    """The decision that let the call run (None when no approval was asked)."""
     rewritten_by: dict[str, str] = field(default_factory=dict)
     """Fields a before_tool_call hook changed, with the plugin that last wrote each."""
+    pending: PendingApproval | None = None
+    """Status "pending": the approval to finish with ``Runtime.resume``."""
+    content_changed: bool = False
+    """After hooks changed the text the tool's own result rendered to (a redaction, a trim):
+    an adapter must not hand the model a structured copy of the original result."""
 
     @property
     def ok(self) -> bool:
@@ -211,25 +227,83 @@ class Outcome:
             "artifact": self.artifact,
             "approval": self.approval,
             "rewritten_by": dict(self.rewritten_by),
+            "pending": None if self.pending is None else self.pending.to_dict(),
+            "content_changed": self.content_changed,
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PendingApproval:
-    """An approval the runtime is waiting on; ``call`` carries the frozen params."""
+    """An approval the runtime is waiting on; ``call`` carries the frozen params.
+
+    ``id`` is the full id, ``short_id`` a short handle a human can type. ``digest`` binds the
+    approval to tool, params, sender and session. ``proposed_params`` are the params as the model
+    proposed them and ``rewritten_by`` names the plugin that last wrote each changed field;
+    ``schema`` is the tool's JSON Schema (for an editor), None for a tool the runtime does not know.
+    """
 
     id: str
+    short_id: str = ""
     call: ToolCall
     plugin: str
     request: ApprovalRequest
     digest: str
     expires_at: float
+    proposed_params: dict[str, Any] = field(default_factory=dict)
+    rewritten_by: dict[str, str] = field(default_factory=dict)
+    schema: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        from ._frozen import thaw
+
+        return {
+            "id": self.id,
+            "short_id": self.short_id,
+            "call": self.call.to_dict(),
+            "plugin": self.plugin,
+            "request": self.request.model_dump(),
+            "digest": self.digest,
+            "expires_at": self.expires_at,
+            "proposed_params": thaw(self.proposed_params),
+            "rewritten_by": dict(self.rewritten_by),
+            "schema": self.schema,
+        }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decision:
+    """What ``Runtime.decide`` found: allowed (final params), blocked (reason), or pending."""
+
+    status: Literal["allowed", "blocked", "pending"]
+    call_id: str
+    trace_id: str
+    tool: str
+    params: dict[str, Any] | None = None
+    reason: str | None = None
+    blocked_by: str | None = None
+    pending: PendingApproval | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.status == "allowed"
+
+    @property
+    def blocked(self) -> bool:
+        return self.status == "blocked"
+
+    @property
+    def needs_approval(self) -> bool:
+        return self.status == "pending"
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalDecision:
-    """An approver may return this instead of a bare decision string."""
+    """An approver may return this instead of a bare decision string.
+
+    ``params`` is required for "edit": the whole params the editor wants to run (not a patch).
+    """
 
     decision: str
     reason: str | None = None
     by: str | None = None
+    params: dict[str, Any] | None = None

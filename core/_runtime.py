@@ -8,7 +8,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, overload
 
-from ._approvals import ApprovalBook, Approver
+from ._approvals import Approver
 from ._config import LoadedConfig, discover, load_config
 from ._driver import BackgroundLoop, drive_async, drive_sync
 from ._events import EventDispatcher
@@ -29,13 +29,16 @@ from ._models import Origin, Sender, ToolCall, ToolSpec
 from ._pipeline import Context, Execute, run_call
 from ._registry import PluginRecord, Registry
 from ._results import Outcome
+from ._runtime_approvals import RuntimeApprovals
+from ._store import ApprovalStore
+from ._store_memory import MemoryStore
 from ._tools import Tool, build_tool
 from ._visibility import visible
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Runtime:
+class Runtime(RuntimeApprovals):
     """The pipeline every tool call goes through. See DESIGN.md for the contract."""
 
     def __init__(
@@ -45,13 +48,14 @@ class Runtime:
         tools: Iterable[Callable[..., Any] | ToolSpec] = (),
         approver: Approver | None = None,
         load_entrypoints: bool = True,
+        passthrough: Iterable[type[BaseException]] = (),
+        approval_store: ApprovalStore | None = None,
     ) -> None:
         self.config = load_config(config)
         self._registry = Registry()
         self._tools: dict[str, Tool] = {}
         self._background = BackgroundLoop()
         self._events = EventDispatcher(self._background.get)
-        self._book = ApprovalBook()
         self._adjusted: OrderedDict[str, FrozenDict] = OrderedDict()
         self._skipped: list[PluginInfo] = []
         self._registry.on_change = self._refresh_sinks
@@ -59,10 +63,13 @@ class Runtime:
             self._registry,
             self._tools,
             self._events,
-            self._book,
+            approval_store if approval_store is not None else self._default_store(),
             approver if approver is not None else self._route_approver(),
             self._adjusted,
+            defer_ttl_s=self.config.approvals.defer_ttl_s,
         )
+        self._context.shared_store = not isinstance(self._context.store, MemoryStore)
+        self.add_passthrough(*passthrough)
         explicit = list(plugins)
         # One metadata scan serves both the config check and the loading, and none is made when
         # neither needs it.
@@ -201,12 +208,6 @@ class Runtime:
         """The final params of a recent call by id (a bounded memory of the last few thousand)."""
         params = self._adjusted.get(call_id)
         return None if params is None else dict(thaw(params))
-
-    def revoke_approvals(
-        self, plugin: str | None = None, tool: str | None = None, sender: str | None = None
-    ) -> int:
-        """Forget allow-always grants that match; returns how many were removed."""
-        return self._book.revoke(plugin, tool, sender)
 
     def close(self) -> None:
         """Close plugins that have a ``close()`` (event log flushes) and the background loop."""

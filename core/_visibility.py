@@ -60,3 +60,35 @@ def visible(
         if not hidden:
             shown.append(spec)
     return shown
+
+
+def hidden_by(
+    registry: Registry,
+    spec: ToolSpec,
+    sender: Sender | None,
+    agent_id: str | None,
+    origin: Origin,
+) -> Pipeline[str | None]:
+    """The plugin whose ``tool_visible`` hides ``spec`` for this scope, or None if it is shown.
+
+    The same rules as :func:`visible`: a failing handler hides (fail closed), audit mode never does.
+    """
+    chain = registry.chain("tool_visible", spec.name)
+    if not chain:
+        return None
+    values: dict[str, Any] = {
+        "tool": spec,
+        "sender": sender,
+        "agent_id": agent_id,
+        "origin": origin,
+    }
+    for handler in chain:
+        try:
+            verdict = yield from invoke(handler, handler.call_args(values))
+        except Exception:
+            if handler.on_error == "ignore" or handler.audit:
+                continue
+            return handler.plugin
+        if verdict is False and not handler.audit:
+            return handler.plugin
+    return None

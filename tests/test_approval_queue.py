@@ -50,7 +50,14 @@ def pending(
         session_id="s1",
         sender={"id": "alice"},
     )
-    return PendingApproval(id, call, plugin, request, digest, time.time() + timeout)
+    return PendingApproval(
+        id=id,
+        call=call,
+        plugin=plugin,
+        request=request,
+        digest=digest,
+        expires_at=time.time() + timeout,
+    )
 
 
 def until(predicate, deadline_s: float = 5.0, step: float = 0.02):

@@ -1,0 +1,232 @@
+"""The approval step of the pipeline: grants, asking, deferring, applying a decision, editing.
+
+``gate`` runs when a before_tool_call hook asked for an approval and the call is otherwise ready
+to run. It ends in a :class:`Verdict` to conclude the call with, or in a
+:class:`PendingApproval` that the caller defers (``defer``): the call's outcome is then
+"pending" until ``Runtime.resume`` (``_resume``) finishes it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from ._after import CORE, Verdict
+from ._approvals import Resolution, ask, make_pending
+from ._driver import Pipeline
+from ._frozen import freeze_params, params_digest, thaw
+from ._merge import BeforeState, call_ids
+from ._pipeline import Context, Run, remember, screen
+from ._results import Outcome, PendingApproval
+from ._scope import current_scope
+from ._store import stored_from_pending
+
+MAX_EDIT_ROUNDS = 5
+DIGEST_MISMATCH = "Blocked: the params changed after they were approved (digest mismatch)"
+
+
+def _sender(state: BeforeState) -> str | None:
+    sender = state.call.sender
+    return None if sender is None else sender.id
+
+
+def rewritten(state: BeforeState) -> dict[str, str]:
+    """Fields whose current value differs from the proposal, with the plugin that wrote them."""
+    if not state.writers:
+        return {}
+    missing = object()
+    proposed, current = state.proposed, state.params
+    return {
+        key: plugin
+        for key, plugin in state.writers.items()
+        if proposed.get(key, missing) != current.get(key, missing)
+    }
+
+
+def gate(
+    ctx: Context,
+    run: Run,
+    verdict: Verdict,
+    covered: str | None = None,
+    interactive: bool = True,
+) -> Pipeline[Verdict | PendingApproval]:
+    """Resolve the approval a hook asked for; what runs must be what the approver saw.
+
+    ``covered`` is the digest an editor approved: a request for exactly those params needs no
+    second approval. ``interactive=False`` returns the pending approval instead of asking.
+    """
+    for _round in range(MAX_EDIT_ROUNDS):
+        state = run.state
+        if verdict.status != "go" or state.approval_plugin is None or state.approval is None:
+            return verdict
+        call, plugin, request = state.call, state.approval_plugin, state.approval
+        frozen = freeze_params(verdict.params)
+        sender_id = _sender(state)
+        digest = params_digest(call.name, frozen, sender_id, call.session_id)
+        if covered is not None and digest == covered:
+            verdict.approval = "edit"  # the editor approved exactly what will run
+            return verdict
+        if "allow-always" in request.allowed_decisions and ctx.store.is_granted(
+            plugin=plugin, tool=call.name, sender=sender_id, session=call.session_id
+        ):
+            remembered = Resolution("allow-always", None, remembered=True)
+            return apply(ctx, run, verdict, plugin, digest, None, remembered)
+        pending = make_pending(
+            call.with_params(frozen), plugin, request, digest, state.proposed, rewritten(state)
+        )
+        ctx.emit(
+            "approval.requested",
+            *call_ids(call),
+            plugin,
+            {
+                "approval_id": pending.id,
+                "short_id": pending.short_id,
+                "title": request.title,
+                "severity": request.severity,
+                "digest": digest,
+                "expires_at": pending.expires_at,
+            },
+        )
+        if not interactive:
+            return pending
+        resolution = yield from ask(ctx.approver, pending, ctx.passthrough)
+        if resolution.decision == "defer":
+            return pending
+        if resolution.decision != "edit":
+            return apply(ctx, run, verdict, plugin, digest, pending.id, resolution)
+        verdict, covered = yield from edit(ctx, run, pending, resolution)
+    reason = f"Blocked: more than {MAX_EDIT_ROUNDS} rounds of edits"
+    return Verdict("blocked", verdict.params, None, "approval", reason, CORE)
+
+
+def apply(
+    ctx: Context,
+    run: Run,
+    verdict: Verdict,
+    plugin: str,
+    digest: str,
+    approval_id: str | None,
+    resolution: Resolution,
+) -> Verdict:
+    """Record the decision and turn it into the verdict the call concludes with."""
+    state = run.state
+    call = state.call
+    data: dict[str, Any] = {
+        "decision": resolution.decision,
+        "reason": resolution.reason,
+        "remembered": resolution.remembered,
+        "by": resolution.by,
+    }
+    if approval_id is not None:
+        data["approval_id"] = approval_id
+    if resolution.cancelled:
+        data["cancelled"] = True
+    ctx.emit("approval.resolved", *call_ids(call), plugin, data)
+    if resolution.interrupted is not None:
+        run.interrupted = resolution.interrupted
+    if resolution.decision == "deny":
+        denied = Verdict("denied", verdict.params, None, "approval", resolution.reason)
+        denied.approval = "deny"
+        return denied
+    sender_id = _sender(state)
+    if resolution.decision == "allow-always" and not resolution.remembered:
+        ctx.store.grant(
+            plugin=plugin,
+            tool=call.name,
+            sender=sender_id,
+            session=call.session_id,
+            by=resolution.by,
+        )
+    # What runs must be byte-for-byte what the approver saw.
+    if params_digest(call.name, verdict.params, sender_id, call.session_id) != digest:
+        return Verdict("blocked", verdict.params, None, "approval", DIGEST_MISMATCH, CORE)
+    verdict.approval = resolution.decision
+    return verdict
+
+
+def edit(
+    ctx: Context, run: Run, pending: PendingApproval, resolution: Resolution
+) -> Pipeline[tuple[Verdict, str]]:
+    """Run the fence, the before chain and validation again on the editor's params.
+
+    Returns the new verdict and the digest of what the editor submitted: a further approval
+    request is covered by the edit only for exactly those params.
+    """
+    assert resolution.params is not None
+    old = run.state
+    call = old.call
+    edited = freeze_params(resolution.params)
+    before = thaw(call.params)
+    fields = sorted(
+        key
+        for key in set(before) | set(edited)
+        if before.get(key, _MISSING) != edited.get(key, _MISSING)
+    )
+    ids = call_ids(call)
+    ctx.emit(
+        "approval.resolved",
+        *ids,
+        pending.plugin,
+        {
+            "approval_id": pending.id,
+            "decision": "edit",
+            "reason": resolution.reason,
+            "remembered": False,
+            "by": resolution.by,
+        },
+    )
+    ctx.emit(
+        "approval.edited",
+        *ids,
+        pending.plugin,
+        {"approval_id": pending.id, "by": resolution.by, "fields": fields},
+    )
+    covered = params_digest(call.name, edited, _sender(old), call.session_id)
+    state = BeforeState(ctx.emit, ctx.record, call.with_params(edited))
+    old.done = True
+    run.state = state
+    current_scope.set(state)
+    verdict = yield from screen(ctx, run)
+    if verdict.status == "go" and state.approval_plugin is None:
+        verdict.approval = "edit"
+    return verdict, covered
+
+
+_MISSING = object()
+
+
+def pending_outcome(pending: PendingApproval) -> Outcome:
+    """The Outcome of a paused call: what the model is told while a human decides."""
+    call, request = pending.call, pending.request
+    reason = f"Approval pending: {request.title} (approval {pending.short_id})"
+    return Outcome(
+        "pending",
+        reason,
+        call.id,
+        call.trace_id,
+        call.name,
+        params=thaw(call.params),
+        reason=reason,
+        rewritten_by=dict(pending.rewritten_by),
+        pending=pending,
+    )
+
+
+def defer(ctx: Context, run: Run, pending: PendingApproval, asked: bool = True) -> Outcome:
+    """Store ``pending`` until someone decides; the call's outcome is "pending" for now."""
+    expires_at = time.time() + ctx.defer_ttl_s
+    pending = replace(pending, expires_at=expires_at)
+    ctx.store.add(stored_from_pending(pending, expires_at=expires_at))
+    call = pending.call
+    remember(ctx.paused, call.id, pending.id)
+    if not asked:
+        ctx.unasked.add(pending.id)
+    else:
+        ctx.emit(
+            "approval.deferred",
+            *call_ids(call),
+            pending.plugin,
+            {"approval_id": pending.id, "short_id": pending.short_id, "expires_at": expires_at},
+        )
+    return pending_outcome(pending)

@@ -1,0 +1,120 @@
+"""The Runtime's approval methods: resume, decide, visibility, passthrough, the store.
+
+A mixin so that ``_runtime`` stays about plugins, tools and calls; ``Runtime`` inherits it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._config import LoadedConfig
+from ._driver import BackgroundLoop, drive_async, drive_sync
+from ._models import Origin, Sender, ToolCall, ToolSpec
+from ._pipeline import Context, Execute
+from ._registry import Registry
+from ._results import Decision, Outcome
+from ._resume import run_decide, run_resume
+from ._store import ApprovalStore
+from ._store_memory import MemoryStore
+from ._tools import Tool
+from ._visibility import hidden_by, internal_only
+
+
+class RuntimeApprovals:
+    """Pausing and resuming calls (DESIGN.md, "Approvals"); mixed into :class:`Runtime`."""
+
+    config: LoadedConfig
+    _context: Context
+    _background: BackgroundLoop
+    _registry: Registry
+    _tools: dict[str, Tool]
+
+    @property
+    def approvals(self) -> ApprovalStore:
+        """The approval store this runtime uses (pending approvals, decisions, grants)."""
+        return self._context.store
+
+    def add_passthrough(self, *exception_types: type[BaseException]) -> None:
+        """Exceptions a tool or approver may raise to pause the host framework.
+
+        Such an exception is recorded (the call's events end as for an interruption) and
+        re-raised unchanged instead of becoming an error result or a deny.
+        """
+        for kind in exception_types:
+            if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+                raise TypeError(f"passthrough expects exception types, got {kind!r}")
+        known = self._context.passthrough
+        self._context.passthrough = known + tuple(k for k in exception_types if k not in known)
+
+    def resume(
+        self,
+        approval_id: str,
+        decision: str | None = None,
+        *,
+        params: Mapping[str, Any] | None = None,
+        execute: Execute | None = None,
+        by: str | None = None,
+        reason: str | None = None,
+    ) -> Outcome:
+        """Finish a paused call once: ``decision`` None uses the one recorded in the store.
+
+        Never raises for a bad id or decision: the Outcome says what went wrong and nothing runs.
+        """
+        pipeline = run_resume(self._context, approval_id, decision, params, execute, by, reason)
+        return drive_sync(pipeline, self._background)
+
+    async def aresume(
+        self,
+        approval_id: str,
+        decision: str | None = None,
+        *,
+        params: Mapping[str, Any] | None = None,
+        execute: Execute | None = None,
+        by: str | None = None,
+        reason: str | None = None,
+    ) -> Outcome:
+        """:meth:`resume`, awaited on the caller's event loop."""
+        pipeline = run_resume(self._context, approval_id, decision, params, execute, by, reason)
+        return await drive_async(pipeline)
+
+    def decide(self, call: ToolCall | Mapping[str, Any]) -> Decision:
+        """The fence, the before chain and validation, without executing.
+
+        A later ``call`` with the same call id uses this decision (no second ``tool.proposed``);
+        a call that needs approval is stored as pending (``Decision.pending``).
+        """
+        return drive_sync(run_decide(self._context, call), self._background)
+
+    async def adecide(self, call: ToolCall | Mapping[str, Any]) -> Decision:
+        """:meth:`decide`, awaited on the caller's event loop."""
+        return await drive_async(run_decide(self._context, call))
+
+    def is_visible(
+        self,
+        name: str,
+        sender: Sender | Mapping[str, Any] | str | None = None,
+        agent_id: str | None = None,
+        origin: Origin = "agent",
+    ) -> bool:
+        """Whether a call to tool ``name`` from this scope would be shown (and so allowed to run).
+
+        A tool the runtime does not know is judged by its name alone.
+        """
+        tool = self._tools.get(name)
+        spec = tool.spec if tool is not None else ToolSpec(name)
+        if origin == "external" and internal_only(name, spec):
+            return False
+        who = Sender.coerce(sender)
+        pipeline = hidden_by(self._registry, spec, who, agent_id, origin)
+        return drive_sync(pipeline, self._background) is None
+
+    def revoke_approvals(
+        self, plugin: str | None = None, tool: str | None = None, sender: str | None = None
+    ) -> int:
+        """Forget allow-always grants that match (None matches anything); returns how many."""
+        return self._context.store.revoke(plugin=plugin, tool=tool, sender=sender)
+
+    def _default_store(self) -> ApprovalStore:
+        """[approvals] route = "queue": the SQLite file; else memory (this process only)."""
+        return MemoryStore(retention_s=self.config.approvals.retention_s)
