@@ -1,0 +1,229 @@
+"""``ToolhooksCapability``: every tool call of a PydanticAI agent goes through a toolhooks Runtime."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_ai import CallToolsNode, ModelRequestNode, RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolFailed
+from pydantic_ai.messages import ModelRequest, ToolReturnPart
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
+from toolhooks import Outcome, Runtime, Sender, ToolCall, ToolError
+
+from ._approvals import DEFAULT_DENIAL, METADATA_KEY, approval_metadata, resume_decision
+from ._params import ArgumentsUnreadable, json_params, revalidate
+
+SenderLike = Sender | Mapping[str, Any] | str | None
+PASSTHROUGH: tuple[type[BaseException], ...] = (ApprovalRequired, CallDeferred, ModelRetry)
+"""What a PydanticAI tool raises to steer the run, not to fail: recorded, then re-raised as is."""
+
+
+@dataclass
+class ToolhooksCapability(AbstractCapability[Any]):
+    """Put a toolhooks :class:`~toolhooks.Runtime` in front of an agent's tools.
+
+    ``Agent(model, tools=[...], capabilities=[ToolhooksCapability(runtime)])``. Tools the runtime
+    hides are not offered to the model; every call runs the runtime's pipeline with
+    JSON-compatible params; a block, deny or failure is a failed tool result carrying the reason;
+    an approval the runtime's approver defers becomes PydanticAI's own ``ApprovalRequired`` and is
+    resumed by ``DeferredToolResults``.
+
+    ``sender`` and ``session_id`` may be values or functions of the ``RunContext`` (to read them
+    from ``ctx.deps``); the session defaults to the run's ``conversation_id``, which stays the same
+    across a pause and its resume.
+    """
+
+    runtime: Runtime
+    sender: SenderLike | Callable[[RunContext[Any]], SenderLike] = None
+    agent_id: str | None = None
+    session_id: str | Callable[[RunContext[Any]], str | None] | None = None
+    hide_tools: bool = True
+
+    def __post_init__(self) -> None:
+        self.runtime.add_passthrough(*PASSTHROUGH)
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None  # holds a live Runtime: not spec-serializable
+
+    # -- the scope of a call ----------------------------------------------------------------
+
+    def sender_for(self, ctx: RunContext[Any]) -> SenderLike:
+        return self.sender(ctx) if callable(self.sender) else self.sender
+
+    def session_for(self, ctx: RunContext[Any]) -> str | None:
+        if callable(self.session_id):
+            return self.session_id(ctx)
+        return self.session_id if self.session_id is not None else ctx.conversation_id
+
+    def tool_call(self, ctx: RunContext[Any], name: str, params: Any, call_id: str) -> ToolCall:
+        return ToolCall(
+            name=name,
+            params=params,
+            id=call_id,
+            session_id=self.session_for(ctx),
+            run_id=ctx.run_id,
+            agent_id=self.agent_id,
+            sender=Sender.coerce(self.sender_for(ctx)),
+        )
+
+    # -- PydanticAI hooks -------------------------------------------------------------------
+
+    async def prepare_tools(
+        self, ctx: RunContext[Any], tool_defs: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
+        if not self.hide_tools:
+            return tool_defs
+        sender = Sender.coerce(self.sender_for(ctx))
+        is_visible = self.runtime.is_visible
+        return [
+            tool_def
+            for tool_def in tool_defs
+            if is_visible(tool_def.name, sender=sender, agent_id=self.agent_id)
+        ]
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
+        return GuardedToolset(toolset, guard=self)
+
+    async def after_node_run(self, ctx: RunContext[Any], *, node: Any, result: Any) -> Any:
+        if isinstance(node, CallToolsNode) and isinstance(result, ModelRequestNode):
+            await self._settle_unrun_calls(ctx, node, result.request)
+        return result
+
+    # -- execution --------------------------------------------------------------------------
+
+    async def run_tool(
+        self,
+        ctx: RunContext[Any],
+        name: str,
+        tool_args: dict[str, Any],
+        tool: ToolsetTool[Any],
+        inner: AbstractToolset[Any],
+    ) -> Any:
+        """One call through the runtime; the tool itself runs inside, with the decided params."""
+        call_id = ctx.tool_call_id or ""
+        try:
+            params: Any = json_params(tool_args)
+        except ArgumentsUnreadable:
+            params = tool_args  # the runtime refuses it with its own reason, and records it
+        raw: list[Any] = []
+
+        async def execute(final: dict[str, Any]) -> Any:
+            if final == params:
+                args = tool_args  # unchanged: keep PydanticAI's own validated objects
+            else:
+                args = await revalidate(tool, name, final, ctx)
+            try:
+                value = await inner.call_tool(name, args, ctx, tool)
+            except ToolFailed as exc:
+                raise ToolError(exc.message) from None
+            raw.append(value)
+            return value
+
+        outcome = None
+        if ctx.tool_call_approved:
+            outcome = await self._resume(ctx, call_id, params, execute)
+        if outcome is None:
+            outcome = await self.runtime.acall(self.tool_call(ctx, name, params, call_id), execute)
+        return deliver(outcome, raw)
+
+    async def _resume(
+        self, ctx: RunContext[Any], call_id: str, params: Any, execute: Callable[..., Any]
+    ) -> Outcome | None:
+        """Finish the toolhooks approval PydanticAI's approval answers, if this call has one."""
+        stored = self.runtime.approvals.for_call(call_id)
+        if stored is None or stored.state not in ("pending", "decided"):
+            return None
+        decision, edited, by, reason = resume_decision(
+            ctx.tool_call_metadata, params, stored.params, stored.proposed_params
+        )
+        return await self.runtime.aresume(
+            stored.id, decision, params=edited, execute=execute, by=by, reason=reason
+        )
+
+    async def _settle_unrun_calls(
+        self, ctx: RunContext[Any], node: CallToolsNode[Any, Any], request: ModelRequest
+    ) -> None:
+        """Calls PydanticAI answered without running a tool, settled in toolhooks too.
+
+        A ``ToolDenied`` answer to a toolhooks approval resumes it as a deny; a call to a tool
+        toolhooks hid (PydanticAI's "unknown tool") runs the pipeline, which blocks it. Either way
+        the model sees the toolhooks outcome, and the call gets its ``tool.injected``.
+        """
+        calls = {call.tool_call_id: call for call in node.model_response.tool_calls}
+        parts = list(request.parts)
+        changed = False
+        for index, part in enumerate(parts):
+            if not isinstance(part, ToolReturnPart) or part.tool_call_id not in calls:
+                continue
+            if part.outcome == "denied":
+                outcome = await self._settle_denied(part)
+            elif part.outcome == "retried" and self._hidden(ctx, part.tool_name):
+                args = calls[part.tool_call_id].args_as_dict()
+                call = self.tool_call(ctx, part.tool_name, args, part.tool_call_id)
+                outcome = await self.runtime.acall(call, _not_offered)
+            else:
+                continue
+            if outcome is None:
+                continue
+            status = "denied" if part.outcome == "denied" else "failed"
+            parts[index] = dataclasses.replace(part, content=outcome.content, outcome=status)
+            changed = True
+        if changed:
+            request.parts = parts
+
+    async def _settle_denied(self, part: ToolReturnPart) -> Outcome | None:
+        stored = self.runtime.approvals.for_call(part.tool_call_id)
+        if stored is None or stored.state not in ("pending", "decided"):
+            return None
+        message = part.content if isinstance(part.content, str) else None
+        reason = message if message and message != DEFAULT_DENIAL else None
+        return await self.runtime.aresume(stored.id, "deny", reason=reason)
+
+    def _hidden(self, ctx: RunContext[Any], name: str) -> bool:
+        manager = ctx.tool_manager
+        if manager is not None and manager.tools is not None and name in manager.tools:
+            return False  # offered this step: PydanticAI retried it for its own reasons
+        sender = Sender.coerce(self.sender_for(ctx))
+        return not self.runtime.is_visible(name, sender=sender, agent_id=self.agent_id)
+
+
+@dataclass
+class GuardedToolset(WrapperToolset[Any]):
+    """The agent's toolset with every call going through the capability's runtime.
+
+    It wraps the innermost point, the tool itself: other capabilities' hooks run before toolhooks
+    decides (so what runs is what the hooks saw) and see the content toolhooks lets through.
+    """
+
+    guard: ToolhooksCapability = dataclasses.field(kw_only=True)
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
+    ) -> Any:
+        return await self.guard.run_tool(ctx, name, tool_args, tool, self.wrapped)
+
+
+def deliver(outcome: Outcome, raw: list[Any]) -> Any:
+    """The Outcome in PydanticAI's terms: a return value, a failure, or a deferral."""
+    if outcome.status == "pending":
+        assert outcome.pending is not None
+        raise ApprovalRequired(metadata={METADATA_KEY: approval_metadata(outcome.pending)})
+    if not outcome.ok:
+        raise ToolFailed(outcome.content)
+    # A text result is its own content. Any other value that no hook touched is handed back as it
+    # is, for PydanticAI to render its own way (models, multimodal parts); once a hook changed
+    # anything, the model gets exactly the text toolhooks settled on.
+    untouched = not (outcome.content_changed or outcome.notes or outcome.truncated)
+    if raw and untouched and outcome.value is raw[0] and not isinstance(raw[0], str):
+        return raw[0]
+    return outcome.content
+
+
+def _not_offered(_params: dict[str, Any]) -> Any:
+    raise ToolError("this tool was not offered to the agent")
