@@ -8,7 +8,7 @@ from typing import Any
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.exceptions import ModelRetry, ToolFailed
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
-from toolhooks import Runtime, ToolCall, hookimpl
+from toolhooks import Runtime, ToolCall, ToolSpec, hookimpl
 from toolhooks.testing import EventRecorder
 from toolhooks.testing.scenarios import ToolMessage
 
@@ -215,3 +215,37 @@ def test_hide_tools_false_offers_every_tool(script: ScriptFactory) -> None:
     agent.run_sync("go")
     rt.close()
     assert made.offered == [frozenset({"ping"})]
+
+
+class HideDeletes:
+    name = "hide_deletes"
+
+    @hookimpl
+    def tool_visible(self, tool: ToolSpec) -> bool | None:
+        return False if tool.name == "delete_branch" else None
+
+
+def test_a_model_that_keeps_calling_a_hidden_tool_gets_a_block_each_time(
+    script: ScriptFactory, read_messages: Reader
+) -> None:
+    recorder = EventRecorder()
+    rt = Runtime(plugins=[HideDeletes(), recorder], config={}, load_entrypoints=False)
+    made = script([{"name": "delete_branch", "params": {"name": "main"}}] * 3)
+    agent = Agent(made.model, capabilities=[ToolhooksCapability(rt)])
+    ran: list[str] = []
+
+    @agent.tool_plain
+    def delete_branch(name: str) -> str:
+        """Delete a git branch."""
+        ran.append(name)
+        return f"deleted {name}"
+
+    result = agent.run_sync("go")  # PydanticAI would end the run at its retry limit
+    rt.close()
+    assert result.output == "done"
+    assert ran == []
+    assert all(offered == frozenset() for offered in made.offered)
+    messages = read_messages(result.all_messages())
+    assert [m.is_error for m in messages] == [True] * 3
+    assert all("hidden by plugin hide_deletes" in m.content for m in messages)
+    assert [event.data["by"] for event in recorder.of("tool.blocked")] == ["toolhooks"] * 3

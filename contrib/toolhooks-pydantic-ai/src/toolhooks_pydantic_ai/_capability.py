@@ -167,6 +167,10 @@ class ToolhooksCapability(AbstractCapability[Any]):
                 args = calls[part.tool_call_id].args_as_dict()
                 call = self.tool_call(ctx, part.tool_name, args, part.tool_call_id)
                 outcome = await self.runtime.acall(call, _not_offered)
+                if ctx.tool_manager is not None:
+                    # A block is a failure the model sees, not a retry: like ToolFailed, it must
+                    # not use up the retries PydanticAI counts for an unknown tool name.
+                    ctx.tool_manager.failed_tools.discard(part.tool_name)
             else:
                 continue
             if outcome is None:
