@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from pydantic_ai import CallToolsNode, ModelRequestNode, RunContext
 from pydantic_ai.capabilities import AbstractCapability
@@ -18,7 +18,7 @@ from toolhooks import Outcome, Runtime, Sender, ToolCall, ToolError
 from ._approvals import DEFAULT_DENIAL, METADATA_KEY, approval_metadata, resume_decision
 from ._params import ArgumentsUnreadable, json_params, revalidate
 
-SenderLike = Sender | Mapping[str, Any] | str | None
+SenderLike: TypeAlias = Sender | Mapping[str, Any] | str | None
 PASSTHROUGH: tuple[type[BaseException], ...] = (ApprovalRequired, CallDeferred, ModelRetry)
 """What a PydanticAI tool raises to steer the run, not to fail: recorded, then re-raised as is."""
 
@@ -175,8 +175,16 @@ class ToolhooksCapability(AbstractCapability[Any]):
                 continue
             if outcome is None:
                 continue
-            status = "denied" if part.outcome == "denied" else "failed"
-            parts[index] = dataclasses.replace(part, content=outcome.content, outcome=status)
+            status: Literal["denied", "failed"] = "denied" if part.outcome == "denied" else "failed"
+            parts[index] = ToolReturnPart(
+                part.tool_name,
+                outcome.content,
+                part.tool_call_id,
+                tool_kind=part.tool_kind,
+                metadata=part.metadata,
+                timestamp=part.timestamp,
+                outcome=status,
+            )
             changed = True
         if changed:
             request.parts = parts
