@@ -248,4 +248,4 @@ def test_a_model_that_keeps_calling_a_hidden_tool_gets_a_block_each_time(
     messages = read_messages(result.all_messages())
     assert [m.is_error for m in messages] == [True] * 3
     assert all("hidden by plugin hide_deletes" in m.content for m in messages)
-    assert [event.data["by"] for event in recorder.of("tool.blocked")] == ["toolhooks"] * 3
+    assert [event.data["by"] for event in recorder.of("tool.blocked")] == ["hide_deletes"] * 3

@@ -195,7 +195,8 @@ class ToolhooksCapability(AbstractCapability[Any]):
             return None
         message = part.content if isinstance(part.content, str) else None
         reason = message if message and message != DEFAULT_DENIAL else None
-        return await self.runtime.aresume(stored.id, "deny", reason=reason)
+        # A deny never runs the tool; the executor only tells the runtime the tool exists here.
+        return await self.runtime.aresume(stored.id, "deny", reason=reason, execute=_not_offered)
 
     def _hidden(self, ctx: RunContext[Any], name: str) -> bool:
         manager = ctx.tool_manager
