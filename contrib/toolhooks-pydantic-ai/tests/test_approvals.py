@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -184,3 +185,31 @@ def test_a_denial_with_a_reason_is_recorded_and_answered_once(
     assert "freeze" in message.content
     assert recorder.names().count("tool.injected") == 1
     assert recorder.of("approval.resolved")[-1].data["decision"] == "deny"
+
+
+def test_another_process_sharing_the_queue_resumes_the_pause(
+    script: ScriptFactory, read_messages: Reader, tmp_path: Path
+) -> None:
+    """The pause is taken by one runtime and resumed by a fresh one on the same SQLite queue,
+    as a worker that restarted, or another worker of a fleet, would."""
+    config = {"approvals": {"route": "queue", "db": str(tmp_path / "approvals.db"), "wait_s": 0}}
+    proposals = [{"name": "deploy", "params": {"env": "PROD"}}]
+    first = Runtime(plugins=[AskBeforeDeploys()], config=config, load_entrypoints=False)
+    agent, ran = deploy_agent(script, proposals, ToolhooksCapability(first))
+    paused = agent.run_sync("ship it")
+    first.close()
+    assert isinstance(paused.output, DeferredToolRequests)
+
+    recorder = EventRecorder()
+    second = Runtime(plugins=[AskBeforeDeploys(), recorder], config=config, load_entrypoints=False)
+    agent, ran = deploy_agent(script, proposals, ToolhooksCapability(second))
+    answers = answer_approvals(paused.output, lambda view: {"decision": "allow-once"})
+    result = agent.run_sync(message_history=paused.all_messages(), deferred_tool_results=answers)
+    stored = second.approvals.for_call("call_0")
+    second.close()
+    assert result.output == "done"
+    assert ran == ["prod"]  # the frozen params, not the model's "PROD"
+    assert [m.content for m in read_messages(result.all_messages())] == ["deployed to prod"]
+    assert "tool.proposed" not in recorder.names()  # the chain did not run a second time
+    assert recorder.names().count("tool.injected") == 1
+    assert stored is None or stored.state == "consumed"
