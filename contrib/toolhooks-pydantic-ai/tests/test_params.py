@@ -122,7 +122,9 @@ def test_a_rewrite_that_does_not_fit_the_tool_never_runs_and_names_the_field(
     assert got == []
     [message] = read_messages(result.all_messages())
     assert message.is_error is True
-    assert "the params toolhooks decided on do not fit tool 'book' (day:" in message.content
+    assert message.content.startswith(
+        '{"error":"the params toolhooks decided on do not fit tool \'book\' (day: Input should be'
+    )
 
 
 def test_json_params_dumps_by_alias_and_refuses_what_has_no_json_form() -> None:

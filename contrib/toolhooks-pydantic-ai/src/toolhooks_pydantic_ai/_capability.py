@@ -117,7 +117,10 @@ class ToolhooksCapability(AbstractCapability[Any]):
             if final == params:
                 args = tool_args  # unchanged: keep PydanticAI's own validated objects
             else:
-                args = await revalidate(tool, name, final, ctx)
+                try:
+                    args = await revalidate(tool, name, final, ctx)
+                except ValueError as exc:
+                    raise ToolError(str(exc)) from None
             try:
                 value = await inner.call_tool(name, args, ctx, tool)
             except ToolFailed as exc:
