@@ -22,6 +22,9 @@ Reader = Callable[[list[Any]], tuple[ToolMessage, ...]]
 class AskBeforeDeploys:
     name = "ask_before_deploys"
 
+    def __init__(self, timeout_s: float = 120) -> None:
+        self.timeout_s = timeout_s
+
     @hookimpl(tools=["deploy"])
     def before_tool_call(self, call: ToolCall) -> dict[str, Any]:
         return {
@@ -30,6 +33,7 @@ class AskBeforeDeploys:
                 "title": "Deploy?",
                 "description": f"deploy to {call.params['env']}",
                 "allowed_decisions": ["allow-once", "allow-always", "deny"],
+                "timeout_s": self.timeout_s,
             },
         }
 
@@ -194,7 +198,8 @@ def test_another_process_sharing_the_queue_resumes_the_pause(
     as a worker that restarted, or another worker of a fleet, would."""
     config = {"approvals": {"route": "queue", "db": str(tmp_path / "approvals.db"), "wait_s": 0}}
     proposals = [{"name": "deploy", "params": {"env": "PROD"}}]
-    first = Runtime(plugins=[AskBeforeDeploys()], config=config, load_entrypoints=False)
+    # A short request timeout: a queue that waited instead of deferring fails in a second.
+    first = Runtime(plugins=[AskBeforeDeploys(timeout_s=1)], config=config, load_entrypoints=False)
     agent, ran = deploy_agent(script, proposals, ToolhooksCapability(first))
     paused = agent.run_sync("ship it")
     first.close()
