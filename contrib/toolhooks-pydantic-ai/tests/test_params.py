@@ -133,3 +133,28 @@ def test_json_params_dumps_by_alias_and_refuses_what_has_no_json_form() -> None:
     }
     with pytest.raises(ArgumentsUnreadable, match="Unable to serialize unknown type"):
         json_params({"handle": object()})
+
+
+def test_a_rewrite_is_read_strictly_so_a_string_is_never_coerced_into_a_flag(
+    script: ScriptFactory, read_messages: Reader
+) -> None:
+    recorder = Recorder(rewrite={"force": "true"})
+    rt = Runtime(plugins=[recorder], config={}, load_entrypoints=False)
+    ran: list[bool] = []
+    agent = Agent(
+        script([{"name": "push", "params": {"force": False}}]).model,
+        capabilities=[ToolhooksCapability(rt)],
+    )
+
+    @agent.tool_plain
+    def push(force: bool) -> str:
+        """Push the branch."""
+        ran.append(force)
+        return "pushed"
+
+    result = agent.run_sync("push")
+    rt.close()
+    assert ran == []
+    [message] = read_messages(result.all_messages())
+    assert message.is_error is True
+    assert "(force: Input should be a valid boolean)" in message.content

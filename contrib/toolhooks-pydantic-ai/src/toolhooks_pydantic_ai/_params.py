@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from pydantic_ai import RunContext
 from pydantic_ai.exceptions import ModelRetry
 from pydantic_ai.toolsets import ToolsetTool
-from pydantic_core import PydanticSerializationError, to_jsonable_python
+from pydantic_core import PydanticSerializationError, to_json, to_jsonable_python
 
 
 class ArgumentsUnreadable(ValueError):
@@ -43,10 +43,16 @@ async def revalidate(
     """Params a hook or an editor changed, validated again by the tool's own PydanticAI validator
     (its schema, then its ``args_validator`` function if it has one).
 
+    They are read as JSON in strict mode, as the core validates params: a date may be spelled as
+    its ISO string, but ``"true"`` is not a bool and ``1`` is not ``True``, so a hook's guard on
+    the value it saw cannot be slipped past by a coercion afterwards.
+
     Raises ``ValueError`` naming the tool and the fields when they do not fit.
     """
     try:
-        validated = tool.args_validator.validate_python(params, context=ctx.validation_context)
+        validated = tool.args_validator.validate_json(
+            to_json(params), strict=True, context=ctx.validation_context
+        )
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in error['loc']) or 'params'}: {error['msg']}"
