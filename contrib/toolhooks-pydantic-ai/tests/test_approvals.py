@@ -139,6 +139,9 @@ def test_the_pause_shows_the_human_what_toolhooks_froze(script: ScriptFactory) -
         "ask_before_deploys",
     )
     assert view["allowed_decisions"] == ["allow-once", "allow-always", "deny"]
+    # The tool's JSON Schema, for an editor: the capability registered the tool with the runtime.
+    assert view["schema"]["properties"]["env"]["type"] == "string"
+    assert view["schema"]["required"] == ["env"]
 
 
 def test_allow_always_is_remembered_for_the_next_call(

@@ -249,3 +249,44 @@ def test_a_model_that_keeps_calling_a_hidden_tool_gets_a_block_each_time(
     assert [m.is_error for m in messages] == [True] * 3
     assert all("hidden by plugin hide_deletes" in m.content for m in messages)
     assert [event.data["by"] for event in recorder.of("tool.blocked")] == ["hide_deletes"] * 3
+
+
+class HideSideEffects:
+    """Hides tools tagged side_effect, and keeps the specs it was shown."""
+
+    name = "hide_side_effects"
+
+    def __init__(self) -> None:
+        self.shown: dict[str, ToolSpec] = {}
+
+    @hookimpl
+    def tool_visible(self, tool: ToolSpec) -> bool | None:
+        self.shown[tool.name] = tool
+        return False if "side_effect" in tool.tags else None
+
+
+def test_tools_reach_tool_visible_with_description_schema_and_tags_from_metadata(
+    script: ScriptFactory,
+) -> None:
+    hider = HideSideEffects()
+    rt = Runtime(plugins=[hider], config={}, load_entrypoints=False)
+    made = script([])
+    agent = Agent(made.model, capabilities=[ToolhooksCapability(rt)])
+
+    @agent.tool_plain(metadata={"toolhooks": {"tags": ["side_effect"]}})
+    def send_mail(to: str) -> str:
+        """Send a mail."""
+        return f"sent to {to}"
+
+    @agent.tool_plain
+    def read_inbox(limit: int = 10) -> str:
+        """Read the inbox."""
+        return "empty"
+
+    agent.run_sync("go")
+    rt.close()
+    assert made.offered == [frozenset({"read_inbox"})]
+    mail = hider.shown["send_mail"]
+    assert (mail.description, mail.tags) == ("Send a mail.", frozenset({"side_effect"}))
+    assert mail.parameters["properties"]["to"]["type"] == "string"
+    assert {spec.name for spec in rt.tool_specs()} == {"send_mail", "read_inbox"}

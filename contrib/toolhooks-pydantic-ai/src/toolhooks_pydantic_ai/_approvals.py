@@ -42,6 +42,7 @@ def approval_metadata(pending: PendingApproval) -> dict[str, Any]:
         "severity": request.severity,
         "allowed_decisions": list(request.allowed_decisions),
         "expires_at": pending.expires_at,
+        "schema": pending.schema,
     }
     converted = to_jsonable_python(view)
     assert isinstance(converted, dict)

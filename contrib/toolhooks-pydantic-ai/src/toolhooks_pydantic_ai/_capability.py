@@ -13,7 +13,7 @@ from pydantic_ai.exceptions import ApprovalRequired, CallDeferred, ModelRetry, T
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
-from toolhooks import Outcome, Runtime, Sender, ToolCall, ToolError
+from toolhooks import Outcome, Runtime, Sender, ToolCall, ToolError, ToolSpec
 
 from ._approvals import DEFAULT_DENIAL, METADATA_KEY, approval_metadata, resume_decision
 from ._params import ArgumentsUnreadable, json_params, revalidate
@@ -43,6 +43,8 @@ class ToolhooksCapability(AbstractCapability[Any]):
     agent_id: str | None = None
     session_id: str | Callable[[RunContext[Any]], str | None] | None = None
     hide_tools: bool = True
+
+    _known: set[str] = dataclasses.field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.runtime.add_passthrough(*PASSTHROUGH)
@@ -77,6 +79,7 @@ class ToolhooksCapability(AbstractCapability[Any]):
     async def prepare_tools(
         self, ctx: RunContext[Any], tool_defs: list[ToolDefinition]
     ) -> list[ToolDefinition]:
+        self._register(tool_defs)
         if not self.hide_tools:
             return tool_defs
         sender = Sender.coerce(self.sender_for(ctx))
@@ -86,6 +89,30 @@ class ToolhooksCapability(AbstractCapability[Any]):
             for tool_def in tool_defs
             if is_visible(tool_def.name, sender=sender, agent_id=self.agent_id)
         ]
+
+    def _register(self, tool_defs: list[ToolDefinition]) -> None:
+        """Tools the runtime does not know yet, registered as specs (name, description, schema).
+
+        ``tool_visible`` hooks and the policy then judge them by more than a name, and an
+        approval carries the tool's JSON Schema for an editor. Tags come from the tool's
+        metadata, ``{"toolhooks": {"tags": [...]}}``. A tool registered on the runtime first
+        keeps that registration.
+        """
+        new = [tool_def for tool_def in tool_defs if tool_def.name not in self._known]
+        if not new:
+            return
+        registered = {spec.name for spec in self.runtime.tool_specs()}
+        for tool_def in new:
+            if tool_def.name not in registered:
+                self.runtime.add_tool(
+                    ToolSpec(
+                        tool_def.name,
+                        tool_def.description or "",
+                        tool_def.parameters_json_schema,
+                        frozenset(_tags(tool_def)),
+                    )
+                )
+            self._known.add(tool_def.name)
 
     def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
         return GuardedToolset(toolset, guard=self)
@@ -243,3 +270,15 @@ def deliver(outcome: Outcome, raw: list[Any]) -> Any:
 
 def _not_offered(_params: dict[str, Any]) -> Any:
     raise ToolError("this tool was not offered to the agent")
+
+
+def _tags(tool_def: ToolDefinition) -> list[str]:
+    options = (tool_def.metadata or {}).get(METADATA_KEY)
+    tags = options.get("tags") if isinstance(options, Mapping) else None
+    if tags is None:
+        return []
+    if isinstance(tags, str) or not all(isinstance(tag, str) and tag for tag in tags):
+        raise ValueError(
+            f"tool {tool_def.name!r}: metadata['toolhooks']['tags'] must be a list of strings"
+        )
+    return list(tags)
