@@ -185,6 +185,11 @@ class ToolhooksCapability(AbstractCapability[Any]):
         toolhooks hid (PydanticAI's "unknown tool") runs the pipeline, which blocks it. Either way
         the model sees the toolhooks outcome, and the call gets its ``tool.injected``.
         """
+        if not any(
+            isinstance(part, ToolReturnPart) and part.outcome in ("denied", "retried")
+            for part in request.parts
+        ):
+            return  # the usual step: every call ran through the guarded toolset
         calls = {call.tool_call_id: call for call in node.model_response.tool_calls}
         parts = list(request.parts)
         changed = False
