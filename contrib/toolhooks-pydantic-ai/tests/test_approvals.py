@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +21,6 @@ Reader = Callable[[list[Any]], tuple[ToolMessage, ...]]
 class AskBeforeDeploys:
     name = "ask_before_deploys"
 
-    def __init__(self, timeout_s: float = 120) -> None:
-        self.timeout_s = timeout_s
-
     @hookimpl(tools=["deploy"])
     def before_tool_call(self, call: ToolCall) -> dict[str, Any]:
         return {
@@ -33,7 +29,6 @@ class AskBeforeDeploys:
                 "title": "Deploy?",
                 "description": f"deploy to {call.params['env']}",
                 "allowed_decisions": ["allow-once", "allow-always", "deny"],
-                "timeout_s": self.timeout_s,
             },
         }
 
@@ -194,30 +189,38 @@ def test_a_denial_with_a_reason_is_recorded_and_answered_once(
     assert recorder.of("approval.resolved")[-1].data["decision"] == "deny"
 
 
-def test_another_process_sharing_the_queue_resumes_the_pause(
-    script: ScriptFactory, read_messages: Reader, tmp_path: Path
+def test_a_fresh_runtime_on_the_same_approval_store_resumes_the_pause(
+    script: ScriptFactory, read_messages: Reader
 ) -> None:
-    """The pause is taken by one runtime and resumed by a fresh one on the same SQLite queue,
-    as a worker that restarted, or another worker of a fleet, would."""
-    config = {"approvals": {"route": "queue", "db": str(tmp_path / "approvals.db"), "wait_s": 0}}
+    """The pause is taken by one runtime and resumed by another one sharing only its approval
+    store, with a new capability and a new agent, as a restarted worker would: the capability
+    finds the approval by tool call id in the store, not in memory of its own."""
     proposals = [{"name": "deploy", "params": {"env": "PROD"}}]
-    # A short request timeout: a queue that waited instead of deferring fails in a second.
-    first = Runtime(plugins=[AskBeforeDeploys(timeout_s=1)], config=config, load_entrypoints=False)
+    first = Runtime(
+        plugins=[AskBeforeDeploys()], config={}, approver=lambda p: "defer", load_entrypoints=False
+    )
     agent, ran = deploy_agent(script, proposals, ToolhooksCapability(first))
     paused = agent.run_sync("ship it")
-    first.close()
     assert isinstance(paused.output, DeferredToolRequests)
 
     recorder = EventRecorder()
-    second = Runtime(plugins=[AskBeforeDeploys(), recorder], config=config, load_entrypoints=False)
+    second = Runtime(
+        plugins=[AskBeforeDeploys(), recorder],
+        config={},
+        approver=lambda p: "defer",
+        approval_store=first.approvals,
+        load_entrypoints=False,
+    )
     agent, ran = deploy_agent(script, proposals, ToolhooksCapability(second))
     answers = answer_approvals(paused.output, lambda view: {"decision": "allow-once"})
     result = agent.run_sync(message_history=paused.all_messages(), deferred_tool_results=answers)
-    stored = second.approvals.for_call("call_0")
+    stored = first.approvals.get(paused.output.metadata["call_0"]["toolhooks"]["approval_id"])
     second.close()
+    first.close()
     assert result.output == "done"
     assert ran == ["prod"]  # the frozen params, not the model's "PROD"
     assert [m.content for m in read_messages(result.all_messages())] == ["deployed to prod"]
     assert "tool.proposed" not in recorder.names()  # the chain did not run a second time
     assert recorder.names().count("tool.injected") == 1
-    assert stored is None or stored.state == "consumed"
+    assert stored is not None
+    assert stored.state == "consumed"
