@@ -5,12 +5,13 @@ from __future__ import annotations
 import datetime
 import enum
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 from pydantic_ai import Agent
 from toolhooks import Runtime, ToolCall, hookimpl
+from toolhooks.testing import EventRecorder
 from toolhooks.testing.scenarios import ToolMessage
 from toolhooks_pydantic_ai import ToolhooksCapability, json_params
 from toolhooks_pydantic_ai._params import ArgumentsUnreadable
@@ -158,3 +159,34 @@ def test_a_rewrite_is_read_strictly_so_a_string_is_never_coerced_into_a_flag(
     [message] = read_messages(result.all_messages())
     assert message.is_error is True
     assert "(force: Input should be a valid boolean)" in message.content
+
+
+class Opaque:
+    """A value with no JSON form, as an after validator may hand a tool."""
+
+
+def test_arguments_with_no_json_form_are_refused_by_the_runtime_and_recorded(
+    script: ScriptFactory, read_messages: Reader
+) -> None:
+    recorder = EventRecorder()
+    rt = Runtime(plugins=[recorder], config={}, load_entrypoints=False)
+    ran: list[Any] = []
+    agent = Agent(
+        script([{"name": "open_handle", "params": {"name": "db"}}]).model,
+        capabilities=[ToolhooksCapability(rt)],
+    )
+
+    @agent.tool_plain
+    def open_handle(name: Annotated[str, AfterValidator(lambda _: Opaque())]) -> str:
+        """Open a handle."""
+        ran.append(name)
+        return "opened"
+
+    result = agent.run_sync("go")
+    rt.close()
+    assert ran == []
+    [message] = read_messages(result.all_messages())
+    assert message.is_error is True
+    assert "Invalid tool call:" in message.content
+    assert recorder.names()[-1] == "tool.injected"
+    assert recorder.of("tool.injected")[0].data["status"] == "blocked"

@@ -63,16 +63,19 @@ class ToolhooksCapability(AbstractCapability[Any]):
             return self.session_id(ctx)
         return self.session_id if self.session_id is not None else ctx.conversation_id
 
-    def tool_call(self, ctx: RunContext[Any], name: str, params: Any, call_id: str) -> ToolCall:
-        return ToolCall(
-            name=name,
-            params=params,
-            id=call_id,
-            session_id=self.session_for(ctx),
-            run_id=ctx.run_id,
-            agent_id=self.agent_id,
-            sender=Sender.coerce(self.sender_for(ctx)),
-        )
+    def call_fields(
+        self, ctx: RunContext[Any], name: str, params: Any, call_id: str
+    ) -> dict[str, Any]:
+        """The toolhooks call for a PydanticAI tool call, as ``ToolCall`` fields."""
+        return {
+            "name": name,
+            "params": params,
+            "id": call_id,
+            "session_id": self.session_for(ctx),
+            "run_id": ctx.run_id,
+            "agent_id": self.agent_id,
+            "sender": Sender.coerce(self.sender_for(ctx)),
+        }
 
     # -- PydanticAI hooks -------------------------------------------------------------------
 
@@ -134,10 +137,11 @@ class ToolhooksCapability(AbstractCapability[Any]):
     ) -> Any:
         """One call through the runtime; the tool itself runs inside, with the decided params."""
         call_id = ctx.tool_call_id or ""
+        readable = True
         try:
             params: Any = json_params(tool_args)
         except ArgumentsUnreadable:
-            params = tool_args  # the runtime refuses it with its own reason, and records it
+            params, readable = tool_args, False
         raw: list[Any] = []
 
         async def execute(final: dict[str, Any]) -> Any:
@@ -159,7 +163,11 @@ class ToolhooksCapability(AbstractCapability[Any]):
         if ctx.tool_call_approved:
             outcome = await self._resume(ctx, call_id, params, execute)
         if outcome is None:
-            outcome = await self.runtime.acall(self.tool_call(ctx, name, params, call_id), execute)
+            fields = self.call_fields(ctx, name, params, call_id)
+            # Unreadable arguments go in as a plain mapping: the runtime refuses the call with
+            # its own reason and records it, as it does any proposal it cannot read.
+            call = ToolCall(**fields) if readable else fields
+            outcome = await self.runtime.acall(call, execute)
         return deliver(outcome, raw)
 
     async def _resume(
@@ -200,8 +208,8 @@ class ToolhooksCapability(AbstractCapability[Any]):
                 outcome = await self._settle_denied(part)
             elif part.outcome == "retried" and self._hidden(ctx, part.tool_name):
                 args = calls[part.tool_call_id].args_as_dict()
-                call = self.tool_call(ctx, part.tool_name, args, part.tool_call_id)
-                outcome = await self.runtime.acall(call, _not_offered)
+                fields = self.call_fields(ctx, part.tool_name, args, part.tool_call_id)
+                outcome = await self.runtime.acall(fields, _not_offered)
                 if ctx.tool_manager is not None:
                     # A block is a failure the model sees, not a retry: like ToolFailed, it must
                     # not use up the retries PydanticAI counts for an unknown tool name.
