@@ -224,3 +224,31 @@ def test_a_fresh_runtime_on_the_same_approval_store_resumes_the_pause(
     assert recorder.names().count("tool.injected") == 1
     assert stored is not None
     assert stored.state == "consumed"
+
+
+def test_an_edit_the_request_does_not_allow_runs_nothing_and_says_so(
+    script: ScriptFactory, read_messages: Reader
+) -> None:
+    recorder = EventRecorder()
+    rt = Runtime(
+        plugins=[AskBeforeDeploys(), recorder],
+        config={},
+        approver=lambda p: "defer",
+        load_entrypoints=False,
+    )
+    agent, ran = deploy_agent(
+        script, [{"name": "deploy", "params": {"env": "prod"}}], ToolhooksCapability(rt)
+    )
+    result = agent.run_sync("ship it")
+    assert isinstance(result.output, DeferredToolRequests)
+    answers = answer_approvals(
+        result.output, lambda v: {"decision": "edit", "params": {"env": "qa"}}
+    )
+    result = agent.run_sync(message_history=result.all_messages(), deferred_tool_results=answers)
+    rt.close()
+    assert ran == []
+    [message] = read_messages(result.all_messages())
+    assert message.is_error is True
+    assert "decision 'edit' is not allowed" in message.content
+    assert recorder.names().count("tool.injected") == 1
+    assert recorder.names().count("tool.proposed") == 1
