@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +16,7 @@ from pydantic_ai.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from toolhooks.testing.scenarios import ToolMessage
 
 
@@ -30,7 +30,7 @@ class Script:
     def __init__(self, proposals: list[dict[str, Any]]) -> None:
         self.proposals = proposals
         self.offered: list[frozenset[str]] = []
-        self.model = FunctionModel(self.respond)
+        self.model = FunctionModel(self.respond, stream_function=self.stream)
 
     def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         self.offered.append(frozenset(tool.name for tool in info.function_tools))
@@ -40,6 +40,20 @@ class Script:
             part = ToolCallPart(proposal["name"], dict(proposal["params"]), f"call_{turn}")
             return ModelResponse(parts=[part])
         return ModelResponse(parts=[TextPart("done")])
+
+    async def stream(
+        self, messages: list[ModelMessage], info: AgentInfo
+    ) -> AsyncIterator[str | DeltaToolCalls]:
+        """The same script, streamed (for ``run_stream_events``)."""
+        part = self.respond(messages, info).parts[0]
+        if isinstance(part, ToolCallPart):
+            delta = DeltaToolCall(
+                part.tool_name, part.args_as_json_str(), tool_call_id=part.tool_call_id
+            )
+            yield {0: delta}
+        else:
+            assert isinstance(part, TextPart)
+            yield part.content
 
 
 def tool_messages(messages: list[ModelMessage]) -> tuple[ToolMessage, ...]:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pydantic_ai import Agent
+from pydantic_ai import Agent, AgentRunResultEvent
 from pydantic_ai.messages import ToolCallPart
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
-from toolhooks import Runtime, ToolCall, hookimpl
+from toolhooks import Runtime, ToolCall, ToolSpec, hookimpl
 from toolhooks.testing import EventRecorder
 from toolhooks.testing.scenarios import ToolMessage
 from toolhooks_pydantic_ai import ToolhooksCapability, answer_approvals, approval_result
@@ -252,3 +253,57 @@ def test_an_edit_the_request_does_not_allow_runs_nothing_and_says_so(
     assert "decision 'edit' is not allowed" in message.content
     assert recorder.names().count("tool.injected") == 1
     assert recorder.names().count("tool.proposed") == 1
+
+
+def test_a_streamed_run_pauses_and_resumes_the_same_way(
+    script: ScriptFactory, read_messages: Reader
+) -> None:
+    """``run_stream_events`` goes through the same hooks: the pause, a denial, a hidden tool."""
+
+    class HideRollbacks:
+        name = "hide_rollbacks"
+
+        @hookimpl
+        def tool_visible(self, tool: ToolSpec) -> bool | None:
+            return False if tool.name == "rollback" else None
+
+    recorder = EventRecorder()
+    rt = Runtime(
+        plugins=[AskBeforeDeploys(), HideRollbacks(), recorder],
+        config={},
+        approver=lambda p: "defer",
+        load_entrypoints=False,
+    )
+    proposals = [
+        {"name": "deploy", "params": {"env": "prod"}},
+        {"name": "rollback", "params": {}},
+    ]
+    agent, ran = deploy_agent(script, proposals, ToolhooksCapability(rt))
+
+    @agent.tool_plain
+    def rollback() -> str:
+        """Roll the last deploy back."""
+        ran.append("rollback")
+        return "rolled back"
+
+    async def stream(**kwargs: Any) -> Any:
+        async with agent.run_stream_events(**kwargs) as events:
+            async for event in events:
+                if isinstance(event, AgentRunResultEvent):
+                    return event.result
+        raise AssertionError("the stream ended without a result")
+
+    result = asyncio.run(stream(user_prompt="ship it"))
+    assert isinstance(result.output, DeferredToolRequests)
+    answers = answer_approvals(result.output, lambda v: {"decision": "deny"})
+    result = asyncio.run(
+        stream(message_history=result.all_messages(), deferred_tool_results=answers)
+    )
+    rt.close()
+    assert result.output == "done"
+    assert ran == []
+    messages = read_messages(result.all_messages())
+    assert [(m.tool, m.is_error) for m in messages] == [("deploy", True), ("rollback", True)]
+    assert "Denied by user" in messages[0].content
+    assert "hidden by plugin hide_rollbacks" in messages[1].content
+    assert recorder.names().count("tool.injected") == 2
