@@ -73,7 +73,7 @@ def gate(
             remembered = Resolution("allow-always", None, remembered=True)
             return apply(ctx, run, verdict, plugin, digest, None, remembered)
         pending = make_pending(
-            call.with_params(frozen), plugin, request, digest, state.proposed, rewritten(state)
+            call.with_params(frozen), plugin, request, digest, run.proposed, rewritten(state)
         )
         ctx.emit(
             "approval.requested",

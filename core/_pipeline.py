@@ -70,7 +70,17 @@ class Context:
 class Run:
     """One call's way through the pipeline: its state (also its event scope) and what runs it."""
 
-    __slots__ = ("after", "before", "execute", "interrupted", "state", "tool", "tracing", "verdict")
+    __slots__ = (
+        "after",
+        "before",
+        "execute",
+        "interrupted",
+        "proposed",
+        "state",
+        "tool",
+        "tracing",
+        "verdict",
+    )
 
     def __init__(
         self, ctx: Context, call: ToolCall, tool: Tool | None, execute: Execute | None
@@ -78,6 +88,9 @@ class Run:
         self.before, self.after = ctx.registry.call_chains(call.name)
         self.tracing = bool(ctx.events.sinks)  # no sink: no event is built at all
         self.state = BeforeState(ctx.emit, ctx.record, call)
+        self.proposed = call.params
+        """The model's proposal: an edit changes the state's params, never this (a repeated
+        call with the same id is recognised by it)."""
         self.tool = tool
         self.execute = execute
         self.interrupted: BaseException | None = None

@@ -143,7 +143,7 @@ def finish(
     run = Run(ctx, row.call(spec), tool, execute)
     state = run.state
     state.approval_plugin, state.approval = row.plugin, row.request()
-    state.proposed = freeze_params(row.proposed_params)
+    state.proposed = run.proposed = freeze_params(row.proposed_params)
     state.writers = dict(row.rewritten_by) or None
     token = current_scope.set(state)
     try:
