@@ -22,7 +22,7 @@ from toolhooks.testing.scenarios import (
     Transcript,
     check,
 )
-from toolhooks_langchain import ToolhooksMiddleware
+from toolhooks_langchain import InterruptApprover, ToolhooksMiddleware
 from toolhooks_langchain.testing import ScriptedChatModel
 
 MAX_PAUSES = 20  # a run that pauses more often than this is looping, not waiting for a human
@@ -32,7 +32,7 @@ class LangChainDriver:
     name = "langchain"
 
     def approver(self) -> Any:
-        return lambda pending: "defer"  # InterruptApprover() once the approvals API lands
+        return InterruptApprover()
 
     def _agent(
         self, runtime: Runtime, tools: list[Callable[..., Any]], proposals: list[dict[str, Any]]
@@ -95,12 +95,7 @@ def _transcript(state: dict[str, Any], model: ScriptedChatModel) -> Transcript:
     return Transcript(messages=messages, offered=tuple(model.offered))
 
 
-# Approvals (inline and across the pause) and blocking a call to a hidden tool need the core's
-# approvals API (issue #11); those scenarios join this list when it lands.
-RUNNABLE = [s for s in SCENARIOS if not s.answers and s.name != "hidden tool"]
-
-
-@pytest.mark.parametrize("scenario", RUNNABLE, ids=lambda s: s.name)
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
 @pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
 def test_scenario(scenario: Scenario, is_async: bool, tmp_path: Path) -> None:
     check(scenario, LangChainDriver(), workdir=tmp_path, is_async=is_async)

@@ -7,6 +7,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 from pydantic_core import to_jsonable_python
@@ -66,11 +67,8 @@ def tool_call(
 
 def spec_of(tool: BaseTool) -> ToolSpec:
     """A LangChain tool as toolhooks sees it: name, description, and its arguments' JSON Schema."""
-    try:
-        schema = tool.tool_call_schema
-        parameters = (
-            dict(schema) if isinstance(schema, Mapping) else schema.model_json_schema(by_alias=True)
-        )
+    try:  # what the model is shown: the schema without injected arguments (state, runtime)
+        parameters = dict(convert_to_openai_tool(tool)["function"].get("parameters") or {})
     except Exception:  # an exotic schema: the tool is still guarded, only described less
         parameters = {"type": "object"}
     parameters.pop("title", None)

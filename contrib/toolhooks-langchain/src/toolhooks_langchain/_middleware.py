@@ -11,16 +11,16 @@ from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
-from toolhooks import Runtime, Sender
+from toolhooks import Runtime, Sender, ToolError
 
+from ._approvals import settle, settle_async
 from ._calls import final_result, find_message, register_tools, text_of, tool_call
-from ._errors import ToolError
 
 ToolResponse = ToolMessage | Command[Any]
 ModelResult = ModelResponse[Any] | AIMessage
 
 
-class ToolhooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class ToolhooksMiddleware(AgentMiddleware):
     """Put ``runtime`` between a LangChain agent's model and its tools.
 
     ``create_agent(model, tools, middleware=[ToolhooksMiddleware(rt)])``: each tool call runs
@@ -44,8 +44,7 @@ class ToolhooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         self.hide_tools = hide_tools
         # A LangGraph interrupt raised by a tool (or by a graph called as a tool) must reach
         # LangGraph unchanged, not become a failed tool call.
-        if hasattr(runtime, "add_passthrough"):
-            runtime.add_passthrough(GraphBubbleUp)
+        runtime.add_passthrough(GraphBubbleUp)
         self._known: set[str] = set()
 
     # -- the model's view -------------------------------------------------------------------
@@ -96,6 +95,7 @@ class ToolhooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             return run.finish(handler(run.request_with(params)))
 
         outcome = self.runtime.call(tool_call(request, self.sender, self.agent_id), execute)
+        outcome = settle(self.runtime, outcome, execute)
         return final_result(outcome, request, run.result)
 
     async def awrap_tool_call(
@@ -112,6 +112,7 @@ class ToolhooksMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
         call = tool_call(request, self.sender, self.agent_id)
         outcome = await self.runtime.acall(call, execute)
+        outcome = await settle_async(self.runtime, outcome, execute)
         return final_result(outcome, request, run.result)
 
 

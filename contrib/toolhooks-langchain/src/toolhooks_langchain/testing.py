@@ -1,9 +1,10 @@
 """A scripted chat model for tests, examples and benchmarks: no network, no API key.
 
 ``ScriptedChatModel(proposals=[{"name": "search", "params": {"query": "x"}}, ...])`` proposes one
-tool call per model turn, in order, then answers with plain text. The turn is the number of tool
-results already in the conversation, so the model is stateless: LangGraph may re-run a step after a
-pause and the model still proposes the right call. ``bind_tools`` records the tool names each turn
+tool call per model turn, in order, then answers with plain text; a list of such dicts in place of
+one is a turn that proposes several calls at once. The turn is the number of model replies already
+in the conversation, so the model is stateless: LangGraph may re-run a step after a pause and the
+model still proposes the right calls. ``bind_tools`` records the tool names each turn
 was offered (``offered``), which is how a test sees what ``hide_tools`` hid.
 """
 
@@ -15,7 +16,8 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall
+from langchain_core.messages.tool import tool_call as make_tool_call
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
@@ -24,9 +26,9 @@ from pydantic import Field
 
 
 class ScriptedChatModel(BaseChatModel):
-    """Proposes ``proposals[i]`` on turn ``i`` (one tool call a turn), then says ``final``."""
+    """Proposes ``proposals[i]`` on turn ``i``, then says ``final``."""
 
-    proposals: list[dict[str, Any]] = Field(default_factory=list)
+    proposals: list[dict[str, Any] | list[dict[str, Any]]] = Field(default_factory=list)
     final: str = "done"
     offered: list[frozenset[str]] = Field(default_factory=list)
     """The tool names bound for each model turn, in order (appended by ``bind_tools``)."""
@@ -54,19 +56,22 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        turn = sum(isinstance(message, ToolMessage) for message in messages)
+        turn = sum(isinstance(message, AIMessage) for message in messages)
         if turn >= len(self.proposals):
             reply = AIMessage(content=self.final)
         else:
-            proposal = self.proposals[turn]
-            call = {
-                "name": proposal["name"],
-                "args": dict(proposal.get("params", {})),
-                "id": proposal.get("id") or f"call_{uuid.uuid4().hex[:16]}",
-                "type": "tool_call",
-            }
-            reply = AIMessage(content="", tool_calls=[call])
+            proposed = self.proposals[turn]
+            calls = [proposed] if isinstance(proposed, dict) else list(proposed)
+            reply = AIMessage(content="", tool_calls=[_tool_call(call) for call in calls])
         return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def _tool_call(proposal: dict[str, Any]) -> ToolCall:
+    return make_tool_call(
+        name=proposal["name"],
+        args=dict(proposal.get("params", {})),
+        id=proposal.get("id") or f"call_{uuid.uuid4().hex[:16]}",
+    )
 
 
 def _tool_name(tool: dict[str, Any] | type | Callable[..., Any] | BaseTool) -> str:
