@@ -10,13 +10,14 @@ framework itself charges for one more step of model turn + tool call. The same t
 ``ToolhooksMiddleware`` in front of the tool give the cost with the adapter. On a shared machine
 the difference of those two medians is noisy (a few per cent of a step), so the adapter also times
 its own share directly, in the same runs: the time spent inside its ``wrap_tool_call`` and
-``wrap_model_call`` minus the time spent in LangChain's handler they call. toolhooks' share is that
+``wrap_model_call`` minus the time spent in LangChain's handler they call. A pair of runs with a
+middleware that only calls the handlers shows what having any middleware costs LangChain. toolhooks' share is that
 time over LangChain's own per-call cost: the number issue #14 asks for ("what a user pays anyway").
 
 The runtime is the default pipeline of bench/pipeline.py: the built-ins through their entry
 points (policy profile "coding", loop detection, result budget, JSONL event log with one write a
 call) writing to a temporary directory. The tool is ``read(path) -> str`` returning about 200
-characters; the paths cycle so that loop detection sees progress. All four runs are interleaved in
+characters; the paths cycle so that loop detection sees progress. All six runs are interleaved in
 one process (see bench/timing.py) and timed on the wall clock: LangGraph may run a step on a
 worker thread, whose CPU time a thread clock would miss.
 """
@@ -39,6 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE] + [HERE]
 
 from langchain.agents import create_agent  # noqa: E402
+from langchain.agents.middleware import AgentMiddleware  # noqa: E402
 from pipeline import default_runtime, read  # noqa: E402
 from timing import compare, micro, use_clock  # noqa: E402
 from toolhooks_langchain import ToolhooksMiddleware  # noqa: E402
@@ -68,6 +70,16 @@ def _agent(calls: int, middleware: list[Any]) -> Any:
         agent.invoke(message)
 
     return run
+
+
+class PassMiddleware(AgentMiddleware):
+    """A middleware that only calls LangChain's handlers: what having one costs LangChain."""
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(request)
 
 
 class TimedMiddleware(ToolhooksMiddleware):
@@ -113,6 +125,10 @@ def measure(rounds: int, slot_s: float, calls: int = CALLS) -> dict[str, Any]:
         contenders = {
             "langchain, 0 calls": _agent(0, []),
             f"langchain, {calls} calls": _agent(calls, []),
+            "langchain + pass-through middleware, 0 calls": _agent(0, [PassMiddleware()]),
+            f"langchain + pass-through middleware, {calls} calls": _agent(
+                calls, [PassMiddleware()]
+            ),
             "langchain + toolhooks, 0 calls": _agent(0, [guard]),
             f"langchain + toolhooks, {calls} calls": _agent(calls, [guard]),
         }
@@ -122,6 +138,7 @@ def measure(rounds: int, slot_s: float, calls: int = CALLS) -> dict[str, Any]:
             rt.close()
     samples = {label: timing.samples for label, timing in timings.items()}
     plain = _per_call(samples, "langchain", calls)
+    passing = _per_call(samples, "langchain + pass-through middleware", calls)
     guarded = _per_call(samples, "langchain + toolhooks", calls)
     # One more tool call is one more model turn (hiding) and one more tool call (the pipeline).
     own = statistics.median(guard.own["tool"]) + statistics.median(guard.own["model"])
@@ -131,6 +148,7 @@ def measure(rounds: int, slot_s: float, calls: int = CALLS) -> dict[str, Any]:
         "rounds": rounds,
         "per_call_langchain_s": framework,
         "per_call_with_toolhooks_s": statistics.median(guarded),
+        "per_call_with_pass_through_s": statistics.median(passing),
         "difference_s": statistics.median(g - p for p, g in zip(plain, guarded, strict=True)),
         "toolhooks_own_s": own,
         "toolhooks_own_tool_s": statistics.median(guard.own["tool"]),
@@ -146,6 +164,7 @@ def render(result: dict[str, Any]) -> str:
         "LangChain create_agent: one more tool call (model turn + tool step), scripted model",
         "",
         f"  per tool call, LangChain alone             {micro(result['per_call_langchain_s'])}",
+        f"  per tool call, with a pass-through one     {micro(result['per_call_with_pass_through_s'])}",
         f"  per tool call, with ToolhooksMiddleware    {micro(result['per_call_with_toolhooks_s'])}"
         f"  (difference {_signed(result['difference_s'])}: the two medians, noisy)",
         f"  toolhooks' own time per tool call          {micro(result['toolhooks_own_s'])}"
@@ -156,7 +175,7 @@ def render(result: dict[str, Any]) -> str:
         "",
         f"  whole runs (median of {result['rounds']} interleaved rounds):",
     ]
-    lines += [f"    {label:<36} {micro(seconds)}" for label, seconds in result["runs_s"].items()]
+    lines += [f"    {label:<52} {micro(seconds)}" for label, seconds in result["runs_s"].items()]
     return "\n".join(lines)
 
 

@@ -267,6 +267,22 @@ def test_the_model_is_not_offered_what_the_runtime_hides_for_its_agent(is_async:
     assert lead.offered == [frozenset({"deploy", "status"})] * 2
 
 
+class NoWebSearch:
+    name = "no_web_search"
+
+    @hookimpl
+    def tool_visible(self, tool: ToolSpec) -> bool | None:
+        return False if tool.name == "web_search" else None
+
+
+def test_a_provider_tool_is_hidden_by_its_name() -> None:
+    builtin = {"type": "web_search_preview", "name": "web_search"}
+    _, hidden = run_agent(runtime(NoWebSearch()), [status, builtin], [])
+    _, shown = run_agent(runtime(), [status, builtin], [])
+    assert hidden.offered == [frozenset({"status"})]
+    assert shown.offered == [frozenset({"status", "web_search"})]
+
+
 def test_hide_tools_false_offers_every_tool() -> None:
     _, model = run_agent(
         runtime(InternsCannotDeploy()),

@@ -68,11 +68,12 @@ class ToolhooksMiddleware(AgentMiddleware):
         self._learn(request.tools)
         if not self.hide_tools or not request.tools:
             return request
-        shown = {
-            spec.name for spec in self.runtime.visible_tools(self.sender, self.agent_id, "agent")
-        }
-        known = self._known
-        tools = [tool for tool in request.tools if _name(tool) not in known - shown]
+        visible = self.runtime.is_visible
+        tools = [
+            tool
+            for tool in request.tools
+            if (name := _name(tool)) is None or visible(name, self.sender, self.agent_id, "agent")
+        ]
         return request if len(tools) == len(request.tools) else request.override(tools=tools)
 
     def _learn(self, tools: list[Any]) -> None:
