@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 from typing import Any
 
 import pytest
@@ -218,6 +219,20 @@ def test_ids_thread_sender_and_agent_reach_the_hooks(is_async: bool) -> None:
     assert call.spec is not None
     assert call.spec.description == "Search."
     assert call.spec.parameters["properties"]["query"]["type"] == "string"
+
+
+def test_arguments_reach_the_hooks_as_json_values() -> None:
+    def schedule(when: str, tags: list[str]) -> str:
+        """Schedule a job."""
+        return f"scheduled at {when} with {tags}"
+
+    recorder = Recorder()
+    when = datetime.datetime(2026, 12, 2, 22, 0, tzinfo=datetime.timezone.utc)
+    proposal = {"name": "schedule", "params": {"when": when, "tags": ("a", "b")}}
+    (message,), _ = run_agent(runtime(recorder), [schedule], [proposal])
+    (call,) = recorder.calls
+    assert call.params == {"when": "2026-12-02T22:00:00Z", "tags": ["a", "b"]}
+    assert message.content == "scheduled at 2026-12-02T22:00:00Z with ['a', 'b']"
 
 
 def test_a_tool_the_user_registered_keeps_its_tags() -> None:
