@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ._errors import ConfigError
 from ._registry import PluginSettings
+from ._state import StateTable
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -22,7 +23,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 CONFIG_ENV = "TOOLHOOKS_CONFIG"
 CONFIG_FILE = "toolhooks.toml"
-TOP_LEVEL_KEYS = ("plugins", "tools", "approvals")
+TOP_LEVEL_KEYS = ("plugins", "tools", "approvals", "state")
 PLUGINS_KEYS = ("only", "disable", "on_load_error")
 FRAMEWORK_KEYS = ("priority", "mode", "on_error", "timeout_s", "enabled", "tools")
 
@@ -66,6 +67,7 @@ class LoadedConfig:
     prefix: tuple[str, ...] = ()  # ("tool", "toolhooks") when read from pyproject.toml
     plugins: PluginsTable = field(default_factory=PluginsTable)
     approvals: ApprovalsTable = field(default_factory=ApprovalsTable)
+    state: StateTable = field(default_factory=StateTable)
 
     @property
     def file(self) -> str | None:
@@ -236,6 +238,10 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
     except ValidationError as exc:
         table = "plugins" if any(k in fixed for k in exc.errors()[0]["loc"][:1]) else "approvals"
         raise loaded.validation_error(exc, table) from None
+    try:
+        loaded.state = StateTable.model_validate(data.get("state", {}))
+    except ValidationError as exc:
+        raise loaded.validation_error(exc, "state") from None
     for name in loaded.plugin_tables():
         loaded.plugin_settings(name)  # framework keys are checked here; plugin keys at load
     if "tools" in data and not isinstance(data["tools"], Mapping):

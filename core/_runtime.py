@@ -30,6 +30,7 @@ from ._pipeline import Context, Execute, run_call
 from ._registry import PluginRecord, Registry
 from ._results import Outcome
 from ._runtime_approvals import RuntimeApprovals
+from ._state import SharedState, state_from
 from ._store import ApprovalStore
 from ._store_memory import MemoryStore
 from ._tools import Tool, build_tool
@@ -52,13 +53,15 @@ class Runtime(RuntimeApprovals):
         approval_store: ApprovalStore | None = None,
     ) -> None:
         self.config = load_config(config)
+        self.state: SharedState | None = state_from(self.config.state)
+        """The shared state (``[state] url``), or None when this process keeps its own."""
         self._registry = Registry()
         self._tools: dict[str, Tool] = {}
         self._background = BackgroundLoop()
         self._events = EventDispatcher(self._background.get)
         self._adjusted: OrderedDict[str, FrozenDict] = OrderedDict()
         self._skipped: list[PluginInfo] = []
-        self._registry.on_change = self._refresh_sinks
+        self._registry.on_change = self._plugins_changed
         self._context = Context(
             self._registry,
             self._tools,
@@ -224,6 +227,15 @@ class Runtime(RuntimeApprovals):
         self.close()
 
     # -- internals --------------------------------------------------------------------------
+
+    def _plugins_changed(self) -> None:
+        self._refresh_sinks()
+        # Plugins that need the runtime (its shared state, another plugin's config) implement
+        # attach_runtime(runtime); it is called again on every change, so it must be idempotent.
+        for record in list(self._registry.records.values()):
+            attach = getattr(record.plugin, "attach_runtime", None)
+            if callable(attach) and not inspect.ismodule(record.plugin):
+                attach(self)
 
     def _refresh_sinks(self) -> None:
         self._events.sinks = tuple(

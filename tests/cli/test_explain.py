@@ -112,6 +112,7 @@ on_error = "ignore"
         "policy",
         "loop_detection",
         "workspace_guard",
+        "call_limits",
         "loop_detection",
         "workspace_guard",
         "result_budget",
@@ -131,7 +132,8 @@ def test_tool_chain_json(cli):
         ("before_tool_call", "workspace_guard"),
     ]
     search = [h["plugin"] for h in chains["web_search"] if h["hook"] == "before_tool_call"]
-    assert search == ["policy", "loop_detection"]  # workspace_guard only matches its tools
+    # workspace_guard only matches its tools
+    assert search == ["policy", "loop_detection", "call_limits"]
     first = chains["read"][0]
     assert first == {
         "hook": "before_tool_call",
