@@ -23,6 +23,8 @@ from ._errors import ConfigError, PluginLoadError
 ENTRY_POINT_GROUP = "toolhooks"
 AUTOLOAD_ENV = "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD"
 OWN_DISTRIBUTION = "toolhooks"
+OPT_IN_BUILTINS = frozenset({"otel"})
+"""Built-ins that stay off until their ``[plugins.<name>]`` table exists (or ``only`` names them)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,13 @@ def why_skipped(candidate: Candidate, config: LoadedConfig) -> str | None:
         return "not listed in [plugins] only"
     if candidate.name in table.disable:
         return "listed in [plugins] disable"
+    if (
+        candidate.builtin
+        and candidate.name in OPT_IN_BUILTINS
+        and candidate.name not in config.plugin_tables()
+        and table.only is None
+    ):
+        return f"off unless configured: add a [plugins.{candidate.name}] table"
     settings, _ = config.plugin_settings(candidate.name)
     if not settings.enabled:
         return f"[plugins.{candidate.name}] enabled = false"
