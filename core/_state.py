@@ -40,6 +40,8 @@ class StateTable(BaseModel):
     """Every key this project writes starts with ``<key_prefix>:`` (one Redis, many deployments)."""
     timeout_s: float = Field(default=2.0, gt=0, le=60, allow_inf_nan=False)
     """Connect and per-operation timeout; a call that needs shared state fails after this."""
+    session_ttl_s: int = Field(default=86_400, ge=60, le=366 * 86_400, strict=True)
+    """A loop-detection session is forgotten this long after its last call."""
 
     @field_validator("url", mode="after")
     @classmethod

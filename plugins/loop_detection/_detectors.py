@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from ._config import LoopDetectionConfig
 from ._hashing import name_matcher
-from ._state import NO_OUTCOME, RECORD, SessionState, WarnKey
+from ._state import NO_OUTCOME, RECORD, SessionState, WarnKey, tool_key
 
 GLOBAL, POLL, PING_PONG, GENERIC, UNKNOWN = range(5)
 DETECTOR_NAMES = (
@@ -129,7 +129,7 @@ class Detectors:
                 st.forget_warning((GENERIC, sig))
 
         if self.on_unknown and unknown_tool and st.unknown:
-            count = st.unknown.get(hash(name), 0) + 1
+            count = st.unknown.get(tool_key(name), 0) + 1
             if count >= self.unknown_threshold:
                 message = _unknown_critical(name, count - 1)
                 key = (UNKNOWN, b"")

@@ -17,7 +17,7 @@ from toolhooks import (
 from ._config import LoopDetectionConfig
 from ._detectors import Detectors, Verdict
 from ._hashing import UNKNOWN_TOOL, Signer, outcome_hash
-from ._state import PendingCalls, SessionKey, SessionState, SessionStore
+from ._state import PendingCalls, SessionKey, Sessions, SessionState, SessionStore, tool_key
 
 MAX_PENDING = 16_384
 """Calls remembered between before_tool_call and after_tool_call (oldest dropped beyond this)."""
@@ -44,8 +44,21 @@ class LoopDetectionPlugin:
         self._window = config.window
         self._signer = Signer(config.ignore_params, config.ignore_params_by_tool)
         self._detectors = Detectors(config)
-        self._sessions = SessionStore(config.max_sessions)
+        self._sessions: Sessions = SessionStore(config.max_sessions)
         self._pending = PendingCalls(MAX_PENDING)
+        self._outcome_hash = outcome_hash
+
+    def attach_runtime(self, runtime: Any) -> None:
+        """With ``[state] url``, keep sessions in the shared state (idempotent)."""
+        state = getattr(runtime, "state", None)
+        if state is None or getattr(self._sessions, "state", None) is state:
+            return
+        from ._shared import SharedSessionStore, stable_outcome_hash
+
+        # Outcomes are compared across processes now: Python's hash() differs in each.
+        self._outcome_hash = stable_outcome_hash
+        ttl_s = runtime.config.state.session_ttl_s
+        self._sessions = SharedSessionStore(state, self.config.max_sessions, ttl_s)
 
     @hookimpl
     def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
@@ -53,18 +66,23 @@ class LoopDetectionPlugin:
         name = call.name
         sig = self._signer.sign(name, call.params)
         session = call.session_id
-        state = self._sessions.get(session)
-        with state.lock:
-            verdict = self._detectors.check(state, name, sig, call.spec is None)
+        unknown_tool = call.spec is None
+        detectors = self._detectors
+        window = self._window
+
+        def step(state: SessionState) -> tuple[Verdict | None, int]:
+            verdict = detectors.check(state, name, sig, unknown_tool)
             # A blocked call enters the window too, without an outcome (it never runs): an
             # agent that keeps proposing it keeps its loop visible instead of breaking it up.
-            seq = state.append(sig, name, self._window)
+            return verdict, state.append(sig, name, window)
+
+        verdict, seq = self._sessions.update(session, step)
         if verdict is None:
-            self._pending.put((session, call.id), (state, seq, None, False))
+            self._pending.put((session, call.id), (session, seq, None, False))
             return None
         critical = verdict.critical
         # Remembered for a critical verdict too: in mode = "audit" the call still runs.
-        self._pending.put((session, call.id), (state, seq, verdict.message, critical))
+        self._pending.put((session, call.id), (session, seq, verdict.message, critical))
         if critical:
             _emit("loop.critical", verdict)
             return BeforeToolCallResult(block=True, block_reason=verdict.message)
@@ -77,17 +95,21 @@ class LoopDetectionPlugin:
         pending = self._pending.pop((call.session_id, call.id))
         if pending is None:  # blocked before this plugin ran, or forgotten (MAX_PENDING)
             return None
-        state, seq, message, critical = pending
+        session, seq, message, critical = pending
         if critical:
             if result.status == "blocked" and result.error == message:
                 return None  # this plugin's block was applied: the call never ran
             message = None  # audit mode: the call ran; record it, but there is no warning
-        out = outcome_hash(result)
+        out = self._outcome_hash(result)
         unknown = out == UNKNOWN_TOOL
-        with state.lock:
+        name = call.name
+
+        def step(state: SessionState) -> None:
             state.record(seq, out)
             if unknown or state.unknown:
-                state.note_unknown(hash(call.name), unknown)
+                state.note_unknown(tool_key(name), unknown)
+
+        self._sessions.update_existing(session, step)
         if message is None:
             return None
         return AfterToolCallResult(note=message)

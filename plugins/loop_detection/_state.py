@@ -10,11 +10,13 @@ unknown-tool runs exist only once needed.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol, TypeVar
 
+T = TypeVar("T")
 SessionKey = Any  # the call's session_id: a str, or None for the shared "no session" bucket
 WarnKey = tuple[int, bytes]
 RECORD = 8
@@ -25,6 +27,12 @@ _STRIPES = 64
 """Session states share this many locks (by hash of the session id); held for microseconds."""
 _WARNED_LIMIT = 32
 _UNKNOWN_LIMIT = 16
+
+
+def tool_key(name: str) -> int:
+    """A tool name's key in the unknown-tool counts: the same in every process (unlike hash())."""
+    digest = hashlib.blake2b(name.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1  # fits a signed 64-bit int, as JSON numbers do
 
 
 def _rfind_aligned(buf: bytearray, needle: bytes, lo: int, hi: int) -> Iterator[int]:
@@ -63,7 +71,7 @@ class SessionState:
         self.warned: dict[WarnKey, int] | None = None
         """Warning key -> highest bucket already delivered."""
         self.unknown: dict[int, int] | None = None
-        """hash(tool name) -> unknown-tool failures in a row."""
+        """tool_key(tool name) -> unknown-tool failures in a row."""
 
     @property
     def size(self) -> int:
@@ -132,7 +140,7 @@ class SessionState:
         ended with the same outcome. The session's no-progress streak follows.
         """
         size = len(self.sigs) // RECORD
-        if self.total - seq > size:  # already pushed out of the window
+        if seq >= self.total or self.total - seq > size:  # not in this window (any more)
             return False
         position = seq % size
         start = position * RECORD
@@ -209,6 +217,20 @@ class SessionStore:
                 sessions.move_to_end(key)
             return state
 
+    def update(self, key: SessionKey, change: Callable[[SessionState], T]) -> T:
+        """``change(state)`` under the session's lock (the state is created when new)."""
+        state = self.get(key)
+        with state.lock:
+            return change(state)
+
+    def update_existing(self, key: SessionKey, change: Callable[[SessionState], T]) -> T | None:
+        """``change(state)`` under its lock if the session still exists (recency unchanged)."""
+        state = self.peek(key)
+        if state is None:
+            return None
+        with state.lock:
+            return change(state)
+
     def peek(self, key: SessionKey) -> SessionState | None:
         """The state for ``key`` without creating it or changing its recency."""
         with self._lock:
@@ -229,8 +251,31 @@ class SessionStore:
         return key in self._sessions
 
 
+class Sessions(Protocol):
+    """Where session states live: this process (SessionStore) or Redis (_shared.py).
+
+    ``update`` runs a change on a session's state atomically: under its lock here; as a
+    compare-and-set (rerun on a concurrent write) in Redis, so ``change`` must touch nothing but
+    the state it is given.
+    """
+
+    def update(self, key: SessionKey, change: Callable[[SessionState], T]) -> T: ...
+
+    def update_existing(self, key: SessionKey, change: Callable[[SessionState], T]) -> T | None: ...
+
+    def peek(self, key: SessionKey) -> SessionState | None: ...
+
+    def discard(self, key: SessionKey) -> bool: ...
+
+    def clear(self) -> None: ...
+
+    def __len__(self) -> int: ...
+
+    def __contains__(self, key: object) -> bool: ...
+
+
 PendingKey = tuple[SessionKey, str]
-Pending = tuple[SessionState, int, str | None, bool]  # state, seq, message, critical
+Pending = tuple[SessionKey, int, str | None, bool]  # session, seq, message, critical
 
 
 class PendingCalls:
