@@ -116,5 +116,10 @@ class RuntimeApprovals:
         return self._context.store.revoke(plugin=plugin, tool=tool, sender=sender)
 
     def _default_store(self) -> ApprovalStore:
-        """[approvals] route = "queue": the SQLite file; else memory (this process only)."""
+        """[state] url: the shared Redis store; else memory (this process only)."""
+        state = getattr(self, "state", None)
+        if state is not None:
+            from ._store_redis import RedisStore
+
+            return RedisStore(state, retention_s=self.config.approvals.retention_s)
         return MemoryStore(retention_s=self.config.approvals.retention_s)

@@ -21,6 +21,8 @@ from .._config import discover, load_config
 from .._errors import ConfigError
 from .._queue import ApprovalQueue, QueuedApproval
 from .._routes import printable
+from .._state import StateUnavailable
+from ._approvals_redis import RedisDesk, shared_state
 from ._table import pairs, render
 
 Command = Callable[[argparse.Namespace], int]
@@ -121,9 +123,15 @@ def _opened(handler: Callable[[argparse.Namespace, ApprovalQueue | None], int]) 
     @functools.wraps(handler)
     def command(args: argparse.Namespace) -> int:
         try:
+            state = shared_state(args)
             path = _db_path(args)
         except ConfigError as exc:
             return _fail(str(exc))
+        if state is not None:  # [state] url: the fleet's shared approval store
+            try:
+                return handler(args, RedisDesk(state))  # type: ignore[arg-type]
+            except StateUnavailable as exc:
+                return _fail(str(exc))
         if not path.is_file():
             return handler(args, None)
         with ApprovalQueue(path) as queue:
@@ -153,7 +161,8 @@ def _find(args: argparse.Namespace, queue: ApprovalQueue | None) -> QueuedApprov
     row = None if queue is None else queue.get(args.id)
     if row is None:
         missing = "" if queue is not None else " (the database does not exist)"
-        _fail(f"no approval {args.id!r} in {_db_path(args)}{missing}")
+        where = getattr(queue, "where", None) or _db_path(args)
+        _fail(f"no approval {args.id!r} in {where}{missing}")
     return row
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from toolhooks import Runtime
+from toolhooks import Runtime, hookimpl
 from toolhooks.plugins.call_limits import CallLimitsPlugin
 from toolhooks.plugins.loop_detection import LoopDetectionPlugin
 
@@ -21,8 +22,57 @@ def runtime(job: dict[str, Any]) -> Runtime:
     )
 
 
+class Gate:
+    """Asks for approval of every ``deploy`` call."""
+
+    name = "gate"
+
+    @hookimpl
+    def before_tool_call(self, call: Any) -> dict[str, Any] | None:
+        if call.name != "deploy":
+            return None
+        return {"require_approval": {"title": "Deploy?", "description": "to production"}}
+
+
+def approvals(job: dict[str, Any]) -> None:
+    """Defer, resume or call ``deploy`` with approvals in the shared store; print the outcome."""
+    answer = job["approver"]
+    rt = Runtime(
+        plugins=[Gate()],
+        config={"state": job["state"]},
+        approver=lambda pending: answer,
+        load_entrypoints=False,
+    )
+    ran = Path(job["ran"])
+
+    @rt.tool
+    def deploy(version: str) -> str:
+        with ran.open("a") as handle:
+            handle.write(f"{version}\n")
+        return f"deployed {version}"
+
+    resume = job["mode"] == "resume"
+    outcome = rt.resume(job["approval"]) if resume else rt.call(job["call"])
+    pending = outcome.pending
+    print(
+        json.dumps(
+            {
+                "status": outcome.status,
+                "reason": outcome.reason,
+                "content": outcome.content,
+                "call_id": outcome.call_id,
+                "approval": None if pending is None else pending.id,
+                "short_id": None if pending is None else pending.short_id,
+            }
+        )
+    )
+
+
 def main() -> None:
     job = json.loads(sys.argv[1])
+    if "mode" in job:
+        approvals(job)
+        return
     rt = runtime(job)
     results: list[dict[str, Any]] = []
     for index in range(job["calls"]):

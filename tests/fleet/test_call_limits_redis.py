@@ -6,7 +6,7 @@ import re
 import threading
 import time
 
-from toolhooks import Runtime
+from toolhooks import MemoryStore, Runtime
 from toolhooks.plugins.call_limits import CallLimitsPlugin
 from toolhooks.plugins.call_limits._redis import RedisCounters
 from toolhooks.testing import EventRecorder
@@ -22,6 +22,10 @@ def runtime(state: dict, limits: list[dict], **extra: object) -> Runtime:
         plugins=[CallLimitsPlugin],
         config={"plugins": table, "state": state},
         load_entrypoints=False,
+        # Approvals elsewhere: these tests are about what the limits alone do without Redis
+        # (with the Redis approval store every call also looks its id up there, and fails
+        # closed first: test_approvals_shared.py).
+        approval_store=MemoryStore(),
     )
 
 

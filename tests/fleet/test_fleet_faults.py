@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import redis
-from toolhooks import Runtime
+from toolhooks import Runtime, hookimpl
 from toolhooks.plugins.call_limits import CallLimitsPlugin
 from toolhooks.plugins.loop_detection import LoopDetectionPlugin
 from toolhooks.testing import require
@@ -115,3 +115,36 @@ def test_killed_and_restarted_redis_fails_closed_then_recovers_without_overcount
         "Call limit 'cap' reached (30 calls per everyone); it resets only when the counter is "
         "reset or after 7 days without calls"
     )
+
+
+class Gate:
+    name = "gate"
+
+    @hookimpl
+    def before_tool_call(self, call):
+        return {"require_approval": {"title": "Deploy?", "description": "to production"}}
+
+
+def test_a_deferred_approval_survives_a_restart_and_runs_exactly_once(own_redis):
+    ran: list[str] = []
+    config = {"state": {"url": own_redis.url, "timeout_s": 0.5}}
+    worker = Runtime(
+        plugins=[Gate()], config=config, approver=lambda p: "defer", load_entrypoints=False
+    )
+    other = Runtime(
+        plugins=[Gate()], config=config, approver=lambda p: "deny", load_entrypoints=False
+    )
+    for rt in (worker, other):
+        rt.add_tool(lambda version: ran.append(version) or "deployed", name="deploy")
+    first = worker.call({"name": "deploy", "params": {"version": "7"}, "session_id": "s"})
+    assert first.status == "pending"
+    own_redis.kill()
+    down = other.resume(first.pending.id, "allow-once", by="ops")
+    assert down.status != "ok" and ran == []
+    assert "unavailable" in (down.reason or "")
+    own_redis.start()
+    done = other.resume(first.pending.id, "allow-once", by="ops")
+    assert (done.status, done.call_id) == ("ok", first.call_id)
+    again = worker.resume(first.pending.id, "allow-once", by="ops")
+    assert again.status != "ok"
+    assert ran == ["7"]

@@ -10,7 +10,7 @@ from pathlib import Path
 WORKER = Path(__file__).with_name("fleet_worker.py")
 
 
-def run_workers(jobs: list[dict]) -> list[list[dict]]:
+def run_workers(jobs: list[dict]) -> list:
     procs = [
         subprocess.Popen(
             [sys.executable, str(WORKER), json.dumps(job)],
@@ -70,3 +70,64 @@ def test_a_loop_in_one_session_spread_over_workers_is_caught(state_table):
     assert blocked, "the shared session never reached the critical threshold"
     assert all(row["reason"].startswith("CRITICAL") for row in blocked)
     assert sum(row["status"] == "ok" for row in results) < 48
+
+
+CALL = {
+    "name": "deploy",
+    "params": {"version": "1.2"},
+    "session_id": "ops-1",
+    "sender": {"id": "alice"},
+}
+
+
+def test_deferred_in_a_approved_with_the_cli_resumes_exactly_once_in_b(state_table, tmp_path):
+    ran = tmp_path / "ran.txt"
+    base = {"state": state_table, "ran": str(ran)}
+    [deferred] = run_workers([{**base, "mode": "call", "approver": "defer", "call": CALL}])
+    assert deferred["status"] == "pending"
+    config = tmp_path / "toolhooks.toml"
+    config.write_text(
+        f'[state]\nurl = "{state_table["url"]}"\nkey_prefix = "{state_table["key_prefix"]}"\n'
+    )
+    cli = [sys.executable, "-m", "toolhooks", "approvals"]
+    listed = subprocess.run([*cli, "list", "--config", str(config)], capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    assert deferred["approval"] in listed.stdout and "Deploy?" in listed.stdout
+    approved = subprocess.run(
+        [*cli, "approve", deferred["short_id"], "--by", "ops", "--config", str(config)],
+        capture_output=True,
+        text=True,
+    )
+    assert approved.returncode == 0, approved.stderr
+    assert approved.stdout.startswith(f"{deferred['approval']}: allow-once (deploy, Deploy?)")
+    # Four workers race to finish it: the decision recorded by the CLI runs once, in one of them.
+    jobs = [
+        {**base, "mode": "resume", "approver": "deny", "approval": deferred["short_id"]}
+        for _ in range(4)
+    ]
+    finished = run_workers(jobs)
+    assert sorted(row["status"] for row in finished).count("ok") == 1
+    [done] = [row for row in finished if row["status"] == "ok"]
+    assert (done["content"], done["call_id"]) == ("deployed 1.2", deferred["call_id"])
+    assert ran.read_text() == "1.2\n"
+    twice = subprocess.run(
+        [*cli, "approve", deferred["short_id"], "--config", str(config)],
+        capture_output=True,
+        text=True,
+    )
+    assert twice.returncode == 1
+    assert "was already decided" in twice.stderr
+
+
+def test_a_grant_made_in_worker_a_answers_in_worker_b(state_table, tmp_path):
+    ran = tmp_path / "ran.txt"
+    base = {"state": state_table, "ran": str(ran), "mode": "call", "call": CALL}
+    [granted] = run_workers([{**base, "approver": "allow-always"}])
+    assert granted["status"] == "ok"
+    # Worker B's approver would deny: the grant from A answers without asking it.
+    [again] = run_workers([{**base, "approver": "deny"}])
+    assert (again["status"], again["content"]) == ("ok", "deployed 1.2")
+    other = {**CALL, "sender": {"id": "mallory"}}
+    [refused] = run_workers([{**base, "approver": "deny", "call": other}])
+    assert refused["status"] == "denied"
+    assert ran.read_text() == "1.2\n1.2\n"

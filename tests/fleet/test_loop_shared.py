@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import redis
-from toolhooks import Runtime
+from toolhooks import MemoryStore, Runtime
 from toolhooks.plugins.loop_detection import LoopDetectionPlugin
 from toolhooks.plugins.loop_detection._shared import SharedSessionStore, decode, encode
 from toolhooks.plugins.loop_detection._state import SessionState
@@ -11,7 +11,12 @@ from toolhooks.plugins.loop_detection._state import SessionState
 
 def make(state: dict, **loop: object) -> Runtime:
     config = {"state": state, "plugins": {"loop_detection": loop}}
-    return Runtime(plugins=[LoopDetectionPlugin], config=config, load_entrypoints=False)
+    return Runtime(
+        plugins=[LoopDetectionPlugin],
+        config=config,
+        load_entrypoints=False,
+        approval_store=MemoryStore(),  # what loop detection alone does (see call_limits tests)
+    )
 
 
 def same(params: dict) -> str:
