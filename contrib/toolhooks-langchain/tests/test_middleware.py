@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -219,6 +220,49 @@ def test_ids_thread_sender_and_agent_reach_the_hooks(is_async: bool) -> None:
     assert call.spec is not None
     assert call.spec.description == "Search."
     assert call.spec.parameters["properties"]["query"]["type"] == "string"
+
+
+@dataclass
+class Caller:
+    user: str
+
+
+class OnlyAdminsDeploy:
+    name = "only_admins_deploy"
+
+    @hookimpl
+    def tool_visible(self, tool: ToolSpec, sender: Any) -> bool | None:
+        if tool.name == "deploy":
+            return sender is not None and "admin" in sender.roles
+        return None
+
+
+@IS_ASYNC
+def test_the_sender_can_come_from_the_runs_context(is_async: bool) -> None:
+    recorder = Recorder()
+    rt = runtime(recorder, OnlyAdminsDeploy())
+    people = {"ana": {"id": "ana", "roles": ["admin"]}, "bo": {"id": "bo"}}
+    guard = ToolhooksMiddleware(rt, sender=lambda context: people[context.user])
+    offered: dict[str, list[frozenset[str]]] = {}
+    messages: dict[str, ToolMessage] = {}
+    for user in ("ana", "bo"):
+        model = ScriptedChatModel(proposals=[{"name": "deploy", "params": {"env": "prod"}}])
+        agent = create_agent(model, [deploy, status], middleware=[guard], context_schema=Caller)
+        start = {"messages": [{"role": "user", "content": "deploy"}]}
+        if is_async:
+            state = asyncio.run(agent.ainvoke(start, context=Caller(user)))
+        else:
+            state = agent.invoke(start, context=Caller(user))
+        offered[user] = model.offered
+        (messages[user],) = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    assert offered == {
+        "ana": [frozenset({"deploy", "status"})] * 2,
+        "bo": [frozenset({"status"})] * 2,
+    }
+    assert messages["ana"].content == "deployed prod"
+    assert messages["bo"].status == "error"
+    assert "deploy" in messages["bo"].content
+    assert [call.sender.id for call in recorder.calls if call.sender] == ["ana", "bo"]
 
 
 def test_arguments_reach_the_hooks_as_json_values() -> None:

@@ -42,7 +42,7 @@ def session_of(request: ToolCallRequest) -> str | None:
 
 
 def tool_call(
-    request: ToolCallRequest, sender: Sender | None, agent_id: str | None
+    request: ToolCallRequest, sender: Sender | Mapping[str, Any] | str | None, agent_id: str | None
 ) -> ToolCall | dict[str, Any]:
     """The toolhooks call for a LangChain tool call; the LangChain call id is the toolhooks id.
 

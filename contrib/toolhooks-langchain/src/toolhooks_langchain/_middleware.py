@@ -16,6 +16,7 @@ from toolhooks import Runtime, Sender, ToolError
 from ._approvals import settle, settle_async
 from ._calls import final_result, find_message, register_tools, text_of, tool_call
 
+SenderLike = Sender | Mapping[str, Any] | str | None
 ToolResponse = ToolMessage | Command[Any]
 ModelResult = ModelResponse[Any] | AIMessage
 
@@ -26,20 +27,23 @@ class ToolhooksMiddleware(AgentMiddleware):
     ``create_agent(model, tools, middleware=[ToolhooksMiddleware(rt)])``: each tool call runs
     through the runtime's fence, hooks, validation and approval; the tool itself runs through
     LangChain's own handler with the params the hooks decided; the model gets back the text the
-    after-hooks produced. ``sender`` and ``agent_id`` scope the policy; ``hide_tools`` removes the
-    tools that runtime hides from what the model is offered (a call to one is blocked anyway).
+    after-hooks produced. ``sender`` and ``agent_id`` scope the policy; ``sender`` may also be a
+    function of the run's context (``agent.invoke(..., context=...)``) for an agent that serves
+    many users. ``hide_tools`` removes the tools the runtime hides from what the model is offered
+    (a call to one is blocked anyway).
     """
 
     def __init__(
         self,
         runtime: Runtime,
-        sender: Sender | Mapping[str, Any] | str | None = None,
+        sender: SenderLike | Callable[[Any], SenderLike] = None,
         agent_id: str | None = None,
         hide_tools: bool = True,
     ) -> None:
         super().__init__()
         self.runtime = runtime
-        self.sender = Sender.coerce(sender)
+        self._sender_of = sender if callable(sender) else None
+        self.sender = None if callable(sender) else Sender.coerce(sender)
         self.agent_id = agent_id
         self.hide_tools = hide_tools
         # A LangGraph interrupt raised by a tool (or by a graph called as a tool) must reach
@@ -68,13 +72,20 @@ class ToolhooksMiddleware(AgentMiddleware):
         self._learn(request.tools)
         if not self.hide_tools or not request.tools:
             return request
-        visible = self.runtime.is_visible
+        visible, sender = self.runtime.is_visible, self._sender(request.runtime)
         tools = [
             tool
             for tool in request.tools
-            if (name := _name(tool)) is None or visible(name, self.sender, self.agent_id, "agent")
+            if (name := _name(tool)) is None or visible(name, sender, self.agent_id, "agent")
         ]
         return request if len(tools) == len(request.tools) else request.override(tools=tools)
+
+    def _sender(self, runtime: Any) -> SenderLike:
+        """The sender for this run: the fixed one, or the function's answer for its context
+        (checked where it is used: a bad one makes the call an invalid call, with the reason)."""
+        if self._sender_of is None:
+            return self.sender
+        return self._sender_of(getattr(runtime, "context", None))
 
     def _learn(self, tools: list[Any]) -> None:
         if any(isinstance(t, BaseTool) and t.name not in self._known for t in tools):
@@ -95,7 +106,8 @@ class ToolhooksMiddleware(AgentMiddleware):
         def execute(params: dict[str, Any]) -> Any:
             return run.finish(handler(run.request_with(params)))
 
-        outcome = self.runtime.call(tool_call(request, self.sender, self.agent_id), execute)
+        call = tool_call(request, self._sender(request.runtime), self.agent_id)
+        outcome = self.runtime.call(call, execute)
         outcome = settle(self.runtime, outcome, execute)
         return final_result(outcome, request, run.result)
 
@@ -111,7 +123,7 @@ class ToolhooksMiddleware(AgentMiddleware):
         async def execute(params: dict[str, Any]) -> Any:
             return run.finish(await handler(run.request_with(params)))
 
-        call = tool_call(request, self.sender, self.agent_id)
+        call = tool_call(request, self._sender(request.runtime), self.agent_id)
         outcome = await self.runtime.acall(call, execute)
         outcome = await settle_async(self.runtime, outcome, execute)
         return final_result(outcome, request, run.result)
