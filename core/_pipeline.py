@@ -17,7 +17,7 @@ from time import perf_counter
 from typing import Any
 
 from ._after import CORE, Verdict, run_after_chain
-from ._approvals import Approver
+from ._approvals import Approver, Resolution
 from ._driver import AwaitIt, Pipeline
 from ._events import EventDispatcher
 from ._frozen import FrozenDict, freeze_params, thaw_params
@@ -56,6 +56,8 @@ class Context:
     """Call id -> approval id of calls this runtime paused (deferred, or decided as pending)."""
     unasked: set[str] = field(default_factory=set)
     """Approval ids ``decide`` stored that no approver was asked about yet."""
+    answered: OrderedDict[str, Resolution] = field(default_factory=OrderedDict)
+    """Approval id -> the approver's answer ``Runtime.ask`` recorded, applied as it was given."""
     decided: OrderedDict[str, Run] = field(default_factory=OrderedDict)
     """Calls ``decide`` screened (allowed or blocked), waiting for their ``call``."""
     emit: Emit = field(init=False)

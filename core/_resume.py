@@ -136,8 +136,10 @@ def finish(
             "resume it without a decision to finish it",
             row,
         )
+    answered: Resolution | None = None
     if decision is None and row.state == "decided":
         decision, params, by, reason = row.decision, row.decided_params, row.decided_by, row.reason
+        answered = ctx.answered.pop(row.id, None)  # Runtime.ask's answer, kept word for word
     if row.state == "pending" and (decision == "defer" or (decision is None and not ask_now)):
         return pending_outcome(row.pending(spec))
     run = Run(ctx, row.call(spec), tool, execute)
@@ -163,6 +165,8 @@ def finish(
         verdict = decide_verdict(state, tool, execute, row.tool)
         if row.state == "expired":
             resolution = Resolution("deny", TIMED_OUT)
+        elif resolution is None and answered is not None and answered.decision == decision:
+            resolution = answered
         elif resolution is None:
             resolution = judge(row.request(), decision, reason, by, params, decision)
             if resolution.decision == "defer":  # recorded as a decision by someone: not one

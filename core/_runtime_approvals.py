@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._ask import run_ask
 from ._config import LoadedConfig
 from ._driver import BackgroundLoop, drive_async, drive_sync
 from ._models import Origin, Sender, ToolCall, ToolSpec
@@ -89,6 +90,19 @@ class RuntimeApprovals:
     async def adecide(self, call: ToolCall | Mapping[str, Any]) -> Decision:
         """:meth:`decide`, awaited on the caller's event loop."""
         return await drive_async(run_decide(self._context, call))
+
+    def ask(self, approval_id: str) -> str:
+        """Ask the runtime's approver now about an approval ``decide`` left pending; run nothing.
+
+        Returns the decision. "defer" leaves the approval pending; any other answer is recorded
+        as its decision, and the next ``call`` with the same call id (or ``resume(approval_id)``)
+        finishes the call with it. For frameworks that pause only before a tool call starts.
+        """
+        return drive_sync(run_ask(self._context, approval_id), self._background)
+
+    async def aask(self, approval_id: str) -> str:
+        """:meth:`ask`, awaited on the caller's event loop."""
+        return await drive_async(run_ask(self._context, approval_id))
 
     def is_visible(
         self,
