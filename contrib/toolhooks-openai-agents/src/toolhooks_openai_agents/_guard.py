@@ -1,0 +1,200 @@
+"""guard_tool / guard_tools / guard_agent: a FunctionTool whose every call goes through a Runtime.
+
+The guarded tool is a copy of the SDK's own ``FunctionTool`` with three fields replaced:
+
+- ``is_enabled`` asks the tool's own setting first, then ``rt.is_visible``: a tool a
+  ``tool_visible`` hook hides is never offered to the model;
+- ``needs_approval`` runs the fence, the before chain and validation (``rt.adecide``) and, when
+  a hook asks for an approval, decides whether the SDK pauses the run (see ``_approval``);
+- ``on_invoke_tool`` runs the call through the pipeline (``rt.acall`` / ``rt.aresume``) with the
+  original tool as the executor: the final params are written back into the JSON arguments, and
+  what the model sees is the Outcome's content (a block reason, a denial, the after hooks' text).
+
+The original invoker runs with the SDK's failure formatter switched off, so an exception in the
+tool reaches toolhooks as an error instead of the SDK's generic "An error occurred" string.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
+
+from agents import Agent, FunctionTool, RunContextWrapper
+from agents.tool import set_function_tool_failure_error_function
+from agents.tool_context import ToolContext
+from toolhooks import Runtime, Sender, ToolSpec
+
+from ._approval import Approvals
+from ._calls import CallScope, model_output
+
+_UNSUPPORTED = "only FunctionTools run locally, where toolhooks can stand in front of them"
+
+
+class GuardedTool:
+    """The toolhooks side of one guarded FunctionTool."""
+
+    def __init__(self, runtime: Runtime, tool: FunctionTool, scope: CallScope) -> None:
+        self.runtime = runtime
+        self.name = tool.name
+        self.scope = scope
+        self.original = tool
+        self._enabled = tool.is_enabled
+        self._extractor = tool.custom_data_extractor
+        # The original invoker, with the SDK's failure formatter off: exceptions propagate to
+        # the pipeline, which records them and shows the model "Tool 'x' failed: ...".
+        inner = copy.copy(tool)
+        set_function_tool_failure_error_function(inner, None)
+        self._inner = inner
+        self.approvals = Approvals(runtime, scope)
+
+    # -- the three fields the guarded copy replaces --------------------------------------------
+
+    async def is_enabled(self, ctx: RunContextWrapper[Any], agent: Any) -> bool:
+        """The tool's own ``is_enabled``, then toolhooks' visibility for this scope."""
+        setting = self._enabled
+        if callable(setting):
+            answer = setting(ctx, agent)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            if not answer:
+                return False
+        elif not setting:
+            return False
+        await self.approvals.settle_rejections(ctx)
+        scope = self.scope
+        return self.runtime.is_visible(
+            self.name, sender=scope.sender, agent_id=scope.agent_id, origin="agent"
+        )
+
+    async def needs_approval(
+        self, ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
+    ) -> bool:
+        return await self.approvals.needs_pause(ctx, self.scope.call(self.name, params, call_id))
+
+    async def invoke(self, ctx: ToolContext[Any], arguments: str) -> Any:
+        inner = self._inner
+
+        async def execute(params: dict[str, Any]) -> Any:
+            # The final params, exactly as the hooks (and any approver) left them.
+            rewritten = json.dumps(params, ensure_ascii=False, separators=(",", ":"))
+            return await inner.on_invoke_tool(ctx, rewritten)
+
+        call = self.scope.parse(self.name, arguments, ctx.tool_call_id)
+        outcome = await self.approvals.finish(ctx, call, execute)
+        self.approvals.remember_status(ctx.tool_call_id, outcome.status)
+        return model_output(outcome)
+
+    async def custom_data(self, data: Any) -> Mapping[str, Any] | None:
+        """SDK-only data on the output item: the toolhooks status (never sent to the model)."""
+        own: dict[str, Any] | None = None
+        extractor = self._extractor
+        if extractor is not None:
+            found = extractor(data)
+            if inspect.isawaitable(found):
+                found = await found
+            own = dict(found) if found else None
+        status = self.approvals.status_of(data.tool_context.tool_call_id)
+        if status is None:
+            return own
+        return {**(own or {}), "toolhooks": {"status": status}}
+
+
+def guard_tool(
+    runtime: Runtime,
+    tool: FunctionTool | Any,
+    *,
+    sender: Sender | Mapping[str, Any] | str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    tags: Iterable[str] = (),
+) -> FunctionTool:
+    """A copy of ``tool`` whose every call goes through ``runtime``.
+
+    ``tool`` is an SDK ``FunctionTool`` or a plain function (made one with ``function_tool``).
+    The tool is registered on the runtime under its SDK name (with ``tags``), so policies and
+    ``tool_visible`` hooks see it. ``sender``, ``agent_id`` and ``session_id`` go on every call.
+    """
+    if not isinstance(tool, FunctionTool):
+        if callable(tool) and not isinstance(tool, type):
+            from agents import function_tool
+
+            tool = function_tool(tool)
+        else:
+            raise TypeError(
+                f"guard_tool: {type(tool).__name__} is not a FunctionTool; {_UNSUPPORTED}"
+            )
+    if tool._is_agent_tool or tool._is_codex_tool:
+        raise TypeError(
+            f"guard_tool: {tool.name!r} runs a nested agent; guard the tools of that agent instead"
+        )
+    runtime.add_passthrough(asyncio.CancelledError)
+    runtime.add_tool(
+        ToolSpec(tool.name, tool.description, dict(tool.params_json_schema), frozenset(tags))
+    )
+    guard = GuardedTool(runtime, tool, CallScope.of(sender, agent_id, session_id))
+    guarded = copy.copy(tool)
+    guarded.on_invoke_tool = guard.invoke
+    guarded.is_enabled = guard.is_enabled
+    guarded.needs_approval = guard.needs_approval
+    guarded.custom_data_extractor = guard.custom_data
+    return guarded
+
+
+def guard_tools(
+    runtime: Runtime,
+    tools: Sequence[FunctionTool | Any],
+    *,
+    sender: Sender | Mapping[str, Any] | str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+) -> list[FunctionTool]:
+    """``guard_tool`` for each tool in the list; a tool that cannot be guarded is an error."""
+    unsupported = [
+        _describe(tool)
+        for tool in tools
+        if not isinstance(tool, FunctionTool)
+        and not (callable(tool) and not isinstance(tool, type))
+    ]
+    if unsupported:
+        raise TypeError(f"guard_tools: cannot guard {', '.join(unsupported)}; {_UNSUPPORTED}")
+    return [
+        guard_tool(runtime, tool, sender=sender, agent_id=agent_id, session_id=session_id)
+        for tool in tools
+    ]
+
+
+def guard_agent(
+    runtime: Runtime,
+    agent: Agent[Any],
+    *,
+    sender: Sender | Mapping[str, Any] | str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+) -> Agent[Any]:
+    """A clone of ``agent`` whose function tools are guarded; ``agent_id`` defaults to its name.
+
+    An agent with tools that run elsewhere (hosted tools, MCP servers) is refused: toolhooks
+    could not see those calls, and an audit trail with holes is worse than an error.
+    """
+    if agent.mcp_servers:
+        raise TypeError(
+            f"guard_agent: agent {agent.name!r} has MCP servers; put toolhooks-mcp in front of them"
+        )
+    tools = guard_tools(
+        runtime,
+        agent.tools,
+        sender=sender,
+        agent_id=agent_id if agent_id is not None else agent.name,
+        session_id=session_id,
+    )
+    return agent.clone(tools=cast(list[Any], tools))
+
+
+def _describe(tool: Any) -> str:
+    name = getattr(tool, "name", None)
+    kind = type(tool).__name__
+    return f"{kind} {name!r}" if isinstance(name, str) else kind
