@@ -80,6 +80,17 @@ SIDE_EFFECT_TOOLS: Final = frozenset(
 """Tools that count as ``side_effect`` by name, whatever (or whether) their ToolSpec is tagged."""
 
 
+TOOL_ALIASES: Final = MappingProxyType({"bash": "exec", "apply-patch": "apply_patch"})
+"""OpenClaw's tool-name aliases: a tool named ``bash`` is ``exec`` to every group, allow / deny
+list and the side-effect defaults, and ``apply-patch`` is ``apply_patch``; the same holds for
+the aliases written in config entries."""
+
+
+def canonical_name(name: str) -> str:
+    """The name the policy matches: ``name`` with OpenClaw's aliases resolved."""
+    return TOOL_ALIASES.get(name, name)
+
+
 EXTERNAL_BLOCK_RULE: Final = "builtin:external_origin"
 """What ``decided_by`` names when the hard-coded external-origin block decided."""
 

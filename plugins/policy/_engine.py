@@ -4,9 +4,11 @@ Steps, in the order they apply and are reported:
 
 1. ``origin``   the hard-coded external-origin block (not configurable);
 2. ``tools``    the ``[tools]`` layer (profile, also_allow, allow, deny);
-3. ``agent``    ``[tools.by_agent.<agent_id>]``, when the call names that agent;
+3. ``agent``    ``[tools.by_agent."*"]`` for every call (with or without an agent id), then
+                ``[tools.by_agent.<agent_id>]`` when the call names that agent;
 4. ``sender``   every matching ``[tools.by_sender."<key>"]``, broadest first:
-                ``"*"``, ``channel:``, ``role:`` (in the sender's role order), ``name:``, ``id:``;
+                ``"*"`` (every call, a sender-less one too), ``channel:``, ``role:`` (in the
+                sender's role order), ``name:``, ``id:``;
 5. ``elevated`` ``[tools.elevated]``, for tools tagged ``elevated``.
 
 A tool is allowed only when every step allows it: deny wins and no step can grant what an
@@ -26,6 +28,7 @@ from ._builtins import (
     EXTERNAL_BLOCKED_TOOLS,
     GROUP_PREFIX,
     SIDE_EFFECT_TOOLS,
+    canonical_name,
 )
 from ._config import NarrowingRules, PolicyConfig, toml_key
 from ._rules import EntryList, Layer, Profiles
@@ -110,18 +113,23 @@ class Policy:
     ) -> ToolVerdict:
         """Evaluate every step for one tool. ``tags`` are its ToolSpec tags (may be empty)."""
         tags = frozenset(tags)
-        side_effect = "side_effect" in tags or name in SIDE_EFFECT_TOOLS
+        side_effect = "side_effect" in tags or canonical_name(name) in SIDE_EFFECT_TOOLS
         steps = [self._origin_step(name, tags, origin)]
         decision = self._profiles.decide(self._global, name, side_effect)
         granted = decision
         steps.append(PolicyStep("tools", decision.rule, _effect(decision.allowed), decision.detail))
-        if agent_id is not None:
-            layer = self._by_agent.get(agent_id)
-            if layer is not None:
-                decision = self._profiles.decide(layer, name, side_effect)
-                steps.append(PolicyStep("agent", *_rest(decision)))
-        if sender is not None and self._by_sender:
-            for key in sender_keys(sender):
+        if self._by_agent:
+            # "*" binds every call, one without an agent id too: leaving the id out never
+            # widens what a call may use.
+            keys = ("*",) if agent_id is None or agent_id == "*" else ("*", agent_id)
+            for key in keys:
+                layer = self._by_agent.get(key)
+                if layer is not None:
+                    decision = self._profiles.decide(layer, name, side_effect)
+                    steps.append(PolicyStep("agent", *_rest(decision)))
+        if self._by_sender:
+            # The same for senders: a call without a sender still gets the "*" table.
+            for key in ("*",) if sender is None else sender_keys(sender):
                 layer = self._by_sender.get(key)
                 if layer is not None:
                     decision = self._profiles.decide(layer, name, side_effect)

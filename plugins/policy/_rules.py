@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ._builtins import BUILTIN_PROFILES, FULL_PROFILE, GROUP_PREFIX
+from ._builtins import BUILTIN_PROFILES, FULL_PROFILE, GROUP_PREFIX, canonical_name
 
 
 class Decision(NamedTuple):
@@ -56,7 +56,11 @@ def expand(entry: str, groups: Mapping[str, Iterable[str]]) -> Iterator[str]:
 
 
 class EntryList:
-    """A compiled allow / deny list: exact names (through groups) first, then ``*`` patterns."""
+    """A compiled allow / deny list: exact names (through groups) first, then ``*`` patterns.
+
+    Exact names compare by their canonical name (``bash`` is ``exec``, ``apply-patch`` is
+    ``apply_patch``, on both sides); a pattern matches the name as written or its canonical name.
+    """
 
     __slots__ = ("_exact", "_patterns", "entries")
 
@@ -69,7 +73,7 @@ class EntryList:
                 if "*" in member:
                     patterns.append((compile_pattern(member), Match(entry, member)))
                 else:
-                    exact.setdefault(member, entry)
+                    exact.setdefault(canonical_name(member), entry)
         self._exact = exact
         self._patterns = tuple(patterns)
 
@@ -78,11 +82,12 @@ class EntryList:
 
     def match(self, name: str) -> Match | None:
         """The entry that names ``name`` (an exact or group match wins over a wildcard)."""
-        entry = self._exact.get(name)
+        canonical = canonical_name(name)
+        entry = self._exact.get(canonical)
         if entry is not None:
             return Match(entry)
         for regex, match in self._patterns:
-            if regex.match(name) is not None:
+            if regex.match(name) is not None or regex.match(canonical) is not None:
                 return match
         return None
 

@@ -616,7 +616,8 @@ def test_by_sender_each_key_kind_narrows(key, who):
     text = reason(plugin, "exec", sender=who)
     assert f'tools.by_sender."{key}".deny' in text
     assert allowed(plugin, "read", sender=who)
-    assert allowed(plugin, "exec") is True  # no sender: by_sender does not apply
+    # no sender: only "*" applies (a missing sender never widens the policy)
+    assert allowed(plugin, "exec") is (key != "*")
     if key != "*":
         assert allowed(plugin, "exec", sender=ALICE)
     else:
@@ -1149,3 +1150,90 @@ def test_runtime_audit_mode_records_but_does_not_block():
     )
     rt.add_tool(lambda path: path, name="read")
     assert rt.call({"name": "read", "params": {"path": "x"}}).status == "ok"
+
+
+# -- a missing sender or agent never widens the policy (issue #10 item 6) -------------------------
+
+
+def test_by_sender_star_binds_a_call_without_a_sender():
+    plugin = PolicyPlugin({"by_sender": {"*": {"deny": ["exec"]}, "id:bob": {"deny": ["read"]}}})
+    assert reason(plugin, "exec") == (
+        "Tool 'exec' denied by policy: tools.by_sender.\"*\".deny (matches 'exec')"
+    )
+    assert allowed(plugin, "read")  # id:bob binds bob only
+    assert not allowed(plugin, "read", sender=BOB)
+    assert [step.rule for step in verdict(plugin, "exec").steps if step.step == "sender"] == [
+        'tools.by_sender."*".deny'
+    ]
+
+
+def test_by_sender_star_profile_narrows_sender_less_calls_and_hides_tools():
+    rt, ran = make_runtime({"by_sender": {"*": {"profile": "minimal"}}})
+    outcome = rt.call({"name": "read", "params": {"path": "/etc/passwd"}})
+    assert outcome.status == "blocked"
+    assert outcome.reason == (
+        "Tool 'read' denied by policy: tools.by_sender.\"*\".profile "
+        "(profile 'minimal' does not include 'read')"
+    )
+    assert ran == []
+    assert rt.visible_tools() == []
+    assert rt.visible_tools(sender="bob") == []
+
+
+def test_by_agent_star_binds_every_call_with_or_without_an_agent():
+    plugin = PolicyPlugin({"by_agent": {"*": {"deny": ["exec"]}, "helper": {"deny": ["read"]}}})
+    star = "Tool 'exec' denied by policy: tools.by_agent.\"*\".deny (matches 'exec')"
+    assert reason(plugin, "exec") == star
+    assert reason(plugin, "exec", agent_id="other") == star
+    assert reason(plugin, "exec", agent_id="helper") == star
+    assert "tools.by_agent.helper.deny" in reason(plugin, "read", agent_id="helper")
+    assert allowed(plugin, "read") and allowed(plugin, "read", agent_id="other")
+
+
+# -- OpenClaw's aliases: bash is exec, apply-patch is apply_patch (issue #10 item 7) --------------
+
+
+@pytest.mark.parametrize(("alias", "canonical"), [("bash", "exec"), ("apply-patch", "apply_patch")])
+def test_alias_counts_as_its_canonical_tool_in_groups(alias, canonical):
+    group = "group:runtime" if canonical == "exec" else "group:fs"
+    assert reason(PolicyPlugin({"deny": [group]}), alias) == (
+        f"Tool '{alias}' denied by policy: tools.deny (matches '{group}')"
+    )
+    coding = PolicyPlugin({"profile": "coding"})
+    assert allowed(coding, alias)
+    assert "profile 'coding' includes it" in verdict(coding, alias).detail
+    assert not allowed(PolicyPlugin({"profile": "minimal"}), alias)
+
+
+@pytest.mark.parametrize(("alias", "canonical"), [("bash", "exec"), ("apply-patch", "apply_patch")])
+def test_alias_and_canonical_deny_each_other(alias, canonical):
+    assert not allowed(PolicyPlugin({"deny": [canonical]}), alias)
+    assert not allowed(PolicyPlugin({"deny": [alias]}), canonical)
+    assert not allowed(
+        PolicyPlugin({"by_sender": {"id:bob": {"deny": [canonical]}}}), alias, sender=BOB
+    )
+    assert allowed(PolicyPlugin({"allow": [canonical]}), alias)  # a named grant covers both
+
+
+@pytest.mark.parametrize("alias", ["bash", "apply-patch"])
+def test_alias_is_a_side_effect_tool_a_wildcard_never_grants(alias):
+    assert not allowed(PolicyPlugin({"allow": ["*"]}), alias, with_spec=False)
+    text = reason(PolicyPlugin({"allow": ["*"]}), alias, with_spec=False)
+    assert "has side effects and a wildcard never grants a side_effect tool" in text
+    assert not allowed(PolicyPlugin({"also_allow": ["*"], "profile": "minimal"}), alias)
+
+
+def test_alias_through_a_runtime():
+    rt = Runtime(plugins=[PolicyPlugin({"deny": ["group:runtime"]})], load_entrypoints=False)
+    ran: list[str] = []
+
+    @rt.tool
+    def bash(cmd: str) -> str:
+        """Run a shell command."""
+        ran.append(cmd)
+        return "done"
+
+    outcome = rt.call({"name": "bash", "params": {"cmd": "rm -rf /"}})
+    assert outcome.status == "blocked" and outcome.blocked_by == "policy"
+    assert outcome.reason == ("Tool 'bash' denied by policy: tools.deny (matches 'group:runtime')")
+    assert ran == [] and rt.visible_tools() == []
