@@ -119,8 +119,13 @@ class Detectors:
         if self.on_generic and not poll:
             count = st.count(sig) + 1
             if count >= critical:
-                message = _generic_critical(name, count)
-                return Verdict("critical", GENERIC, count, critical, message, (GENERIC, sig))
+                # Only a no-progress run blocks: identical calls whose results keep changing
+                # (a job's progress, a growing log) are warned about, never blocked.
+                stalled = _poll_run(st, sig) + 1
+                if stalled >= critical:
+                    message = _generic_critical(name, stalled)
+                    key = (GENERIC, sig)
+                    return Verdict("critical", GENERIC, stalled, critical, message, key)
             if count >= warning:
                 if found is None:
                     message = _generic_warning(name, count)
@@ -141,7 +146,8 @@ class Detectors:
 
 
 def _poll_run(st: SessionState, sig: bytes) -> int:
-    """Finished calls with ``sig`` whose outcome equals the latest one, newest backwards.
+    """Finished calls with ``sig`` whose outcome equals the latest one, newest backwards
+    (the no-progress run of one signature, used by the poll and generic-repeat detectors).
 
     Other calls in between are skipped; calls still running (or blocked) are skipped; the run
     ends at the first finished call with ``sig`` whose outcome differs: there progress was made.
@@ -249,9 +255,9 @@ def _generic_warning(name: str, count: int) -> str:
 
 def _generic_critical(name: str, count: int) -> str:
     return (
-        f'CRITICAL: "{name}" was called {count} times with identical arguments among your recent '
-        "tool calls; this call was blocked to stop a loop. Change the arguments or try a "
-        "different approach."
+        f'CRITICAL: "{name}" was called {count} times with identical arguments and identical '
+        "results among your recent tool calls (no progress); this call was blocked to stop a "
+        "loop. Change the arguments or try a different approach."
     )
 
 
