@@ -13,6 +13,9 @@ except ImportError:  # pragma: no cover - Windows: rotation is not coordinated b
     fcntl = None  # type: ignore[assignment]
 
 FILE_MODE = 0o600  # events carry tool parameters: readable by the owner only
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+"""Never open a symlink planted at the log's path (or its lock): a write must not land in the
+file it points at (a shell rc file, say). Opening one fails with ELOOP."""
 
 
 _TAIL_SETTLE_S = 0.005
@@ -21,11 +24,16 @@ _TAIL_CHECKS = 3
 
 def ends_with_newline(path: str, size: int) -> bool:
     try:
-        with open(path, "rb") as handle:
-            handle.seek(size - 1)
-            return handle.read(1) in (b"\n", b"")
+        fd = os.open(path, os.O_RDONLY | NO_FOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return True
+    try:
+        os.lseek(fd, size - 1, os.SEEK_SET)
+        return os.read(fd, 1) in (b"\n", b"")
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
 
 
 def settle() -> None:
@@ -61,7 +69,8 @@ def lock_file(path: str) -> int:
     if fcntl is None:  # pragma: no cover
         return -1
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+        flags = os.O_RDWR | os.O_CREAT | NO_FOLLOW | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path, flags, FILE_MODE)
     except OSError:
         return -1
     try:

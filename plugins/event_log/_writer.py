@@ -20,7 +20,7 @@ import time
 import weakref
 from dataclasses import dataclass
 
-from ._files import FILE_MODE, lock_file, shift_backups, tail_is_torn, unlock_file
+from ._files import FILE_MODE, NO_FOLLOW, lock_file, shift_backups, tail_is_torn, unlock_file
 
 logger = logging.getLogger("toolhooks")
 
@@ -28,6 +28,7 @@ _OPEN_FLAGS = (
     os.O_WRONLY
     | os.O_APPEND
     | os.O_CREAT
+    | NO_FOLLOW  # a symlink at the path is refused (ELOOP), never written through
     | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 )

@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 import tempfile
 import threading
 from collections import OrderedDict
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ._config import DEFAULT_ARTIFACT_DIR
+from ._retention import DEFAULT_MAX_AGE_S, DEFAULT_MAX_BYTES, Retention
 
 REF_PREFIX = "sha256:"
 _REF_RE = re.compile(r"sha256:([0-9a-f]{64})")
@@ -30,6 +32,8 @@ _ERRORS = "surrogatepass"
 _CHUNK = 1 << 20  # characters per encoded write, bytes per read
 DEFAULT_LIMIT = 8_000
 TOOL_MAX_LIMIT = 15_000
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_READ_FLAGS = os.O_RDONLY | _NO_FOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
 class ArtifactNotFoundError(FileNotFoundError):
@@ -127,12 +131,32 @@ class ArtifactPage:
         )
 
 
+def _is_artifact_file(path: Path) -> bool:
+    """A regular file at ``path`` itself: a symlink planted there is never an artifact."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 class ArtifactStore:
     """The full text of trimmed results, stored by content under ``root`` (default
-    ``.toolhooks/artifacts``, relative to the working directory when the store is made)."""
+    ``.toolhooks/artifacts``, relative to the working directory when the store is made).
 
-    def __init__(self, root: str | os.PathLike[str] = DEFAULT_ARTIFACT_DIR) -> None:
+    The store keeps at most ``max_bytes`` of artifacts, none older than ``max_age_s`` seconds
+    (0 turns a limit off); the oldest go first. An artifact file is never a symlink: one found
+    at an artifact's path is replaced when that content is stored, and never read through.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] = DEFAULT_ARTIFACT_DIR,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_age_s: float = DEFAULT_MAX_AGE_S,
+    ) -> None:
         self.root = Path(root).absolute()
+        self.retention = Retention(self.root, max_bytes, max_age_s)
         _register_root(self.root)
 
     @classmethod
@@ -140,6 +164,7 @@ class ArtifactStore:
         """A store for reading only: ``root`` is not remembered for lookups."""
         store = cls.__new__(cls)
         store.root = Path(root).absolute()
+        store.retention = Retention(store.root, 0, 0)
         return store
 
     def __repr__(self) -> str:
@@ -150,7 +175,11 @@ class ArtifactStore:
         return self.root / f"{parse_ref(ref)}.txt"
 
     def exists(self, ref: str) -> bool:
-        return self.path(ref).is_file()
+        return _is_artifact_file(self.path(ref))
+
+    def prune(self) -> int:
+        """Remove the artifacts over the size or age limit now; how many were removed."""
+        return self.retention.prune()
 
     def put(self, text: str) -> str:
         """Store ``text`` and return its reference. One pass: encode, hash and write together."""
@@ -170,17 +199,21 @@ class ArtifactStore:
                         data = text[start : start + _CHUNK].encode(_ENCODING, _ERRORS)
                         digest.update(data)
                         out.write(data)
+                out_bytes = out.tell()
             hexdigest = digest.hexdigest()
             final = self.root / f"{hexdigest}.txt"
-            if final.is_file():
+            if _is_artifact_file(final):
                 os.unlink(temp)  # same content is already there (content addressing)
+                with contextlib.suppress(OSError):
+                    os.utime(final)  # stored again: it is the newest for retention
             else:
-                os.replace(temp, final)
+                os.replace(temp, final)  # a symlink at ``final`` is replaced, not followed
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
             raise
         _remember(hexdigest, len(text), text.isascii())
+        self.retention.stored(final.name, out_bytes)
         return REF_PREFIX + hexdigest
 
     def page(self, ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT) -> ArtifactPage:
@@ -190,9 +223,15 @@ class ArtifactStore:
         _check_int("limit", limit, 1)
         path = self.root / f"{digest}.txt"
         try:
-            handle = open(path, "rb")  # noqa: SIM115 - closed below, on every path
+            handle = os.fdopen(os.open(path, _READ_FLAGS), "rb")
         except FileNotFoundError:
             raise ArtifactNotFoundError(f"no artifact {ref} in {self.root}") from None
+        except OSError as error:
+            if _NO_FOLLOW and os.path.islink(path):
+                raise ArtifactNotFoundError(
+                    f"no artifact {ref} in {self.root}: {path.name} is a symlink, not followed"
+                ) from None
+            raise error
         with handle:
             known = _recall(digest)
             if known is not None and known[1]:  # ASCII: a character is a byte, seek directly
@@ -254,7 +293,7 @@ def _find_store(ref: str) -> ArtifactStore:
     digest = parse_ref(ref)
     roots = _lookup_roots()
     for root in roots:
-        if (root / f"{digest}.txt").is_file():
+        if _is_artifact_file(root / f"{digest}.txt"):
             return ArtifactStore._at(root)
     places = ", ".join(str(root) for root in roots)
     raise ArtifactNotFoundError(f"no artifact {ref} (looked in {places})")

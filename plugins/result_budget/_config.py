@@ -85,6 +85,10 @@ class ResultBudgetConfig(BaseModel):
     """Write the full text of a trimmed result to the artifact store and name it in the notice."""
     artifact_dir: str = Field(default=DEFAULT_ARTIFACT_DIR, min_length=1)
     """Directory of the content-addressed artifact store (relative to the working directory)."""
+    artifact_max_bytes: int = Field(default=1_000_000_000, ge=0)
+    """The store keeps at most this many bytes of artifacts, removing the oldest; 0: no limit."""
+    artifact_max_age_s: int = Field(default=7 * 86_400, ge=0)
+    """Artifacts older than this many seconds are removed; 0: no age limit."""
 
     @field_validator("tiers", mode="after")
     @classmethod

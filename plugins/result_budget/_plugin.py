@@ -33,8 +33,15 @@ class ResultBudgetPlugin:
     def __init__(self, config: ResultBudgetConfig | None = None) -> None:
         self.config = config or self.Config()
         self.budget = Budget(self.config)
+        config = self.config
         self.store = (
-            ArtifactStore(self.config.artifact_dir) if self.config.store_artifacts else None
+            ArtifactStore(
+                config.artifact_dir,
+                max_bytes=config.artifact_max_bytes,
+                max_age_s=config.artifact_max_age_s,
+            )
+            if config.store_artifacts
+            else None
         )
         self._trimmer = Trimmer(self.config)
         self._minimum = self.budget.minimum

