@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import hashlib
 import json
 import math
 import os
@@ -29,6 +30,19 @@ _SHRUNK_ITEMS = 100
 _CACHE_LIMIT = 4096
 
 _esc: Callable[[str], str] = json.encoder.encode_basestring_ascii
+
+
+def head_and_tail(text: str, keep: int) -> str:
+    """``text`` cut to about ``keep`` characters: its head and tail, and between them the full
+    length and the sha256 of the part that was cut, so padding cannot hide how a string ends and
+    the cut part can still be checked against a copy.
+    """
+    head = keep - keep // 2
+    tail = keep // 2
+    cut = text[head : len(text) - tail]
+    digest = hashlib.sha256(cut.encode("utf-8", "surrogatepass")).hexdigest()
+    marker = f"[... {len(cut)} characters cut of {len(text)}; sha256 of the cut part {digest} ...]"
+    return f"{text[:head]}{marker}{text[len(text) - tail :]}"
 
 
 def _short(text: str) -> str:
@@ -110,7 +124,7 @@ def _clean(value: Any, depth: int, max_str: int | None, max_items: int | None) -
         return value
     if isinstance(value, str):
         if max_str is not None and len(value) > max_str:
-            return f"{value[:max_str]}... [{len(value) - max_str} more characters]"
+            return head_and_tail(str(value), max_str)
         return str(value)
     if isinstance(value, int):
         try:
