@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from .._errors import ConfigError, PluginLoadError, ToolhooksError
 from .._registry import PluginValidationError
 from ._common import OK, PROBLEMS, USAGE, Command, UsageError, add_config_option
+from ._output import SafeStream
 
 PROG = "toolhooks"
 COMMANDS = ("_demo", "_plugins", "_explain", "_doctor", "_logs", "_replay")
@@ -93,8 +94,24 @@ def _safe_streams() -> None:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return its exit code."""
+    """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return its exit code.
+
+    Everything the command prints goes through :class:`SafeStream`: no control character or
+    escape sequence from caller-controlled text reaches the terminal.
+    """
     _safe_streams()
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout = SafeStream(stdout)
+    sys.stderr = SafeStream(stderr)
+    try:
+        return _run(argv)
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

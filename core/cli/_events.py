@@ -187,10 +187,10 @@ class GroupedPrinter:
 
     def heading(self, event: dict[str, Any]) -> str:
         parts = [f"== {stamp(event.get('ts'))}", clean(str(event.get("tool") or "?")),
-                 f"call {event.get('call_id') or '-'}"]  # fmt: skip
+                 f"call {clean(event.get('call_id') or '-')}"]  # fmt: skip
         if event.get("session_id"):
             parts.append(f"session {clean(str(event['session_id']))}")
-        parts.append(f"trace {event.get('trace_id') or '-'}")
+        parts.append(f"trace {clean(event.get('trace_id') or '-')}")
         return "  ".join(parts)
 
     def finish(self) -> None:

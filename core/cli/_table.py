@@ -17,15 +17,18 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Literal
 
+from ._output import COLOURS
+
 Align = Literal["left", "right"]
 ELLIPSIS = "..."
 GAP = "  "
 _ZERO_WIDTH = frozenset({"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"})
+_MARKERS = frozenset(COLOURS)  # the CLI's own colour markers take no room
 
 
 @lru_cache(maxsize=4096)
 def _char_width(char: str) -> int:
-    if char in _ZERO_WIDTH or unicodedata.combining(char):
+    if char in _ZERO_WIDTH or char in _MARKERS or unicodedata.combining(char):
         return 0
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
