@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TextIO
 
-from ._table import clean, cut
+from .._events import EVENT_NAMES
+from ._output import RED, YELLOW, is_terminal, paint
+from ._table import clean, cut, terminal_width
 
 ENVELOPE = ("ts", "event", "trace_id", "call_id", "session_id", "tool", "plugin")
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -19,6 +23,83 @@ _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
 EVENT_WIDTH = 21
 PLUGIN_WIDTH = 16
 DETAIL_WIDTH = 160
+HANDLE_CHARS = 8
+KNOWN_EVENTS = (
+    *EVENT_NAMES,
+    "approval.deferred",
+    "approval.edited",
+    "policy.denied",
+)
+"""Event names the core and the built-in plugins emit (``--event`` warns about others)."""
+ALERT_EVENTS = {"tool.blocked": RED, "loop.critical": RED, "hook.error": RED, "policy.denied": RED,
+                "loop.warning": YELLOW}  # fmt: skip
+
+
+def handle(identifier: str) -> str:
+    """A short handle for a call or trace id, for people to read and type: 8 hex digits of
+    its sha256 (ids share long prefixes; their hashes do not)."""
+    return hashlib.sha256(identifier.encode("utf-8", "surrogatepass")).hexdigest()[:HANDLE_CHARS]
+
+
+class Ambiguous(Exception):
+    """An id prefix or handle that names more than one call (or trace)."""
+
+
+class IdMatch:
+    """Matches one field against a resolved id (exactly), or an unresolved id prefix / handle."""
+
+    def __init__(self, wanted: str, exact: bool) -> None:
+        self.wanted = wanted
+        self.exact = exact
+        self.handle = wanted.lower() if re.fullmatch(r"[0-9a-fA-F]{1,64}", wanted) else None
+
+    def __call__(self, value: str) -> bool:
+        if value == self.wanted:
+            return True
+        if self.exact:
+            return False
+        if value.startswith(self.wanted):
+            return True
+        return self.handle is not None and handle(value).startswith(self.handle)
+
+
+def resolve(path: Path, field: str, wanted: str | None, follow: bool) -> IdMatch | None:
+    """``--call`` / ``--trace`` resolved against the log: the one id it names.
+
+    An exact id, a prefix of an id, or a prefix of an id's handle (with or without ``#``). A
+    value that names several ids raises :class:`Ambiguous` listing them; one that names none
+    stays a prefix, for events still to come with ``--follow``.
+    """
+    if not wanted:
+        return None
+    from ._logs import history  # the reader lives with the command
+
+    text = wanted[1:] if wanted.startswith("#") else wanted
+    probe = IdMatch(text, exact=False)
+    found: dict[str, Any] = {}
+    for event in history(path, include_current=True):
+        value = event.get(field)
+        if not isinstance(value, str) or value in found or not probe(value):
+            continue
+        if value == text:
+            return IdMatch(text, exact=True)
+        found[value] = event.get("tool")
+        if len(found) > 50:
+            break
+    if len(found) == 1:
+        return IdMatch(next(iter(found)), exact=True)
+    if not found:
+        return probe
+    what = "call" if field == "call_id" else "trace"
+    listed = "; ".join(
+        f"#{handle(value)} {clean(value)} ({clean(str(tool or '?'))})"
+        for value, tool in list(found.items())[:10]
+    )
+    more = f" and {len(found) - 10}+ more" if len(found) > 10 else ""
+    raise Ambiguous(
+        f"--{what} {clean(wanted)!r} matches {len(found)}{'+' if len(found) > 50 else ''} "
+        f"{what}s: {listed}{more}; give more of the id or its #handle"
+    )
 
 
 def parse_since(text: str) -> float:
@@ -49,18 +130,19 @@ def _pattern(names: Sequence[str]) -> re.Pattern[str] | None:
 class EventFilter:
     """Keeps events matching every given criterion; ids match exactly or by prefix."""
 
-    def __init__(self, trace: str | None, call: str | None, session: str | None,
-                 since: float | None, events: Sequence[str]) -> None:  # fmt: skip
-        self.trace = trace
-        self.call = call
+    def __init__(self, trace: IdMatch | str | None, call: IdMatch | str | None,
+                 session: str | None, since: float | None,
+                 events: Sequence[str]) -> None:  # fmt: skip
+        self.trace = IdMatch(trace, exact=False) if isinstance(trace, str) else trace
+        self.call = IdMatch(call, exact=False) if isinstance(call, str) else call
         self.session = session
         self.since = since
         self.events = _pattern(events)
 
     def __call__(self, event: dict[str, Any]) -> bool:
-        if self.trace and not str(event.get("trace_id") or "").startswith(self.trace):
+        if self.trace is not None and not self.trace(str(event.get("trace_id") or "")):
             return False
-        if self.call and not str(event.get("call_id") or "").startswith(self.call):
+        if self.call is not None and not self.call(str(event.get("call_id") or "")):
             return False
         if self.session is not None and event.get("session_id") != self.session:
             return False
@@ -71,13 +153,18 @@ class EventFilter:
         return self.events is None or self.events.match(str(event.get("event", ""))) is not None
 
 
-def _short(value: Any, width: int = 100) -> str:
+def _short(value: Any, width: int = 100, full: bool = False) -> str:
+    """One field of a summary, cut to ``width`` cells unless ``full``."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return cut(clean(text), width)
+    return clean(text) if full else cut(clean(text), width)
 
 
-def summarize(event: dict[str, Any]) -> str:
-    """One line saying what the event means (its stage's fields)."""
+def summarize(event: dict[str, Any], full: bool = False) -> str:
+    """One line saying what the event means (its stage's fields); ``full``: no field is cut."""
+
+    def short(value: Any, width: int = 100) -> str:
+        return _short(value, width, full)
+
     name = event.get("event")
     data = {key: value for key, value in event.items() if key not in ENVELOPE}
     get = data.get
@@ -87,58 +174,58 @@ def summarize(event: dict[str, Any]) -> str:
             for key in ("origin", "agent_id", "sender")
             if get(key) not in (None, "agent")
         ]
-        return " ".join([f"params={_short(get('params', {}))}", *extra])
+        return " ".join([f"params={short(get('params', {}))}", *extra])
     if name == "hook.decision":
-        return _decision(data)
+        return _decision(data, short)
     if name == "hook.error":
-        return f"{get('hook')} failed: {_short(get('error'))} (on_error={get('on_error')})"
+        return f"{get('hook')} failed: {short(get('error'))} (on_error={get('on_error')})"
     if name == "params.conflict":
         return f"field {get('field')!r} written by {' then '.join(map(str, get('plugins') or []))}"
     if name == "params.frozen_ignored":
         return f"ignored params {get('fields')} (frozen by {get('approval_plugin')}'s approval)"
     if name == "approval.ignored":
-        return f"ignored request {_short(get('title'))!r} ({get('approval_plugin')} asked first)"
+        return f"ignored request {short(get('title'))!r} ({get('approval_plugin')} asked first)"
     if name == "tool.blocked":
-        return f"blocked by {get('by')}: {_short(get('reason'), 140)}"
+        return f"blocked by {get('by')}: {short(get('reason'), 140)}"
     if name == "approval.requested":
-        return f"{get('severity')}: {_short(get('title'))!r} (id {get('approval_id')})"
+        return f"{get('severity')}: {short(get('title'))!r} (id {get('approval_id')})"
     if name == "approval.resolved":
         how = " (remembered)" if get("remembered") else ""
         who = f" by {get('by')}" if get("by") else ""
-        why = f": {_short(get('reason'))}" if get("reason") else ""
+        why = f": {short(get('reason'))}" if get("reason") else ""
         return f"{get('decision')}{how}{who}{why}"
     if name == "tool.finished":
-        error = f" {_short(get('error'))}" if get("error") else ""
+        error = f" {short(get('error'))}" if get("error") else ""
         return f"{get('status')} in {get('duration_ms')} ms{error}"
     if name == "result.trimmed":
         return f"{get('original_chars')} -> {get('kept_chars')} chars ({get('mode')}), artifact {get('artifact')}"
     if name in ("loop.warning", "loop.critical"):
-        return f"{get('detector')} count {get('count')}: {_short(get('message'), 140)}"
+        return f"{get('detector')} count {get('count')}: {short(get('message'), 140)}"
     if name == "tool.injected":
         trimmed = f", truncated, artifact {get('artifact')}" if get("truncated") else ""
         return f"{get('status')}, {get('chars')} chars{trimmed}"
     if name == "policy.denied":
-        return f"rule {get('rule')} ({_short(get('detail'))})"
-    return " ".join(f"{key}={_short(value, 60)}" for key, value in data.items())
+        return f"rule {get('rule')} ({short(get('detail'))})"
+    return " ".join(f"{key}={short(value, 60)}" for key, value in data.items())
 
 
-def _decision(data: dict[str, Any]) -> str:
+def _decision(data: dict[str, Any], short: Callable[..., str] = _short) -> str:
     hook = "after" if data.get("hook") == "after_tool_call" else "before"
     if "returned" in data:
         said = "no opinion" if data["returned"] is None else str(data["returned"])
     else:
         parts = []
         if data.get("block"):
-            parts.append(f"block: {_short(data.get('block_reason'), 120)}")
+            parts.append(f"block: {short(data.get('block_reason'), 120)}")
         if data.get("params"):
             parts.append(f"params {','.join(map(str, data['params']))}")
         if data.get("require_approval"):
-            parts.append(f"asks approval {_short(data['require_approval'], 60)!r}")
+            parts.append(f"asks approval {short(data['require_approval'], 60)!r}")
         for key in ("content", "value", "truncated"):
             if data.get(key) is True:
                 parts.append(f"changed {key}" if key != "truncated" else "truncated")
         if data.get("note"):
-            parts.append(f"note {_short(data['note'], 80)!r}")
+            parts.append(f"note {short(data['note'], 80)!r}")
         said = "; ".join(parts) or "no change"
     audit = " (audit: not applied)" if data.get("applied") is False else ""
     return f"{hook}: {said}{audit}"
@@ -159,8 +246,10 @@ class GroupedPrinter:
     agents share the log, or while following) the heading is repeated for each run.
     """
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, wide: bool = False) -> None:
         self.out = out
+        # On a terminal a line is cut to its width; piped (or --wide) it is written whole.
+        self.width = None if wide or not is_terminal(out) else terminal_width()
         self.current: str | None = None
         self.first_ts: OrderedDict[str, float] = OrderedDict()
         self.count = 0
@@ -181,13 +270,22 @@ class GroupedPrinter:
         offset = f"+{(ts - start) * 1000:.1f}ms" if isinstance(ts, (int, float)) and start else "?"
         name = clean(str(event.get("event", "?")))
         plugin = clean(str(event.get("plugin") or ""))
-        line = f"  {offset:>10}  {name:<{EVENT_WIDTH}} {plugin:<{PLUGIN_WIDTH}} {cut(clean(summarize(event)), DETAIL_WIDTH)}"
-        self.out.write(line.rstrip() + "\n")
+        head = f"  {offset:>10}  {name:<{EVENT_WIDTH}} {plugin:<{PLUGIN_WIDTH}} "
+        detail = clean(summarize(event, full=self.width is None))
+        if self.width is not None:
+            detail = cut(detail, max(10, min(DETAIL_WIDTH, self.width - len(head))))
+        colour = ALERT_EVENTS.get(name)
+        if colour is None and event.get("status") in ("blocked", "denied"):
+            colour = RED
+        if colour is not None:
+            head = head.replace(name, paint(name, colour), 1)
+        self.out.write((head + detail).rstrip() + "\n")
         self.count += 1
 
     def heading(self, event: dict[str, Any]) -> str:
+        call = event.get("call_id")
         parts = [f"== {stamp(event.get('ts'))}", clean(str(event.get("tool") or "?")),
-                 f"call {clean(event.get('call_id') or '-')}"]  # fmt: skip
+                 f"call {clean(call or '-')}" + (f" #{handle(call)}" if isinstance(call, str) else "")]  # fmt: skip
         if event.get("session_id"):
             parts.append(f"session {clean(str(event['session_id']))}")
         parts.append(f"trace {clean(event.get('trace_id') or '-')}")

@@ -10,6 +10,7 @@ written is never cut in two.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import sys
@@ -28,7 +29,7 @@ from ._common import (
     plugin_table,
     read_config,
 )
-from ._events import EventFilter, GroupedPrinter, parse_since
+from ._events import KNOWN_EVENTS, Ambiguous, EventFilter, GroupedPrinter, parse_since, resolve
 
 HELP = "read the JSONL event log (filter by trace, call, session, time, event; --follow)"
 DESCRIPTION = """\
@@ -49,8 +50,10 @@ def add_parser(subparsers: Any) -> None:
                                    formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("-f", "--follow", action="store_true", help="keep printing new events")
     parser.add_argument("--json", action="store_true", help="print matching events as JSON lines")
-    parser.add_argument("--trace", metavar="ID", help="only this trace (an id or its prefix)")
-    parser.add_argument("--call", metavar="ID", help="only this call (an id or its prefix)")
+    parser.add_argument("--trace", metavar="ID",
+                        help="only this trace (its id, a unique prefix, or its #handle)")  # fmt: skip
+    parser.add_argument("--call", metavar="ID",
+                        help="only this call (its id, a unique prefix, or its #handle)")  # fmt: skip
     parser.add_argument("--session", metavar="ID", help="only this session")
     parser.add_argument("--since", metavar="WHEN", type=parse_since,
                         help="only events after WHEN: 30s, 10m, 2h, 1d, or an ISO date and time")  # fmt: skip
@@ -58,6 +61,8 @@ def add_parser(subparsers: Any) -> None:
                         help="only these events (repeatable, comma-separated, * wildcard: tool.*)")  # fmt: skip
     parser.add_argument("--file", metavar="PATH",
                         help="the log file (default: [plugins.event_log] path in config)")  # fmt: skip
+    parser.add_argument("--wide", action="store_true",
+                        help="do not cut lines to the terminal's width")  # fmt: skip
     parser.add_argument("--poll", metavar="SECONDS", type=_positive, default=0.25,
                         help=argparse.SUPPRESS)  # fmt: skip
     add_config_option(parser)
@@ -82,7 +87,9 @@ def log_path(args: argparse.Namespace) -> Path:
     return Path(os.path.expanduser(str(configured)))
 
 
-def history(path: Path, include_current: bool) -> Iterator[dict[str, Any]]:
+def history(
+    path: Path, include_current: bool, skipped: Skipped | None = None
+) -> Iterator[dict[str, Any]]:
     """The events already written, oldest rotated file first."""
     reader = event_log_module()
     if reader is None:  # pragma: no cover - the built-in is part of the distribution
@@ -91,18 +98,66 @@ def history(path: Path, include_current: bool) -> Iterator[dict[str, Any]]:
     if not include_current:
         files = [name for name in files if Path(name) != path]
     for name in files:
-        yield from reader.read_events(name, include_rotated=False)
+        yield from reader.read_events(name, include_rotated=False, on_skip=skipped)
+
+
+class Skipped:
+    """Counts the lines of the log that are not JSON events (a corrupt or foreign file)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: str | None = None
+
+    def __call__(self, name: str, line: int) -> None:
+        self.count += 1
+        if self.first is None:
+            self.first = f"{name}:{line}"
+
+    def report(self) -> None:
+        if self.count:
+            lines = "line" if self.count == 1 else "lines"
+            note(
+                f"skipped {self.count} {lines} that are not JSON events (the first at {self.first})"
+            )
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why ``path`` cannot be read as a log, or None when it can (or does not exist yet)."""
+    if path.is_dir():
+        return f"{path} is a directory, not an event log: pass the log file with --file"
+    if not path.exists():
+        return None
+    try:
+        with open(path, "rb"):
+            return None
+    except OSError as error:
+        return f"cannot read {path}: {error.strerror or error}"
 
 
 def run(args: argparse.Namespace) -> int:
     path = log_path(args)
-    keep = EventFilter(args.trace, args.call, args.session, args.since, args.event)
+    problem = _unreadable(path)
+    if problem is not None:
+        note(problem)
+        return PROBLEMS
+    unknown = unknown_event_names(args.event)
+    skipped = Skipped()
+    try:
+        call = resolve(path, "call_id", args.call, args.follow)
+        trace = resolve(path, "trace_id", args.trace, args.follow)
+    except Ambiguous as error:
+        note(str(error))
+        return PROBLEMS
+    keep = EventFilter(trace, call, args.session, args.since, args.event)
     out = sys.stdout
-    printer = GroupedPrinter(out)
+    printer = GroupedPrinter(out, wide=args.wide)
+    seen = Seen()
 
     def emit(event: dict[str, Any]) -> None:
+        seen.read(event)
         if not keep(event):
             return
+        seen.matched += 1
         if args.json:
             out.write(json_line(event) + "\n")
         else:
@@ -115,12 +170,21 @@ def run(args: argparse.Namespace) -> int:
             note(f"no event log at {path} (nothing logged yet, or [plugins.event_log] path "
                  "points elsewhere: pass --file or --config)")  # fmt: skip
             return PROBLEMS
-        for event in history(path, include_current=True):
+        for event in history(path, include_current=True, skipped=skipped):
             emit(event)
         printer.finish()
+        skipped.report()
+        if not seen.events and skipped.count:
+            note(f"{path} is not an event log: none of its lines is a JSON event")
+            return PROBLEMS
+        _report_unknown(unknown, seen)
+        if seen.events and not seen.matched:
+            note(f"no event matches the filters ({seen.events} events read from {path})")
         return OK
-    for event in history(path, include_current=False):
+    _report_unknown(unknown, seen)
+    for event in history(path, include_current=False, skipped=skipped):
         emit(event)
+    skipped.report()
     if not path.exists():
         note(f"waiting for {path} to be written (Ctrl-C to stop)")
     out.flush()
@@ -131,6 +195,39 @@ def run(args: argparse.Namespace) -> int:
         pass
     printer.finish()
     return OK
+
+
+class Seen:
+    """What was read: how many events, how many matched, which event names occurred."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.matched = 0
+        self.names: set[str] = set()
+
+    def read(self, event: dict[str, Any]) -> None:
+        self.events += 1
+        name = event.get("event")
+        if isinstance(name, str) and len(self.names) < 10_000:
+            self.names.add(name)
+
+
+def unknown_event_names(patterns: list[str]) -> list[str]:
+    """The ``--event`` names (or patterns) that match no event the core or a built-in emits."""
+    names = [part.strip() for item in patterns for part in item.split(",") if part.strip()]
+    return [name for name in names if not any(_matches(name, known) for known in KNOWN_EVENTS)]
+
+
+def _report_unknown(unknown: list[str], seen: Seen) -> None:
+    for name in unknown:
+        if any(_matches(name, logged) for logged in seen.names):
+            continue  # a plugin's own event: it is in the log
+        known = ", ".join(KNOWN_EVENTS)
+        note(f"--event {name!r} matches no known event name (known: {known}; plugins may add more)")
+
+
+def _matches(pattern: str, name: str) -> bool:
+    return fnmatch.fnmatchcase(name, pattern.replace("[", "[[]"))
 
 
 def follow_events(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ._config import DEFAULT_PATH
@@ -39,7 +39,9 @@ def log_files(
 
 
 def read_events(
-    path: str | os.PathLike[str] = DEFAULT_PATH, include_rotated: bool = True
+    path: str | os.PathLike[str] = DEFAULT_PATH,
+    include_rotated: bool = True,
+    on_skip: Callable[[str, int], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield every event in the log as a dict, oldest first.
 
@@ -47,6 +49,9 @@ def read_events(
     write cut short, or one still in progress) and a fragment left in the middle by a write that
     was cut short. A missing log yields nothing. Rotating the log while it is being read may
     skip or repeat the events of the file being moved.
+
+    :param on_skip: called with the file name and the 1-based line number of each complete line
+        that is skipped because it is not a JSON object (not for a torn final line).
     """
     for name in log_files(path, include_rotated):
         try:
@@ -54,14 +59,16 @@ def read_events(
         except OSError:
             continue
         with handle:
-            for raw in handle:
+            for number, raw in enumerate(handle, 1):
                 if not raw.endswith(b"\n"):
                     break  # torn final line
-                if len(raw) < 3:
+                if not raw.strip():
                     continue
                 try:
                     event = json.loads(raw)
                 except ValueError:
-                    continue
+                    event = None
                 if isinstance(event, dict):
                     yield event
+                elif on_skip is not None:
+                    on_skip(name, number)

@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+from toolhooks.cli._events import handle
 
 WAIT = 60  # seconds to wait for a followed line: a generous upper bound, not a timing assertion
 
@@ -57,8 +58,8 @@ def test_groups_each_call_under_a_heading(cli, log):
     assert result.code == 0, result.err
     headings = [line for line in result.out.splitlines() if line.startswith("== ")]
     assert len(headings) == 2
-    assert "read  call call_a  session s1  trace trace_call_a" in headings[0]
-    assert "exec  call call_b  session s2" in headings[1]
+    assert f"read  call call_a #{handle('call_a')}  session s1  trace trace_call_a" in headings[0]
+    assert f"exec  call call_b #{handle('call_b')}  session s2" in headings[1]
     out = result.out
     assert 'params={"path": "a.txt"}' in out
     assert "before: no opinion" in out
@@ -91,7 +92,8 @@ def test_filters(cli, log):
         return [(e["call_id"], e["event"]) for e in cli("logs", "--json", *args).json_lines()]
 
     assert {c for c, _ in names("--call", "call_b")} == {"call_b"}
-    assert {c for c, _ in names("--call", "call_")} == {"call_a", "call_b"}  # prefix
+    assert {c for c, _ in names("--call", "call_")} == set()  # a prefix naming two: an error
+    assert {c for c, _ in names("--call", "call_b"[:-1] + "b")} == {"call_b"}
     assert {c for c, _ in names("--trace", "trace_call_a")} == {"call_a"}
     assert {c for c, _ in names("--session", "s2")} == {"call_b"}
     assert [e for _, e in names("--event", "tool.blocked")] == ["tool.blocked"]
