@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from .._errors import ConfigError, PluginLoadError, ToolhooksError
 from .._registry import PluginValidationError
@@ -37,8 +40,66 @@ def _version() -> str:
         return "unknown"
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, plus "did you mean" for a mistyped option or command (``--folow``)."""
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> argparse.Namespace:
+        parsed: argparse.Namespace
+        extras: list[str]
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            sub = self._subparser(parsed)
+            hints = [_hint(extra, _options(sub, self)) for extra in extras]
+            message = f"unrecognized arguments: {' '.join(extras)}"
+            shown = [hint for hint in hints if hint]
+            if shown:
+                message += f" ({'; '.join(shown)})"
+            (sub or self).error(message)
+        return parsed
+
+    def _subparser(self, parsed: argparse.Namespace) -> argparse.ArgumentParser | None:
+        command = getattr(parsed, "command", None)
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+                found: argparse.ArgumentParser = action.choices[command]
+                return found
+        return None
+
+    def error(self, message: str) -> NoReturn:
+        match = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if match:
+            choices = re.findall(r"'([^']*)'", match.group(2))
+            close = difflib.get_close_matches(match.group(1), choices, n=1, cutoff=0.6)
+            if close:
+                message += f"; did you mean {close[0]!r}?"
+        super().error(message)
+
+
+def _options(*parsers: argparse.ArgumentParser | None) -> list[str]:
+    return [
+        option
+        for parser in parsers
+        if parser is not None
+        for option in parser._option_string_actions
+        if option.startswith("--")
+    ]
+
+
+def _hint(extra: str, options: list[str]) -> str | None:
+    """``did you mean --follow?`` for ``--folow`` (or ``--folow=x``), else None."""
+    if not extra.startswith("-"):
+        return None
+    typed = extra.split("=", 1)[0]
+    if not typed.startswith("--"):
+        typed = "--" + typed.lstrip("-")
+    close = difflib.get_close_matches(typed, options, n=1, cutoff=0.6)
+    return f"did you mean {close[0]}?" if close else None
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG,
         description=DESCRIPTION,
         epilog=EPILOG,

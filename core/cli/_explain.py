@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from .._inventory import HandlerInfo
-from .._models import Sender, ToolSpec
+from .._models import KNOWN_TAGS, Sender, ToolSpec
 from .._runtime import Runtime
 from . import _table
 from ._common import (
@@ -15,6 +15,7 @@ from ._common import (
     add_config_option,
     add_json_option,
     build_runtime,
+    note,
     print_json,
     read_config,
     shown_config,
@@ -113,6 +114,10 @@ def run(args: argparse.Namespace) -> int:
     sender = parse_sender(args.sender)
     if args.tag and not args.tool:
         raise UsageError("--tag applies to the --tool tools; give --tool NAME too")
+    for tag in dict.fromkeys(args.tag):
+        if tag not in KNOWN_TAGS:
+            known = ", ".join(sorted(KNOWN_TAGS))
+            note(f"--tag {tag!r} is not a tag toolhooks knows ({known}): it changes no verdict")
     config = read_config(args)
     runtime = build_runtime(config)
     try:

@@ -10,6 +10,7 @@ go to a temporary artifact folder unless ``--artifacts DIR`` is given.
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -106,12 +107,32 @@ def replay(config: LoadedConfig, transcript: Transcript, answers: Answers,
     return decisions, recorder
 
 
+def _bad_output(events: Path | None, artifacts: Path | None) -> str | None:
+    """Why ``--events`` or ``--artifacts`` cannot be written, checked before anything runs (the
+    event log and the artifact store would otherwise drop what they cannot write, silently)."""
+    if events is not None:
+        if events.is_dir():
+            return f"--events {events} is a directory: name the event log file to write"
+        if events.exists() and not os.access(events, os.W_OK):
+            return f"--events {events} is not writable"
+        parent = next(p for p in (events.absolute(), *events.absolute().parents) if p.exists())
+        if parent != events.absolute() and not parent.is_dir():
+            return f"--events {events}: {parent} is not a directory"
+    if artifacts is not None and artifacts.exists() and not artifacts.is_dir():
+        return f"--artifacts {artifacts} is not a directory"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     config = read_config(args)
     try:
         transcript = load_transcript(args.transcript)
     except (OSError, UnicodeDecodeError) as exc:
         note(f"cannot read {args.transcript}: {getattr(exc, 'strerror', None) or exc}")
+        return PROBLEMS
+    problem = _bad_output(args.events, args.artifacts)
+    if problem is not None:
+        note(problem)
         return PROBLEMS
     with tempfile.TemporaryDirectory(prefix="toolhooks-replay-") as scratch:
         artifacts = args.artifacts or Path(scratch) / "artifacts"
