@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from agents import Agent, RunConfig, Runner
+from agents import Agent, RunConfig, Runner, RunState
 from agents.items import ToolCallOutputItem
 from agents.result import RunResult
 from agents.testing import ScriptedModel, assistant_message, function_call
 from toolhooks import ApprovalDecision, PendingApproval, Runtime, ToolCall, hookimpl
-from toolhooks.testing import EventRecorder
+from toolhooks.testing import EventRecorder, require
 from toolhooks_openai_agents import aresolve, defer_to_sdk, guard_agent, guard_run_config, resolve
 
 CONFIG = RunConfig(tracing_disabled=True)
@@ -209,3 +211,83 @@ def test_aresolve_denies_with_the_reason_the_human_gave(loop: asyncio.AbstractEv
     )
     result = setup.run(loop, state)
     assert outputs(result) == ["Denied by user: wrong target"]
+
+
+def test_a_restarted_agent_resumes_a_paused_call_from_the_shared_store(
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    """Pause under one runtime, serialize the run, resume under a new one on the same Redis."""
+    url = os.environ.get("TOOLHOOKS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+    require(_redis_reachable(url), f"no Redis server at {url} (set TOOLHOOKS_TEST_REDIS_URL)")
+    prefix = f"toolhooks-test-{uuid.uuid4().hex[:12]}"
+    config = {"state": {"url": url, "key_prefix": prefix}}
+    ran: list[str] = []
+
+    def deploy(target: str) -> str:
+        """Deploy the service."""
+        ran.append(target)
+        return f"deployed to {target}"
+
+    def build(rt: Runtime) -> Agent[Any]:
+        model = ScriptedModel(
+            [
+                [function_call("deploy", {"target": "staging"}, call_id="call_0")],
+                [assistant_message("done")],
+            ]
+        )
+        return guard_agent(rt, Agent(name="ops", model=model, tools=[deploy]))
+
+    first_events, second_events = EventRecorder(), EventRecorder()
+    first = Runtime(
+        plugins=[AskFirst(), first_events],
+        config=config,
+        approver=defer_to_sdk,
+        load_entrypoints=False,
+    )
+    paused = loop.run_until_complete(Runner.run(build(first), "go", run_config=CONFIG))
+    saved = paused.to_state().to_string()
+    first.close()
+
+    second = Runtime(
+        plugins=[AskFirst(), second_events],
+        config=config,
+        approver=defer_to_sdk,
+        load_entrypoints=False,
+    )
+    agent = build(second)
+    state = loop.run_until_complete(RunState.from_string(agent, saved))
+    state.approve(state.get_interruptions()[0])
+    result = loop.run_until_complete(Runner.run(agent, state, run_config=CONFIG))
+    second.close()
+    _drop_keys(url, prefix)
+    assert ran == ["staging"]
+    assert outputs(result) == ["deployed to staging"]
+    assert first_events.names().count("tool.proposed") == 1
+    assert "tool.injected" not in first_events.names()
+    assert second_events.names().count("tool.injected") == 1
+    assert "tool.proposed" not in second_events.names()
+
+
+def _redis_reachable(url: str) -> bool:
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except redis.RedisError:
+        return False
+
+
+def _drop_keys(url: str, prefix: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
