@@ -193,3 +193,31 @@ def test_an_unknown_otel_key_is_a_config_error():
 
     with pytest.raises(ConfigError, match=r"unknown key 'endpont' in \[plugins.otel\]"):
         Runtime(config={"plugins": {"otel": {"endpont": "http://x"}}})
+
+
+def test_a_deferred_call_ends_its_span_pending_and_the_resume_gets_its_own(spans):
+    provider, exporter = spans
+
+    class Ask:
+        name = "ask"
+
+        @hookimpl
+        def before_tool_call(self, call):
+            return BeforeToolCallResult(
+                require_approval=ApprovalRequest(title="Deploy?", description="to prod")
+            )
+
+    rt = make(provider, Ask(), approver=lambda pending: "defer")
+    first = rt.call({"name": "deploy"}, execute=ok)
+    assert first.status == "pending"
+    [paused] = exporter.get_finished_spans()
+    assert dict(paused.attributes or {})["toolhooks.status"] == "pending"
+    assert [e.name for e in paused.events][-1] == "approval.deferred"
+    assert paused.status.status_code == StatusCode.UNSET
+    final = rt.resume(first.pending.id, "allow-once", by="ops", execute=ok)
+    assert final.status == "ok"
+    paused_again, resumed = exporter.get_finished_spans()
+    assert paused_again.context.span_id == paused.context.span_id
+    attrs = dict(resumed.attributes or {})
+    assert (attrs["gen_ai.tool.call.id"], attrs["toolhooks.status"]) == (first.call_id, "ok")
+    assert rt.get_plugin("otel").open_spans() == 0
