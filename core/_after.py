@@ -13,11 +13,13 @@ from time import perf_counter
 from typing import Any
 
 from ._driver import AwaitIt, Pipeline
-from ._merge import BeforeState, describe_error, elapsed_ms, invoke
+from ._frozen import ParamsError, freeze_value
+from ._merge import BeforeState, elapsed_ms, hook_failed, invoke
 from ._models import UNSET, ToolCall
 from ._registry import DEFAULT_ASYNC_TIMEOUT, Handler
 from ._results import AfterToolCallResult, DecisionName, Outcome, ToolResult, coerce_after
 
+_SCALARS = frozenset({str, int, float, bool, bytes, type(None)})
 CORE = "toolhooks"
 """The name that core checks (invalid calls and params, digest mismatches) are blocked by."""
 
@@ -56,6 +58,11 @@ def run_after_chain(
 ) -> Pipeline[Outcome]:
     """after_tool_call in order (fail open by default), then the Outcome; always runs."""
     record = state.record
+    # What the Outcome reports: the tool's own value unless a hook returned another. Hooks see a
+    # read-only copy of it, so that no handler (an audit one included) can change it in place.
+    value = result.value
+    if chain and type(value) not in _SCALARS:
+        result = _with_value(result, read_only(value))
     notes: list[str] = []
     truncated, artifact = False, None
     withheld_by: str | None = None
@@ -80,28 +87,27 @@ def run_after_chain(
                     raw = yield AwaitIt(raw, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
                 change = coerce_after(raw) if raw is not None else None
         except Exception as exc:
-            problem = describe_error(exc)
-            record(
-                state,
-                "hook.error",
-                handler.plugin,
-                {"hook": "after_tool_call", "error": problem, "on_error": handler.on_error},
-            )
+            failure = hook_failed(state, handler, "after_tool_call", exc)
+            problem = failure["error"]
+            record(state, "hook.error", handler.plugin, failure)
             # Only a result can be withheld: a call that never ran keeps its blocker and reason.
             ran = result.status in ("ok", "error")
             if handler.on_error == "block" and withheld_by is None and not handler.audit and ran:
                 withheld_by = handler.plugin
                 reason = f"Tool result withheld because after_tool_call hook {handler.plugin} failed: {problem}"
                 result = ToolResult("blocked", None, reason, reason, result.duration_ms, "policy")
+                value = None
             continue
         if tracing:
             record(state, "hook.decision", handler.plugin, _after_summary(handler, change, started))
         if change is None or handler.audit:
             continue
         if change.content is not None or change.value is not UNSET:
+            if change.value is not UNSET:
+                value = change.value
             result = ToolResult(
                 result.status,
-                result.value if change.value is UNSET else change.value,
+                result.value if change.value is UNSET else read_only(change.value),
                 result.content if change.content is None else change.content,
                 result.error,
                 result.duration_ms,
@@ -123,7 +129,7 @@ def run_after_chain(
         call.id,
         call.trace_id,
         call.name,
-        result.value,
+        value,
         verdict.params,
         withheld_by or verdict.blocked_by,
         verdict.reason if withheld_by is None else result.error,
@@ -143,6 +149,22 @@ def run_after_chain(
     if interrupted is not None:
         raise interrupted
     return outcome
+
+
+def read_only(value: Any) -> Any:
+    """A read-only deep copy of a JSON-like value; any other value is handed over as it is."""
+    if type(value) in _SCALARS:
+        return value
+    try:
+        return freeze_value(value, "result.value")
+    except ParamsError:  # an object the core cannot copy read-only (a model, a file, ...)
+        return value
+
+
+def _with_value(result: ToolResult, value: Any) -> ToolResult:
+    return ToolResult(
+        result.status, value, result.content, result.error, result.duration_ms, result.error_kind
+    )
 
 
 def _after_summary(

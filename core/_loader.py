@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from ._config import FRAMEWORK_KEYS, LoadedConfig
 from ._errors import ConfigError, PluginLoadError
+from ._registry import PluginValidationError
 
 ENTRY_POINT_GROUP = "toolhooks"
 AUTOLOAD_ENV = "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD"
@@ -161,6 +162,7 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
         return target if not inspect.isclass(target) else target()
     location = config_location(target, name)
     if location == ("plugins", name):
+        _no_framework_fields(name, model)
         _, own = config.plugin_settings(name)
     else:
         _no_own_keys(name, config, f"its options are read from [{'.'.join(location)}]")
@@ -171,6 +173,18 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
         raise config.validation_error(exc, *location) from None
     factory: Callable[[BaseModel], Any] = target
     return factory(settings)
+
+
+def _no_framework_fields(name: str, model: type[BaseModel]) -> None:
+    """A ``Config`` field spelled like a framework key would never get its value: refuse it."""
+    for field_name, info in model.model_fields.items():
+        for spelled in (field_name, info.alias, info.validation_alias):
+            if isinstance(spelled, str) and spelled in FRAMEWORK_KEYS:
+                raise PluginValidationError(
+                    f"plugin {name!r}: its Config field {field_name!r} is named like the "
+                    f"framework key {spelled!r}, which [plugins.{name}] gives to toolhooks "
+                    f"itself (framework keys: {', '.join(FRAMEWORK_KEYS)}); rename the field"
+                )
 
 
 def _no_own_keys(name: str, config: LoadedConfig, why: str) -> None:

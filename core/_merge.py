@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import traceback
 from collections.abc import Callable, Mapping
 from inspect import isawaitable
 from time import perf_counter
@@ -19,6 +21,11 @@ Record = Callable[[CallScope, str, "str | None", dict[str, Any]], None]
 """EventDispatcher.record: emit one of the call's own events, stamped from its scope."""
 Ids = tuple[str, str, "str | None", str]
 """trace_id, call_id, session_id, tool: the envelope every event of a call carries."""
+
+logger = logging.getLogger("toolhooks")
+TRACEBACK_FRAMES = 5
+"""How many of a failing handler's last frames ``hook.error`` carries (the log has them all)."""
+TRACEBACK_CHARS = 4_000
 
 
 _SCOPE_FIELDS = ("call_id", "done", "emit", "plugin", "session_id", "tool", "trace_id")
@@ -78,6 +85,27 @@ def describe_error(exc: BaseException) -> str:
         return str(exc)
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def hook_failed(state: CallScope, handler: Handler, hook: str, exc: Exception) -> dict[str, Any]:
+    """Log a failing handler to the ``toolhooks`` logger; return the ``hook.error`` data.
+
+    The log record carries the whole traceback; the event carries its last frames, so that the
+    audit trail says where the handler failed, not only what it raised.
+    """
+    problem = describe_error(exc)
+    data: dict[str, Any] = {"hook": hook, "error": problem, "on_error": handler.on_error}
+    message = "%s hook %s failed on tool %r (call %s): %s"
+    args = (hook, handler.plugin, state.tool, state.call_id, problem)
+    if isinstance(exc, TimedOut):  # no frames of the handler to show: it is still running
+        logger.error(message, *args)
+        return data
+    logger.error(message, *args, exc_info=exc)
+    frames = "".join(traceback.format_exception(exc, limit=-TRACEBACK_FRAMES))
+    if len(frames) > TRACEBACK_CHARS:  # keep the end: the frame that raised and the error
+        frames = "...\n" + frames[-TRACEBACK_CHARS:]
+    data["traceback"] = frames
+    return data
 
 
 def invoke(handler: Handler, args: tuple[Any, ...]) -> Pipeline[Any]:
@@ -154,13 +182,9 @@ def run_before_chain(
                     raw = yield AwaitIt(raw, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
                 result = coerce_before(raw) if raw is not None else None
         except Exception as exc:
-            problem = describe_error(exc)
-            record(
-                state,
-                "hook.error",
-                handler.plugin,
-                {"hook": "before_tool_call", "error": problem, "on_error": handler.on_error},
-            )
+            failure = hook_failed(state, handler, "before_tool_call", exc)
+            problem = failure["error"]
+            record(state, "hook.error", handler.plugin, failure)
             if handler.on_error == "ignore" or handler.audit:  # a shadow plugin never decides
                 continue
             state.blocked_by = handler.plugin

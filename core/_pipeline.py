@@ -16,11 +16,12 @@ from inspect import isawaitable
 from time import perf_counter
 from typing import Any
 
+from ._adjusted import AdjustedParams
 from ._after import CORE, Verdict, run_after_chain
 from ._approvals import Approver, Resolution
 from ._driver import AwaitIt, Pipeline
 from ._events import EventDispatcher
-from ._frozen import FrozenDict, freeze_params, thaw_params
+from ._frozen import freeze_params, thaw_params
 from ._merge import BeforeState, Emit, Record, describe_error, run_before_chain
 from ._models import InvalidToolCall, ToolCall, ToolSpec, new_id
 from ._registry import Registry
@@ -31,7 +32,6 @@ from ._store import DEFAULT_DEFER_TTL_S, ApprovalStore
 from ._tools import ParamsInvalid, Tool
 from ._visibility import hidden_by, internal_only
 
-ADJUSTED_PARAMS_LIMIT = 4096
 PAUSED_LIMIT = 4096
 _PLAIN_VALUES = frozenset({str, dict, list, int, float, bool, bytes, type(None)})
 Execute = Callable[[dict[str, Any]], Any]
@@ -46,8 +46,8 @@ class Context:
     events: EventDispatcher
     store: ApprovalStore
     approver: Approver | None
-    adjusted: OrderedDict[str, FrozenDict]
-    """The final params of the last ADJUSTED_PARAMS_LIMIT calls, by call id."""
+    adjusted: AdjustedParams
+    """The final params of recent calls, by call id (bounded)."""
     defer_ttl_s: float = DEFAULT_DEFER_TTL_S
     shared_store: bool = False
     """The store is shared with other processes: a call id may have been paused elsewhere."""
@@ -226,10 +226,9 @@ def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
     final_call = state.call
     if verdict.params is not state.params and verdict.params != state.params:
         final_call = final_call.with_params(freeze_params(verdict.params))
-    adjusted = ctx.adjusted  # adjusted_params(): bounded, oldest out first
-    adjusted[final_call.id] = final_call.params
-    if len(adjusted) > ADJUSTED_PARAMS_LIMIT:
-        _evict_oldest(adjusted)
+    # adjusted_params(): bounded in count and bytes; big params nobody changed are not kept
+    changed = final_call.params is not state.proposed
+    ctx.adjusted.remember(final_call.id, final_call.params, changed)
     interrupted = run.interrupted
     if verdict.status == "go" and run.tool is None and run.execute is None:
         reason = f"Unknown tool '{state.tool}'"
@@ -341,9 +340,13 @@ def _execute(
             kind = "interrupted" if not isinstance(exc, Exception) else "passthrough"
             message = f"Tool '{state.tool}' was interrupted: {type(exc).__name__}"
             result = ToolResult("error", None, message, message, 0.0, kind)
-    result.duration_ms = round((perf_counter() - started) * 10_000_000) / 10_000  # see elapsed_ms
+    duration_ms = round((perf_counter() - started) * 10_000_000) / 10_000  # see elapsed_ms
+    content = result.content
     if result.status == "ok" and type(value) is not str:
-        result.content = render_content(result.value)
+        content = render_content(result.value)
+    result = ToolResult(  # read-only: made once, complete
+        result.status, result.value, content, result.error, duration_ms, result.error_kind
+    )
     if tracing:
         state.record(
             state,

@@ -169,9 +169,14 @@ def coerce_after(value: Any) -> AfterToolCallResult | None:
     return result
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolResult:
-    """The running result after-hooks see; earlier handlers' changes are already applied."""
+    """The running result after-hooks see, read-only; earlier handlers' changes are applied.
+
+    Assigning a field raises ``dataclasses.FrozenInstanceError`` and a JSON-like ``value`` is a
+    read-only copy: a hook changes the result only through the ``AfterToolCallResult`` it
+    returns, and never its ``status``.
+    """
 
     status: Status
     value: Any = None

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, overload
 
+from ._adjusted import AdjustedParams
 from ._approvals import Approver
 from ._config import LoadedConfig, discover, load_config
 from ._driver import BackgroundLoop, drive_async, drive_sync
 from ._events import EventDispatcher
-from ._frozen import FrozenDict, thaw
+from ._frozen import thaw
 from ._inventory import (
     Discovered,
     HandlerInfo,
@@ -59,7 +59,7 @@ class Runtime(RuntimeApprovals):
         self._tools: dict[str, Tool] = {}
         self._background = BackgroundLoop()
         self._events = EventDispatcher(self._background.get)
-        self._adjusted: OrderedDict[str, FrozenDict] = OrderedDict()
+        self._adjusted = AdjustedParams()
         self._skipped: list[PluginInfo] = []
         self._registry.on_change = self._plugins_changed
         self._context = Context(
@@ -208,7 +208,12 @@ class Runtime(RuntimeApprovals):
         return await drive_async(run_call(self._context, call, execute))
 
     def adjusted_params(self, call_id: str) -> dict[str, Any] | None:
-        """The final params of a recent call by id (a bounded memory of the last few thousand)."""
+        """The final params of a recent call by id, or None when they are not remembered.
+
+        A bounded memory: the last 4,096 calls and at most about 64 MiB of params, oldest out
+        first. Params over 64 KiB that no hook (and no validation) changed are not kept: they are
+        what the caller proposed.
+        """
         params = self._adjusted.get(call_id)
         return None if params is None else dict(thaw(params))
 

@@ -1,0 +1,84 @@
+"""The memory behind ``Runtime.adjusted_params``: the final params of recent calls, bounded.
+
+Bounded twice: by count (the last ``ADJUSTED_PARAMS_LIMIT`` calls) and by size (about
+``ADJUSTED_PARAMS_BYTES`` of params in all, oldest out first). Params that no hook and no
+validation changed, and that are larger than ``UNCHANGED_KEEP_BYTES``, are not kept at all: the
+caller already holds them (they are what it proposed), and keeping them would pin memory.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from ._frozen import FrozenDict
+
+ADJUSTED_PARAMS_LIMIT = 4096
+"""How many calls are remembered at most."""
+ADJUSTED_PARAMS_BYTES = 64 * 1024 * 1024
+"""About how many bytes of params are remembered at most (64 MiB)."""
+UNCHANGED_KEEP_BYTES = 64 * 1024
+"""Params larger than this (64 KiB) are remembered only when something changed them."""
+_SCALAR_SIZE = 8
+_FLAT = frozenset({int, float, bool, type(None)})
+
+
+def params_size(value: Any) -> int:
+    """An estimate of the bytes a params value holds: text and bytes by length, 8 per scalar."""
+    kind = type(value)
+    if kind is str or kind is bytes:
+        return len(value) + _SCALAR_SIZE
+    if kind in _FLAT:
+        return _SCALAR_SIZE
+    if isinstance(value, Mapping):
+        return _SCALAR_SIZE + sum(len(k) + params_size(v) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return _SCALAR_SIZE + sum(params_size(item) for item in value)
+    if isinstance(value, (str, bytes)):
+        return len(value) + _SCALAR_SIZE
+    return _SCALAR_SIZE
+
+
+class AdjustedParams:
+    """Call id -> final (frozen) params, bounded by count and by bytes; safe across threads."""
+
+    __slots__ = ("_entries", "_lock", "bytes", "limit", "max_bytes", "unchanged_keep_bytes")
+
+    def __init__(
+        self,
+        limit: int = ADJUSTED_PARAMS_LIMIT,
+        max_bytes: int = ADJUSTED_PARAMS_BYTES,
+        unchanged_keep_bytes: int = UNCHANGED_KEEP_BYTES,
+    ) -> None:
+        self._entries: OrderedDict[str, tuple[FrozenDict, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.limit = limit
+        self.max_bytes = max_bytes
+        self.unchanged_keep_bytes = unchanged_keep_bytes
+        self.bytes = 0
+
+    def remember(self, call_id: str, params: FrozenDict, changed: bool) -> None:
+        """Keep ``params`` for ``call_id`` if the bounds allow; evict the oldest to make room."""
+        size = params_size(params)
+        keep = size <= self.max_bytes and (changed or size <= self.unchanged_keep_bytes)
+        with self._lock:
+            entries = self._entries
+            previous = entries.pop(call_id, None)
+            if previous is not None:
+                self.bytes -= previous[1]
+            if not keep:
+                return
+            entries[call_id] = (params, size)
+            self.bytes += size
+            while len(entries) > self.limit or self.bytes > self.max_bytes:
+                _, (_, dropped) = entries.popitem(last=False)
+                self.bytes -= dropped
+
+    def get(self, call_id: str) -> FrozenDict | None:
+        entry = self._entries.get(call_id)
+        return None if entry is None else entry[0]
+
+    def __len__(self) -> int:
+        return len(self._entries)
