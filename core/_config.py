@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -116,6 +117,12 @@ class LoadedConfig:
         return self.error(f"{shown}: {problem['msg']}", *path, *loc)
 
 
+def did_you_mean(given: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the nearest of ``choices``, or an empty string."""
+    close = difflib.get_close_matches(given, sorted(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _quote(part: str) -> str:
     return part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else f'"{part}"'
 
@@ -167,7 +174,18 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 
 def discover(cwd: Path | None = None) -> tuple[Path | None, tuple[str, ...]]:
-    """toolhooks.toml, else [tool.toolhooks] in pyproject.toml (both in ``cwd``), else $TOOLHOOKS_CONFIG."""
+    """The config ``Runtime()`` and the CLI read when none is given, and its key prefix.
+
+    ``$TOOLHOOKS_CONFIG`` first (an operator's explicit choice beats a file that came with a
+    cloned repository), else ``toolhooks.toml``, else ``[tool.toolhooks]`` in ``pyproject.toml``
+    (both in ``cwd``), else None.
+    """
+    from_env = os.environ.get(CONFIG_ENV)
+    if from_env:
+        path = Path(from_env)
+        if not path.is_file():
+            raise ConfigError(f"${CONFIG_ENV} points at a file that does not exist", file=from_env)
+        return path, ("tool", "toolhooks") if path.name == "pyproject.toml" else ()
     here = Path.cwd() if cwd is None else cwd
     candidate = here / CONFIG_FILE
     if candidate.is_file():
@@ -177,12 +195,6 @@ def discover(cwd: Path | None = None) -> tuple[Path | None, tuple[str, ...]]:
         data = read_toml(pyproject)
         if isinstance(data.get("tool"), dict) and "toolhooks" in data["tool"]:
             return pyproject, ("tool", "toolhooks")
-    from_env = os.environ.get(CONFIG_ENV)
-    if from_env:
-        path = Path(from_env)
-        if not path.is_file():
-            raise ConfigError(f"${CONFIG_ENV} points at a file that does not exist", file=from_env)
-        return path, ()
     return None, ()
 
 

@@ -7,7 +7,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-from ._config import LoadedConfig
+from ._config import LoadedConfig, did_you_mean
 from ._errors import ConfigError, PluginLoadError
 from ._loader import Candidate, load, why_skipped
 from ._registry import Handler, PluginRecord, Registry
@@ -58,23 +58,57 @@ def default_name(plugin: Any) -> str:
     return type(plugin).__name__
 
 
-def check_plugin_tables(config: LoadedConfig, explicit: list[Any], discovered: Discovered) -> None:
-    """Every ``[plugins.<name>]`` must name an installed entry point or an explicit plugin."""
-    tables = config.plugin_tables()
-    if not tables:
-        return
-    known = {default_name(p) for p in explicit}
+def discovered_names(discovered: Discovered) -> set[str]:
     candidates, duplicates = discovered
-    known.update(c.name for c in candidates)
-    known.update(c.name for c, _ in duplicates)
-    for name in tables:
+    return {c.name for c in candidates} | {c.name for c, _ in duplicates}
+
+
+def names_in_config(config: LoadedConfig) -> set[str]:
+    """Every plugin name the config mentions: its tables, ``only`` and ``disable``."""
+    table = config.plugins
+    return set(config.plugin_tables()) | set(table.only or ()) | set(table.disable)
+
+
+def check_plugin_names(config: LoadedConfig, known: set[str]) -> None:
+    """Every ``[plugins.<name>]`` table and every name in ``only`` / ``disable`` must be a
+    plugin: registered, skipped (disabled) or installed as an entry point. A typo must not
+    silently switch a plugin off or leave its settings unread."""
+    listing = ", ".join(sorted(known)) or "none"
+    for name in config.plugin_tables():
         if name not in known:
-            listing = ", ".join(sorted(known)) or "none"
             raise config.error(
-                f"[plugins.{name}] names no installed or registered plugin (known: {listing})",
+                f"[plugins.{name}] names no installed or registered plugin"
+                f"{did_you_mean(name, known)} (known: {listing})",
                 "plugins",
                 name,
             )
+    for key in ("only", "disable"):
+        for name in getattr(config.plugins, key) or ():
+            if name not in known:
+                raise config.error(
+                    f"[plugins] {key} names {name!r}, which matches no installed or registered "
+                    f"plugin{did_you_mean(name, known)} (known: {listing})",
+                    "plugins",
+                    key,
+                )
+
+
+def disabled_info(name: str, plugin: Any, reason: str) -> PluginInfo:
+    """The ``plugins(include_disabled=True)`` row of a plugin the config switched off."""
+    version = getattr(plugin, "__version__", None)
+    return PluginInfo(
+        name,
+        version if isinstance(version, str) else None,
+        None,
+        0,
+        (),
+        "enforce",
+        False,
+        "registered",
+        None,
+        None,
+        reason,
+    )
 
 
 def load_entry_points(

@@ -94,23 +94,34 @@ def autoload_disabled() -> bool:
 
 def why_skipped(candidate: Candidate, config: LoadedConfig) -> str | None:
     """The reason ``candidate`` must not be imported, or None to load it."""
-    table = config.plugins
     if not candidate.builtin and autoload_disabled():
         return f"third-party autoload disabled by {AUTOLOAD_ENV}"
-    if table.only is not None and candidate.name not in table.only:
-        return "not listed in [plugins] only"
-    if candidate.name in table.disable:
-        return "listed in [plugins] disable"
+    reason = why_disabled(candidate.name, config)
     if (
-        candidate.builtin
+        reason is None
+        and candidate.builtin
         and candidate.name in OPT_IN_BUILTINS
         and candidate.name not in config.plugin_tables()
-        and table.only is None
+        and config.plugins.only is None
     ):
         return f"off unless configured: add a [plugins.{candidate.name}] table"
-    settings, _ = config.plugin_settings(candidate.name)
+    return reason
+
+
+def why_disabled(name: str, config: LoadedConfig) -> str | None:
+    """Why the config switches the plugin ``name`` off (``only``, ``disable``, ``enabled``).
+
+    The same rules for every plugin: an entry point, or one passed to ``Runtime(plugins=)`` or
+    ``register()``.
+    """
+    table = config.plugins
+    if table.only is not None and name not in table.only:
+        return "not listed in [plugins] only"
+    if name in table.disable:
+        return "listed in [plugins] disable"
+    settings, _ = config.plugin_settings(name)
     if not settings.enabled:
-        return f"[plugins.{candidate.name}] enabled = false"
+        return f"[plugins.{name}] enabled = false"
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, overload
@@ -17,13 +18,16 @@ from ._inventory import (
     Discovered,
     HandlerInfo,
     PluginInfo,
-    check_plugin_tables,
+    check_plugin_names,
     default_name,
+    disabled_info,
+    discovered_names,
     handler_info,
     load_entry_points,
+    names_in_config,
     plugin_info,
 )
-from ._loader import build
+from ._loader import build, why_disabled
 from ._loader import discover as discover_entry_points
 from ._models import Origin, Sender, ToolCall, ToolSpec
 from ._pipeline import Context, Execute, run_call
@@ -37,6 +41,7 @@ from ._tools import Tool, build_tool
 from ._visibility import visible
 
 F = TypeVar("F", bound=Callable[..., Any])
+logger = logging.getLogger("toolhooks")
 
 
 class Runtime(RuntimeApprovals):
@@ -52,9 +57,12 @@ class Runtime(RuntimeApprovals):
         passthrough: Iterable[type[BaseException]] = (),
         approval_store: ApprovalStore | None = None,
     ) -> None:
+        if config is None:  # what the CLI reads; config={} means none
+            config, _ = discover()
         self.config = load_config(config)
         self.state: SharedState | None = state_from(self.config.state)
         """The shared state (``[state] url``), or None when this process keeps its own."""
+        logger.info("toolhooks config: %s", self.config.file or "none")
         self._registry = Registry()
         self._tools: dict[str, Tool] = {}
         self._background = BackgroundLoop()
@@ -73,14 +81,14 @@ class Runtime(RuntimeApprovals):
         )
         self._context.shared_store = not isinstance(self._context.store, MemoryStore)
         self.add_passthrough(*passthrough)
+        # The config's plugin names are checked at first use (call, acall, visible_tools): a
+        # plugin registered after construction may be the one a table names.
+        self._names_checked = not names_in_config(self.config)
         explicit = list(plugins)
-        # One metadata scan serves both the config check and the loading, and none is made when
-        # neither needs it.
-        needed = load_entrypoints or bool(self.config.plugin_tables())
-        discovered: Discovered = discover_entry_points() if needed else ([], [])
-        check_plugin_tables(self.config, explicit, discovered)
+        self._discovered: Discovered | None = None
         if load_entrypoints:
-            self._skipped.extend(load_entry_points(self._registry, self.config, discovered))
+            self._discovered = discover_entry_points()
+            self._skipped.extend(load_entry_points(self._registry, self.config, self._discovered))
         for plugin in explicit:
             self.register(plugin)
         for tool in tools:
@@ -88,23 +96,39 @@ class Runtime(RuntimeApprovals):
 
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> Runtime:
-        """Read ``path``, else toolhooks.toml / [tool.toolhooks] / $TOOLHOOKS_CONFIG; load plugins."""
-        if path is None:
-            found, _ = discover()
-            return cls(config=found, **kwargs)
+        """Read ``path``, else $TOOLHOOKS_CONFIG / toolhooks.toml / [tool.toolhooks]; load plugins."""
         return cls(config=path, **kwargs)
 
     # -- plugins -----------------------------------------------------------------------------
 
     def register(self, plugin: Any, name: str | None = None, priority: int | None = None) -> str:
-        """Register a plugin object, module or class (a class is built with its config)."""
+        """Register a plugin object, module or class (a class is built with its config).
+
+        ``[plugins.<name>]`` applies whenever the plugin is registered. A plugin the config
+        switches off (``only``, ``disable``, ``enabled = false``) is not registered: it is listed
+        by ``plugins(include_disabled=True)`` with the reason.
+        """
         plugin_name = name or default_name(plugin)
+        off = why_disabled(plugin_name, self.config)
+        if off is not None:
+            self._skipped.append(disabled_info(plugin_name, plugin, off))
+            return plugin_name
         settings, _ = self.config.plugin_settings(plugin_name)
         if priority is not None:
             settings.priority = priority
         plugin = build(plugin, plugin_name, self.config)  # a class is built; any: keys checked
         self._registry.add(PluginRecord(plugin_name, plugin, "registered", settings, 0))
         return plugin_name
+
+    def _register_observer(self, plugin: Any, name: str) -> str:
+        """Register one of toolhooks' own event recorders (the CLI's, the pytest fixture's).
+
+        Not subject to ``only`` / ``disable``: the config selects the user's plugins, and a
+        recorder is how the tool reading the config watches them.
+        """
+        settings, _ = self.config.plugin_settings(name)
+        self._registry.add(PluginRecord(name, plugin, "registered", settings, 0))
+        return name
 
     def unregister(self, name: str) -> Any:
         """Remove a plugin by name and return it; calls already running keep their chain."""
@@ -191,6 +215,8 @@ class Runtime(RuntimeApprovals):
         origin: Origin = "agent",
     ) -> list[ToolSpec]:
         """The registered tools that no ``tool_visible`` handler hides for this scope."""
+        if not self._names_checked:
+            self._check_names()
         who = Sender.coerce(sender)
         specs = self.tool_specs()
         return drive_sync(visible(self._registry, specs, who, agent_id, origin), self._background)
@@ -198,13 +224,21 @@ class Runtime(RuntimeApprovals):
     # -- calls ------------------------------------------------------------------------------
 
     def call(self, call: ToolCall | Mapping[str, Any], execute: Execute | None = None) -> Outcome:
-        """Run one call through the pipeline and return its Outcome (never raises for bad input)."""
+        """Run one call through the pipeline and return its Outcome (never raises for bad input).
+
+        The first call, acall or visible_tools checks that every plugin the config names exists
+        (ConfigError otherwise): that is a setup mistake, not a bad call.
+        """
+        if not self._names_checked:
+            self._check_names()
         return drive_sync(run_call(self._context, call, execute), self._background)
 
     async def acall(
         self, call: ToolCall | Mapping[str, Any], execute: Execute | None = None
     ) -> Outcome:
         """The same pipeline as :meth:`call`, awaited on the caller's event loop."""
+        if not self._names_checked:
+            self._check_names()
         return await drive_async(run_call(self._context, call, execute))
 
     def adjusted_params(self, call_id: str) -> dict[str, Any] | None:
@@ -241,6 +275,19 @@ class Runtime(RuntimeApprovals):
             attach = getattr(record.plugin, "attach_runtime", None)
             if callable(attach) and not inspect.ismodule(record.plugin):
                 attach(self)
+
+    def _check_names(self) -> None:
+        """ConfigError for a ``[plugins.<name>]`` table or an ``only`` / ``disable`` entry that
+        names no plugin, registered, switched off or installed (entry points are scanned only
+        when a name is not found among the first two)."""
+        known = set(self._registry.names()) | {info.name for info in self._skipped}
+        if names_in_config(self.config) - known:
+            discovered = self._discovered
+            if discovered is None:
+                discovered = self._discovered = discover_entry_points()
+            known |= discovered_names(discovered)
+        check_plugin_names(self.config, known)
+        self._names_checked = True
 
     def _refresh_sinks(self) -> None:
         self._events.sinks = tuple(

@@ -93,7 +93,8 @@ def replay(config: LoadedConfig, transcript: Transcript, answers: Answers,
     """Run every line through a runtime of ``config`` (plus ``plugins``); the decisions and the
     recorder (which counted the events)."""
     recorder = Recorder()
-    runtime = build_runtime(config, plugins=[*plugins, recorder], approver=answers)
+    runtime = build_runtime(config, plugins=plugins, approver=answers)
+    runtime._register_observer(recorder, recorder.name)  # not subject to [plugins] only
     decisions: list[Decision] = []
 
     def collect(line: Line, outcome: Any, events: list[Any]) -> None:

@@ -136,6 +136,8 @@ def test_example_importable_without_its_entry_point_is_registered(tmp_path, monk
     from toolhooks.cli import _demo, main
 
     monkeypatch.setattr(_demo, "example_state", lambda: ("registered", None))
+    # As in such a checkout, no workspace_guard entry point is loaded (here: it is installed).
+    monkeypatch.setenv("TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD", "1")
     assert main(["demo", "--dir", str(tmp_path / "r"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["example_plugin"] == "registered"

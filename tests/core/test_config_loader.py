@@ -148,21 +148,24 @@ def test_plugin_with_unknown_hook_fails_to_load(install_dist):
 
 
 def test_config_discovery_order(tmp_path, monkeypatch):
+    """$TOOLHOOKS_CONFIG first, then toolhooks.toml, then [tool.toolhooks] in pyproject.toml."""
     monkeypatch.chdir(tmp_path)
-    env_file = tmp_path / "env.toml"
-    env_file.write_text('[plugins]\ndisable = ["from-env"]\n')
-    monkeypatch.setenv("TOOLHOOKS_CONFIG", str(env_file))
     from toolhooks._config import discover
 
-    assert discover() == (env_file, ())
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "x"\n[tool.toolhooks.plugins]\ndisable = ["from-pyproject"]\n'
     )
     assert discover() == (tmp_path / "pyproject.toml", ("tool", "toolhooks"))
     (tmp_path / "toolhooks.toml").write_text('[plugins]\ndisable = ["from-toml"]\n')
     assert discover() == (tmp_path / "toolhooks.toml", ())
+    env_file = tmp_path / "env.toml"
+    env_file.write_text('[plugins]\ndisable = ["from-env"]\n')
+    monkeypatch.setenv("TOOLHOOKS_CONFIG", str(env_file))
+    assert discover() == (env_file, ())
     rt = Runtime.from_config(load_entrypoints=False)
-    assert rt.config.plugins.disable == ["from-toml"]
+    assert rt.config.plugins.disable == ["from-env"]
+    assert rt.config.source == env_file
+    rt.close()
 
 
 def test_pyproject_errors_name_the_full_key(tmp_path):
@@ -201,11 +204,14 @@ def test_bad_config_shapes(config, fragment):
     assert fragment in str(info.value)
 
 
-def test_section_for_a_plugin_that_does_not_exist_is_an_error():
+def test_section_for_a_plugin_that_does_not_exist_is_an_error_at_first_use():
+    rt = Runtime(config={"plugins": {"loop_detecton": {"window": 3}}}, load_entrypoints=False)
     with pytest.raises(
-        ConfigError, match=r"\[plugins.loop_detecton\] names no installed or registered plugin"
+        ConfigError,
+        match=r"\[plugins.loop_detecton\] names no installed or registered plugin "
+        r"\(did you mean 'loop_detection'\?\)",
     ):
-        Runtime(config={"plugins": {"loop_detecton": {"window": 3}}}, load_entrypoints=False)
+        rt.call({"name": "x"})
 
 
 def test_missing_env_config_file_is_an_error(tmp_path, monkeypatch):
