@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -101,20 +101,63 @@ class LoadedConfig:
         try:
             parsed = FrameworkSettings.model_validate(framework)
         except ValidationError as exc:
-            raise self.validation_error(exc, "plugins", name) from None
+            raise self.validation_error(exc, "plugins", name, model=FrameworkSettings) from None
         tools = tuple(parsed.tools) if parsed.tools is not None else None
         settings = PluginSettings(
             parsed.priority, parsed.mode, parsed.on_error, parsed.timeout_s, parsed.enabled, tools
         )
         return settings, table
 
-    def validation_error(self, exc: ValidationError, *path: str) -> ConfigError:
+    def validation_error(
+        self,
+        exc: ValidationError,
+        *path: str,
+        model: type[BaseModel] | None = None,
+        also: Iterable[str] = (),
+    ) -> ConfigError:
+        """A ConfigError for pydantic's first problem, at the key's own line.
+
+        An unknown key names the table it is really in (``[tools.elevated]``, not ``[tools]``)
+        and the nearest key that table takes: ``model``'s fields there, plus ``also``.
+        """
         problem = exc.errors()[0]
         loc = [str(part) for part in problem["loc"]]
         if problem["type"] == "extra_forbidden":
-            return self.error(f"unknown key {loc[-1]!r} in [{'.'.join(path)}]", *path, *loc)
+            table = ".".join((*path, *loc[:-1]))
+            choices = set(keys_at(model, loc[:-1])) | (set(also) if len(loc) == 1 else set())
+            hint = did_you_mean(loc[-1], choices)
+            return self.error(f"unknown key {loc[-1]!r} in [{table}]{hint}", *path, *loc)
         shown = ".".join((*path, *loc))
         return self.error(f"{shown}: {problem['msg']}", *path, *loc)
+
+
+def keys_at(model: type[BaseModel] | None, loc: list[str]) -> list[str]:
+    """The keys the table at ``loc`` inside ``model`` takes (list indexes and dict keys are
+    stepped over); empty when that is not a model."""
+    node: Any = model
+    for part in loc:
+        if not (isinstance(node, type) and issubclass(node, BaseModel)):
+            return []
+        info = node.model_fields.get(part)
+        if info is None:
+            if part.isdigit():  # an index into a list of these models
+                continue
+            return []
+        node = _model_inside(info.annotation)
+    if isinstance(node, type) and issubclass(node, BaseModel):
+        return [info.alias or name for name, info in node.model_fields.items()]
+    return []
+
+
+def _model_inside(annotation: Any) -> Any:
+    """The model an annotation holds (``X``, ``X | None``, ``list[X]``, ``dict[str, X]``)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in reversed(get_args(annotation)):
+        found = _model_inside(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def did_you_mean(given: str, choices: Iterable[str]) -> str:
@@ -229,7 +272,9 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
     for key in data:
         if key not in TOP_LEVEL_KEYS:
             raise loaded.error(
-                f"unknown top-level key {key!r} (expected {', '.join(TOP_LEVEL_KEYS)})", key
+                f"unknown top-level key {key!r}{did_you_mean(str(key), TOP_LEVEL_KEYS)} "
+                f"(expected {', '.join(TOP_LEVEL_KEYS)})",
+                key,
             )
     plugins = data.get("plugins", {})
     if not isinstance(plugins, Mapping):
@@ -240,7 +285,8 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
             raise loaded.error(f"[plugins] has a key {key!r} that is not a string", "plugins")
         if key not in PLUGINS_KEYS and not isinstance(value, Mapping):
             raise loaded.error(
-                f"unknown key {key!r} in [plugins] (expected {', '.join(PLUGINS_KEYS)} or a [plugins.<name>] table)",
+                f"unknown key {key!r} in [plugins]{did_you_mean(key, PLUGINS_KEYS)} (expected "
+                f"{', '.join(PLUGINS_KEYS)} or a [plugins.<name>] table)",
                 "plugins",
                 key,
             )
@@ -249,11 +295,12 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
         loaded.approvals = ApprovalsTable.model_validate(data.get("approvals", {}))
     except ValidationError as exc:
         table = "plugins" if any(k in fixed for k in exc.errors()[0]["loc"][:1]) else "approvals"
-        raise loaded.validation_error(exc, table) from None
+        model = PluginsTable if table == "plugins" else ApprovalsTable
+        raise loaded.validation_error(exc, table, model=model) from None
     try:
         loaded.state = StateTable.model_validate(data.get("state", {}))
     except ValidationError as exc:
-        raise loaded.validation_error(exc, "state") from None
+        raise loaded.validation_error(exc, "state", model=StateTable) from None
     for name in loaded.plugin_tables():
         loaded.plugin_settings(name)  # framework keys are checked here; plugin keys at load
     if "tools" in data and not isinstance(data["tools"], Mapping):

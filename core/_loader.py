@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ._config import FRAMEWORK_KEYS, LoadedConfig
+from ._config import FRAMEWORK_KEYS, LoadedConfig, did_you_mean, keys_at
 from ._errors import ConfigError, PluginLoadError
 from ._registry import PluginValidationError
 
@@ -176,12 +176,14 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
         _no_framework_fields(name, model)
         _, own = config.plugin_settings(name)
     else:
-        _no_own_keys(name, config, f"its options are read from [{'.'.join(location)}]")
-        own = config.section(".".join(location))
+        table = ".".join(location)
+        _no_own_keys(name, config, f"its options are read from [{table}]", model, table)
+        own = config.section(table)
     try:
         settings = model.model_validate(own)
     except ValidationError as exc:
-        raise config.validation_error(exc, *location) from None
+        also = FRAMEWORK_KEYS if location == ("plugins", name) else ()
+        raise config.validation_error(exc, *location, model=model, also=also) from None
     factory: Callable[[BaseModel], Any] = target
     return factory(settings)
 
@@ -198,15 +200,29 @@ def _no_framework_fields(name: str, model: type[BaseModel]) -> None:
                 )
 
 
-def _no_own_keys(name: str, config: LoadedConfig, why: str) -> None:
+def _no_own_keys(
+    name: str,
+    config: LoadedConfig,
+    why: str,
+    model: type[BaseModel] | None = None,
+    table: str | None = None,
+) -> None:
     _, own = config.plugin_settings(name)
     if own:
-        key = next(iter(own))
+        key = str(next(iter(own)))
+        if model is not None and table is not None and key in keys_at(model, []):
+            raise config.error(
+                f"{key!r} does not go in [plugins.{name}]: {name} reads its options from "
+                f"[{table}]; move it there",
+                "plugins",
+                name,
+                key,
+            )
         framework = ", ".join(FRAMEWORK_KEYS)
         raise config.error(
-            f"unknown key {key!r} in [plugins.{name}] ({why}; the keys every plugin takes are "
-            f"{framework})",
+            f"unknown key {key!r} in [plugins.{name}]{did_you_mean(key, FRAMEWORK_KEYS)} ({why}; "
+            f"the keys every plugin takes are {framework})",
             "plugins",
             name,
-            str(key),
+            key,
         )

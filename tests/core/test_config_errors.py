@@ -1,0 +1,78 @@
+"""Config mistakes point at the key's own line, name the table it is really in, and suggest
+the nearest key (issue #10 item 26, the config part)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from toolhooks import ConfigError, Runtime
+
+
+def _error(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "toolhooks.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as raised:
+        rt = Runtime(config=path)
+        try:
+            rt.call({"name": "x"})
+        finally:
+            rt.close()
+    message = str(raised.value)
+    assert message.startswith(f"{path}:"), message
+    return message[len(f"{path}:") :]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '# a comment\n[tools]\nallow = ["read"]\nprofil = "coding"\n',
+            "4: unknown key 'profil' in [tools] (did you mean 'profile'?) (at tools.profil)",
+        ),
+        (
+            "[tools]\n\n[tools.elevated]\nallow_from = []\nenabeld = true\n",
+            "5: unknown key 'enabeld' in [tools.elevated] (did you mean 'enabled'?) "
+            "(at tools.elevated.enabeld)",
+        ),
+        (
+            "[plugins.loop_detection]\nwindow = 30\nwarning_threshhold = 3\n",
+            "3: unknown key 'warning_threshhold' in [plugins.loop_detection] "
+            "(did you mean 'warning_threshold'?) (at plugins.loop_detection.warning_threshhold)",
+        ),
+        (
+            '[plugins.event_log]\npath = "x.jsonl"\nmdoe = "audit"\n',
+            "3: unknown key 'mdoe' in [plugins.event_log] (did you mean 'mode'?) "
+            "(at plugins.event_log.mdoe)",
+        ),
+        (
+            '[plugins.policy]\nprofile = "coding"\n',
+            "2: 'profile' does not go in [plugins.policy]: policy reads its options from "
+            "[tools]; move it there (at plugins.policy.profile)",
+        ),
+        (
+            '[approvals]\nrout = "queue"\n',
+            "2: unknown key 'rout' in [approvals] (did you mean 'route'?) (at approvals.rout)",
+        ),
+        (
+            '[plugins]\nonyl = ["policy"]\n',
+            "2: unknown key 'onyl' in [plugins] (did you mean 'only'?) (expected only, disable, "
+            "on_load_error or a [plugins.<name>] table) (at plugins.onyl)",
+        ),
+        (
+            '[tool]\nprofile = "coding"\n',
+            "1: unknown top-level key 'tool' (did you mean 'tools'?) (expected plugins, tools, "
+            "approvals)",
+        ),
+        (
+            "[plugins.result_budget]\nfloor = 10\ntiers = [\n  { min_tokens = 0, max_chars = 9, "
+            "min_token = 1 },\n]\n",
+            "3: unknown key 'min_token' in [plugins.result_budget.tiers.0] "
+            "(did you mean 'min_tokens'?) (at plugins.result_budget.tiers.0.min_token)",
+        ),
+    ],
+)
+def test_a_config_mistake_names_its_line_its_table_and_the_nearest_key(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    assert _error(tmp_path, text) == expected
