@@ -5,6 +5,9 @@ from __future__ import annotations
 POLICY = """
 [tools]
 profile = "coding"
+
+[plugins.workspace_guard]
+workspace = "/workspace"
 """
 
 TRANSCRIPT = [
@@ -123,6 +126,7 @@ def test_no_tool_runs(cli):
 
 
 def test_default_approval_answer(cli):
+    cli.config('[plugins.workspace_guard]\nworkspace = "/workspace"\n')  # it asks about sudo
     path = cli.jsonl(
         "t.jsonl", [{"name": "exec", "params": {"command": "sudo ls"}, "result": "ok"}]
     )

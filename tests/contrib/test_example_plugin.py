@@ -86,6 +86,16 @@ def test_from_config_finds_configures_and_runs_the_example(installed, tmp_path):
     )
 
 
+def test_the_example_does_nothing_until_configured(installed, tmp_path):
+    """Installed, it is in every runtime of the environment: without its table it must not
+    rewrite paths, block, ask or redact."""
+    result = run_agent(installed, tmp_path, '[plugins]\nonly = ["workspace_guard"]\n')
+    assert result["names"] == ["workspace_guard"]
+    assert result["params"] == {"path": "notes/todo.md"} and result["rewritten_by"] == {}
+    assert "sk-abcdefghijklmnopqrstuvwx" in result["content"]
+    assert result["escape"] == ["ok", None]
+
+
 def test_disable_switches_the_example_off(installed, tmp_path):
     result = run_agent(installed, tmp_path, '[plugins]\ndisable = ["workspace_guard"]\n')
     assert "workspace_guard" not in result["names"]

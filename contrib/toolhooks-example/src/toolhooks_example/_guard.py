@@ -18,7 +18,12 @@ DEFAULT_SECRETS = (
 
 
 class WorkspaceGuard:
-    """Rewrite file paths into the workspace, ask before risky commands, redact secrets."""
+    """Rewrite file paths into the workspace, ask before risky commands, redact secrets.
+
+    Installed, it is loaded into every runtime of the environment: so it does nothing at all
+    until ``[plugins.workspace_guard]`` sets at least one of its keys (``workspace = "/srv/app"``
+    is enough; the other keys keep their defaults).
+    """
 
     priority = 500
 
@@ -38,6 +43,8 @@ class WorkspaceGuard:
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or self.Config()
+        self.active = bool(self.config.model_fields_set)
+        """False until configured: no key of its table was set."""
         self.workspace = posixpath.normpath(self.config.workspace)
         self._risky = [re.compile(p) for p in self.config.risky_commands]
         self._secrets = (
@@ -48,6 +55,8 @@ class WorkspaceGuard:
 
     @hookimpl(tools=["exec", *FILE_TOOLS])
     def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
+        if not self.active:
+            return None
         if call.name == "exec":
             command = call.params.get("command")
             if isinstance(command, str) and any(p.search(command) for p in self._risky):
@@ -73,7 +82,7 @@ class WorkspaceGuard:
 
     @hookimpl
     def after_tool_call(self, result: ToolResult) -> AfterToolCallResult | None:
-        if self._secrets is None or result.status != "ok":
+        if not self.active or self._secrets is None or result.status != "ok":
             return None
         cleaned, count = self._secrets.subn(self.config.replacement, result.content)
         if not count:
@@ -83,4 +92,8 @@ class WorkspaceGuard:
         )
 
     def describe(self) -> dict[str, Any]:
-        return {"workspace": self.workspace, "risky_commands": self.config.risky_commands}
+        return {
+            "active": self.active,
+            "workspace": self.workspace,
+            "risky_commands": self.config.risky_commands,
+        }
