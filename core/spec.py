@@ -48,7 +48,7 @@ def before_tool_call(call: ToolCall) -> BeforeToolCallResult | dict[str, Any] | 
           was requested earlier. ``block=False`` is no decision.
 
         A handler that raises, times out or returns an invalid result blocks the call (fail
-        closed) unless its plugin is configured ``on_error = "ignore"``. In ``mode = "audit"`` a
+        closed; ``hook.error`` carries the last frames, the ``toolhooks`` logger the traceback) unless its plugin is configured ``on_error = "ignore"``. In ``mode = "audit"`` a
         handler's result is recorded in ``hook.decision`` but not applied, and its failure is
         recorded in ``hook.error`` but never blocks.
     """
@@ -63,14 +63,17 @@ def after_tool_call(
     Fires for every call that reached a decision: executed (ok or error), blocked or denied.
 
     :param call: The call with the params that ran (or would have run).
-    :param result: The running result: ``status``, ``value`` (the raw return), ``content`` (the
-        text that will be injected), ``error``, ``duration_ms``. Changes made by earlier
-        handlers are already applied.
+    :param result: The running result, read-only: ``status``, ``value`` (the raw return, as a
+        read-only copy when it is JSON-like), ``content`` (the text that will be injected),
+        ``error``, ``duration_ms``. Changes made by earlier handlers are already applied.
+        Assigning a field raises; changes go only through the returned result, and ``status``
+        is never a handler's to change.
     :return: None for no change, or an :class:`~toolhooks.AfterToolCallResult` (or a dict):
         ``content`` and ``value`` replace the running ones (last writer wins); each ``note`` is
         appended to the injected content, after the last handler ran, so the model sees it;
         ``truncated`` / ``artifact`` report that the content was cut and where the full text is.
-        A handler that raises, times out or returns an invalid result is recorded and skipped
+        A handler that raises, times out or returns an invalid result is recorded (``hook.error``
+        with the last frames; the traceback goes to the ``toolhooks`` logger) and skipped
         (fail open) unless its plugin is configured ``on_error = "block"``, which withholds the
         result of a call that ran (status ``blocked``, ``blocked_by`` the plugin); a call already
         blocked or denied keeps its own reason. An audit-mode handler never changes anything.

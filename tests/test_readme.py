@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -12,11 +13,15 @@ README = (ROOT / "README.md").read_text()
 
 
 def test_quick_start_prints_what_the_readme_says(tmp_path):
+    """Its toolhooks.toml is written where it runs: Runtime() must read it (issue #10 item 17)."""
+    toml = README.split("```toml", 1)[1].split("```", 1)[0]
+    (tmp_path / "toolhooks.toml").write_text(toml)
     code = README.split("```python", 1)[1].split("```", 1)[0]
     claimed = re.search(r"prints `(.+?)`, `(.+?)` and `(.+?)`", README)
     assert claimed is not None
+    env = {key: value for key, value in os.environ.items() if key != "TOOLHOOKS_CONFIG"}
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == list(claimed.groups())

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Mapping
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DEFAULT_ARTIFACT_DIR = ".toolhooks/artifacts"
 
@@ -37,11 +39,18 @@ def _default_tiers() -> list[Tier]:
     ]
 
 
+_FIXED_CAP_REPLACES = ("tiers", "floor", "context_share", "chars_per_token")
+
+
 class ResultBudgetConfig(BaseModel):
     """Settings of the result_budget plugin. Every number must be non-negative."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    max_chars: int | None = Field(default=None, ge=1, strict=True)
+    """A fixed cap: every result is cut to at most this many characters, whatever the context
+    window. It stands for ``tiers = [{min_tokens = 0, max_chars = N}]`` plus ``floor = N``, so it
+    is given alone, without ``tiers``, ``floor``, ``context_share`` or ``chars_per_token``."""
     tiers: list[Tier] = Field(default_factory=_default_tiers, min_length=1)
     """Hard cap by context window size; the first tier (``min_tokens = 0``) also applies when the
     call does not say how large its context window is."""
@@ -89,6 +98,22 @@ class ResultBudgetConfig(BaseModel):
     """The store keeps at most this many bytes of artifacts, removing the oldest; 0: no limit."""
     artifact_max_age_s: int = Field(default=7 * 86_400, ge=0)
     """Artifacts older than this many seconds are removed; 0: no age limit."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fixed_cap(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or data.get("max_chars") is None:
+            return data
+        clashing = [key for key in _FIXED_CAP_REPLACES if key in data]
+        if clashing:
+            raise ValueError(
+                f"max_chars is a fixed cap and replaces {', '.join(_FIXED_CAP_REPLACES)}; "
+                f"remove {', '.join(clashing)} or max_chars"
+            )
+        cap = data["max_chars"]
+        if type(cap) is not int or cap < 1:
+            return data  # the field's own check reports it
+        return {**data, "tiers": [{"min_tokens": 0, "max_chars": cap}], "floor": cap}
 
     @field_validator("tiers", mode="after")
     @classmethod
