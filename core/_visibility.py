@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._driver import Pipeline
-from ._merge import invoke
+from ._merge import describe_error, invoke, logger
 from ._models import Origin, Sender, ToolSpec
 from ._registry import Registry
 
@@ -49,7 +49,14 @@ def visible(
         for handler in registry.chain("tool_visible", spec.name):
             try:
                 verdict = yield from invoke(handler, handler.call_args(values))
-            except Exception:
+            except Exception as exc:  # no call, so no hook.error event: the log has it
+                logger.error(
+                    "tool_visible hook %s failed on tool %r: %s",
+                    handler.plugin,
+                    spec.name,
+                    describe_error(exc),
+                    exc_info=exc,
+                )
                 if handler.on_error == "ignore" or handler.audit:  # a shadow plugin never hides
                     continue
                 hidden = True

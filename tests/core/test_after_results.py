@@ -156,3 +156,21 @@ def test_a_failing_hook_logs_its_traceback_and_records_the_last_frames(
         f"{ran.call_id}): RuntimeError: cannot handle after",
     ]
     assert all(r.exc_info is not None and r.exc_info[0] is RuntimeError for r in records)
+
+
+def test_a_failing_tool_visible_hook_logs_its_traceback(
+    rt: Runtime, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Picky:
+        @hookimpl
+        def tool_visible(self, tool: Any) -> bool:
+            raise KeyError(tool.name)
+
+    rt.register(Picky())
+    with caplog.at_level(logging.ERROR, logger="toolhooks"):
+        assert rt.visible_tools() == []
+    assert [r.getMessage() for r in caplog.records if r.name == "toolhooks"] == [
+        "tool_visible hook Picky failed on tool 'listing': KeyError: 'listing'",
+        "tool_visible hook Picky failed on tool 'echo': KeyError: 'echo'",
+    ]
+    assert all(r.exc_info is not None for r in caplog.records if r.name == "toolhooks")
