@@ -148,7 +148,10 @@ def harness(tmp_path, monkeypatch):
 
     def make(*plugins, config=None, approver=None, builtins=True):
         recorder = Recorder()
-        full = {"plugins": {"only": BUILTINS}, "tools": {"profile": "full"}} if builtins else {}
+        # `only` holds for every plugin: the test's own ones are listed next to the built-ins.
+        mine = [plugin.name for plugin in (*plugins, recorder)]
+        full = {"plugins": {"only": [*BUILTINS, *mine]}, "tools": {"profile": "full"}}
+        full = full if builtins else {}
         for key, value in (config or {}).items():
             full.setdefault(key, {}).update(value)
         rt = Runtime(
@@ -639,7 +642,8 @@ class Shadow:
 @pytest.mark.parametrize("config", BAD_CONFIGS.values(), ids=BAD_CONFIGS.keys())
 def test_a_config_of_the_wrong_shape_is_a_config_error(config):
     with pytest.raises(ConfigError) as raised:
-        Runtime(plugins=[Shadow()], config=config, load_entrypoints=False)
+        # A table naming no plugin is reported at first use (a plugin may be registered later).
+        Runtime(plugins=[Shadow()], config=config, load_entrypoints=False).call({"name": "t"})
     message = str(raised.value)
     assert message.startswith(("<config>:", "/nonexistent"))
     assert len(message) < 500

@@ -649,7 +649,8 @@ AGENT = textwrap.dedent(
                       "approval": outcome.approval, "content": outcome.content}), flush=True)
     """
 )
-QUEUE_CONFIG = '[plugins]\nonly = []\n\n[approvals]\nroute = "queue"\ndb = "approvals.db"\npoll_interval_s = 0.05\n'
+# `only` holds for every plugin: the agent's own gate is the only one.
+QUEUE_CONFIG = '[plugins]\nonly = ["gate"]\n\n[approvals]\nroute = "queue"\ndb = "approvals.db"\npoll_interval_s = 0.05\n'
 
 
 def _start(workdir: Path) -> subprocess.Popen:

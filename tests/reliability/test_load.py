@@ -107,7 +107,9 @@ def load(tmp_path, duration: float, n_sessions: int, n_threads: int) -> dict:
     log_path = tmp_path / "events.jsonl"
     config = {
         "plugins": {
-            "only": ["policy", "loop_detection", "result_budget", "event_log"],
+            # `only` holds for every plugin: the test's own two are listed too.
+            "only": ["policy", "loop_detection", "result_budget", "event_log"]
+            + [CountingSink.name, Yields.name],
             "loop_detection": {"max_sessions": MAX_SESSIONS},
             "event_log": {"path": str(log_path), "max_bytes": 0},
         },
