@@ -108,8 +108,10 @@ def load(tmp_path, duration: float, n_sessions: int, n_threads: int) -> dict:
     config = {
         "plugins": {
             # `only` holds for every plugin: the test's own two are listed too.
-            "only": ["policy", "loop_detection", "result_budget", "event_log"]
-            + [CountingSink.name, Yields.name],
+            "only": [
+                *("policy", "loop_detection", "result_budget", "event_log"),
+                *(CountingSink.name, Yields.name),
+            ],
             "loop_detection": {"max_sessions": MAX_SESSIONS},
             "event_log": {"path": str(log_path), "max_bytes": 0},
         },
