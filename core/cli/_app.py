@@ -109,8 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--config",
         metavar="FILE",
         default=None,
-        help="the config file (default: toolhooks.toml, [tool.toolhooks] in pyproject.toml, "
-        "then $TOOLHOOKS_CONFIG; none means the defaults)",
+        help="the config file (default: $TOOLHOOKS_CONFIG, then toolhooks.toml, then "
+        "[tool.toolhooks] in pyproject.toml; none means the defaults)",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")

@@ -70,8 +70,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "--config",
             metavar="FILE",
             default=argparse.SUPPRESS,
-            help="the config file naming the database (default: toolhooks.toml, "
-            "[tool.toolhooks] in pyproject.toml, then $TOOLHOOKS_CONFIG)",
+            help="the config file naming the database (default: $TOOLHOOKS_CONFIG, then "
+            "toolhooks.toml, then [tool.toolhooks] in pyproject.toml)",
         )
 
 

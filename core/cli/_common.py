@@ -37,8 +37,8 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
         "--config",
         metavar="FILE",
         default=argparse.SUPPRESS,
-        help="the config file (default: toolhooks.toml, [tool.toolhooks] in pyproject.toml, "
-        "then $TOOLHOOKS_CONFIG)",
+        help="the config file (default: $TOOLHOOKS_CONFIG, then toolhooks.toml, then "
+        "[tool.toolhooks] in pyproject.toml)",
     )
 
 
