@@ -14,7 +14,7 @@ from typing import Any
 
 from ._driver import AwaitIt, Pipeline
 from ._frozen import ParamsError, freeze_value
-from ._merge import BeforeState, elapsed_ms, hook_failed, invoke
+from ._merge import BeforeState, elapsed_ms, hook_failed, invoke, quiet_entry
 from ._models import UNSET, ToolCall
 from ._registry import DEFAULT_ASYNC_TIMEOUT, Handler
 from ._results import AfterToolCallResult, DecisionName, Outcome, ToolResult, coerce_after
@@ -78,14 +78,13 @@ def run_after_chain(
                 raw = yield from invoke(
                     handler, handler.call_args({"call": call, "result": result})
                 )
-            if raw is None:
-                if not tracing:
-                    continue  # no change, nothing to record
-                change = None
-            else:
-                if handler.inline and type(raw) is not dict and isawaitable(raw):
-                    raw = yield AwaitIt(raw, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
-                change = coerce_after(raw) if raw is not None else None
+            if raw is not None and handler.inline and type(raw) is not dict and isawaitable(raw):
+                raw = yield AwaitIt(raw, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
+            change = coerce_after(raw) if raw is not None else None
+            if change is None:
+                if tracing:
+                    state.quiet.append(quiet_entry(handler, "after_tool_call", started))
+                continue
         except Exception as exc:
             failure = hook_failed(state, handler, "after_tool_call", exc)
             problem = failure["error"]
@@ -100,7 +99,7 @@ def run_after_chain(
             continue
         if tracing:
             record(state, "hook.decision", handler.plugin, _after_summary(handler, change, started))
-        if change is None or handler.audit:
+        if handler.audit:
             continue
         if change.content is not None or change.value is not UNSET:
             if change.value is not UNSET:
@@ -144,7 +143,13 @@ def run_after_chain(
             state,
             "tool.injected",
             None,
-            {"status": status, "chars": len(content), "truncated": truncated, "artifact": artifact},
+            {
+                "status": status,
+                "chars": len(content),
+                "truncated": truncated,
+                "artifact": artifact,
+                "quiet": state.quiet,
+            },
         )
     if interrupted is not None:
         raise interrupted
@@ -167,29 +172,18 @@ def _with_value(result: ToolResult, value: Any) -> ToolResult:
     )
 
 
-def _after_summary(
-    handler: Handler, change: AfterToolCallResult | None, started: float
-) -> dict[str, Any]:
+def _after_summary(handler: Handler, change: AfterToolCallResult, started: float) -> dict[str, Any]:
     """The data of an after_tool_call ``hook.decision`` event."""
-    if change is None:  # the common case, in one step
-        return {
-            "hook": "after_tool_call",
-            "priority": handler.priority,
-            "latency_ms": elapsed_ms(started),
-            "applied": not handler.audit,
-            "returned": None,
-        }
-    summary: dict[str, Any] = {
+    return {
         "hook": "after_tool_call",
         "priority": handler.priority,
         "latency_ms": elapsed_ms(started),
         "applied": not handler.audit,
+        "content": change.content is not None,
+        "value": change.value is not UNSET,
+        "note": change.note,
+        "truncated": bool(change.truncated),
     }
-    summary["content"] = change.content is not None
-    summary["value"] = change.value is not UNSET
-    summary["note"] = change.note
-    summary["truncated"] = bool(change.truncated)
-    return summary
 
 
 def _rewritten(state: BeforeState, call: ToolCall) -> dict[str, str]:

@@ -7,10 +7,8 @@ import inspect
 import logging
 import time
 from collections.abc import Callable, Sequence
-from types import MemberDescriptorType
+from dataclasses import dataclass, field
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from ._scope import CallScope
 
@@ -38,19 +36,22 @@ EVENT_NAMES = (
 """Events the core and the built-in plugins emit, in pipeline order. Plugins may add their own."""
 
 
-class Event(BaseModel):
-    """One thing that happened to one call. ``data`` holds the stage's own fields."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """One thing that happened to one call. ``data`` holds the stage's own fields.
 
-    model_config = ConfigDict(extra="forbid")
+    A plain read-only record: the runtime builds several per call, so it is made without
+    validation (every field comes from the runtime itself).
+    """
 
     event: str
-    ts: float = Field(default_factory=time.time)
+    ts: float = field(default_factory=time.time)
     trace_id: str
     call_id: str
     session_id: str | None = None
     tool: str | None = None
     plugin: str | None = None
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
 
     def to_json_dict(self) -> dict[str, Any]:
         """The flat shape the JSONL log writes: the envelope plus the stage's fields."""
@@ -70,32 +71,6 @@ class Event(BaseModel):
 
 Sink = tuple[str, Callable[..., Any], bool]  # plugin name, function, takes the event argument
 
-_FIELD_NAMES = frozenset(Event.model_fields)
-_ALL_FIELDS_SET = set(_FIELD_NAMES)
-_new_model = BaseModel.__new__
-_set = object.__setattr__
-_SLOTS = {
-    name: BaseModel.__dict__.get(name)
-    for name in ("__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-}
-# make_event() below fills an Event the way Event.model_construct does, minus the generic work
-# (aliases, defaults, extra, private attributes, post-init) that this model does not use; the
-# check keeps that true if the model ever changes. It runs for every event of every call.
-_CONSTRUCT_BY_HAND = (
-    {"event", "ts", "trace_id", "call_id", "session_id", "tool", "plugin", "data"} == _FIELD_NAMES
-    and not Event.__pydantic_post_init__
-    and not Event.__private_attributes__
-    and not Event.__pydantic_root_model__
-    and Event.model_config.get("extra") != "allow"
-    and all(f.alias is None and f.validation_alias is None for f in Event.model_fields.values())
-    and all(type(slot) is MemberDescriptorType for slot in _SLOTS.values())
-)
-if _CONSTRUCT_BY_HAND:
-    # BaseModel's own slots, set through their descriptors: cheaper than object.__setattr__.
-    _set_fields = _SLOTS["__pydantic_fields_set__"].__set__  # type: ignore[union-attr]
-    _set_extra = _SLOTS["__pydantic_extra__"].__set__  # type: ignore[union-attr]
-    _set_private = _SLOTS["__pydantic_private__"].__set__  # type: ignore[union-attr]
-
 
 def make_event(
     name: str,
@@ -107,39 +82,17 @@ def make_event(
     plugin: str | None,
     data: dict[str, Any],
 ) -> Event:
-    """An Event from fields the runtime produced itself: no validation (model_construct)."""
-    if not _CONSTRUCT_BY_HAND:  # pragma: no cover - only if the model grows pydantic features
-        return Event.model_construct(
-            event=name,
-            ts=ts,
-            trace_id=trace_id,
-            call_id=call_id,
-            session_id=session_id,
-            tool=tool,
-            plugin=plugin,
-            data=data,
-        )
-    event = _new_model(Event)
-    _set(
-        event,
-        "__dict__",
-        {
-            "event": name,
-            "ts": ts,
-            "trace_id": trace_id,
-            "call_id": call_id,
-            "session_id": session_id,
-            "tool": tool,
-            "plugin": plugin,
-            "data": data,
-        },
+    """An Event from the runtime's own fields, positionally."""
+    return Event(
+        event=name,
+        ts=ts,
+        trace_id=trace_id,
+        call_id=call_id,
+        session_id=session_id,
+        tool=tool,
+        plugin=plugin,
+        data=data,
     )
-    # One shared set: every field is in it, so pydantic's __setattr__ (which adds the name it
-    # sets) never changes it.
-    _set_fields(event, _ALL_FIELDS_SET)
-    _set_extra(event, None)
-    _set_private(event, None)
-    return event
 
 
 class EventDispatcher:
@@ -177,11 +130,7 @@ class EventDispatcher:
         self.deliver(event, sinks)
 
     def record(self, scope: CallScope, name: str, plugin: str | None, data: dict[str, Any]) -> None:
-        """``emit`` for the pipeline's own events of a call: the ids come from its scope.
-
-        The pipeline's hot path when sinks exist (a call has eight or more events), so the event
-        is built and delivered here in line rather than through ``emit`` and ``deliver``.
-        """
+        """``emit`` for the pipeline's own events of a call: the ids come from its scope."""
         sinks = self.sinks
         if not sinks:
             return
@@ -195,19 +144,12 @@ class EventDispatcher:
             plugin,
             data,
         )
-        for owner, function, takes_event in sinks:
-            try:
-                returned = function(event) if takes_event else function()
-                if returned is not None and inspect.isawaitable(returned):
-                    self._schedule(owner, returned)
-            except Exception:
-                logger.exception("toolhooks: on_event sink %s failed on %s", owner, name)
+        self.deliver(event, sinks)
 
     def deliver(self, event: Event, sinks: Sequence[Sink] | None = None) -> None:
         for owner, function, takes_event in self.sinks if sinks is None else sinks:
             try:
                 returned = function(event) if takes_event else function()
-                # A sink almost always returns None: skip isawaitable(), which is not cheap.
                 if returned is not None and inspect.isawaitable(returned):
                     self._schedule(owner, returned)
             except Exception:

@@ -184,6 +184,7 @@ def edit(
     )
     covered = params_digest(call.name, edited, _sender(old), call.session_id)
     state = BeforeState(ctx.emit, ctx.record, call.with_params(edited))
+    state.quiet = old.quiet  # the first screening's quiet handlers stay in the call's record
     old.done = True
     run.state = state
     current_scope.set(state)

@@ -48,6 +48,7 @@ class BeforeState(CallScope):
         "call",
         "params",
         "proposed",
+        "quiet",
         "record",
         "writers",
     )
@@ -72,6 +73,9 @@ class BeforeState(CallScope):
         self.approval: ApprovalRequest | None = None
         self.blocked_by: str | None = None
         self.block_reason: str | None = None
+        # The handlers (before and after chains) that returned nothing, in chain order: one
+        # entry each in tool.injected's ``quiet`` instead of an event each.
+        self.quiet: list[dict[str, Any]] = []
 
 
 def elapsed_ms(started: float) -> float:
@@ -124,18 +128,18 @@ def invoke(handler: Handler, args: tuple[Any, ...]) -> Pipeline[Any]:
     return returned
 
 
-def summarize(
-    result: BeforeToolCallResult | None, handler: Handler, started: float
-) -> dict[str, Any]:
+def quiet_entry(handler: Handler, hook: str, started: float) -> dict[str, Any]:
+    """One handler that had no opinion, as listed in tool.injected's ``quiet``."""
+    return {
+        "plugin": handler.plugin,
+        "hook": hook,
+        "priority": handler.priority,
+        "latency_ms": elapsed_ms(started),
+    }
+
+
+def summarize(result: BeforeToolCallResult, handler: Handler, started: float) -> dict[str, Any]:
     """The data of a before_tool_call ``hook.decision`` event."""
-    if result is None:  # the common case, in one step
-        return {
-            "returned": None,
-            "priority": handler.priority,
-            "latency_ms": elapsed_ms(started),
-            "applied": not handler.audit,
-            "hook": "before_tool_call",
-        }
     summary: dict[str, Any] = {}
     if result.block:
         summary["block"] = True
@@ -172,15 +176,14 @@ def run_before_chain(
                 raw = handler.function(*handler.call_args({"call": view}))
             else:
                 raw = yield from invoke(handler, handler.call_args({"call": view}))
-            if raw is None:
-                if not tracing:
-                    continue  # no opinion, nothing to record
-                result = None
-            else:
-                if handler.inline and type(raw) is not dict and isawaitable(raw):
-                    # A def that returns a coroutine is an async handler in disguise: await it.
-                    raw = yield AwaitIt(raw, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
-                result = coerce_before(raw) if raw is not None else None
+            if raw is not None and handler.inline and type(raw) is not dict and isawaitable(raw):
+                # A def that returns a coroutine is an async handler in disguise: await it.
+                raw = yield AwaitIt(raw, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
+            result = coerce_before(raw) if raw is not None else None
+            if result is None:  # no opinion: listed in tool.injected's ``quiet``
+                if tracing:
+                    state.quiet.append(quiet_entry(handler, "before_tool_call", started))
+                continue
         except Exception as exc:
             failure = hook_failed(state, handler, "before_tool_call", exc)
             problem = failure["error"]
@@ -192,7 +195,7 @@ def run_before_chain(
             return state
         if tracing:
             record(state, "hook.decision", handler.plugin, summarize(result, handler, started))
-        if result is None or handler.audit:
+        if handler.audit:
             continue
         if result.params is not None:
             if state.approval_plugin is not None and state.approval_plugin != handler.plugin:

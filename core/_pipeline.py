@@ -126,7 +126,7 @@ def rejected(ctx: Context, raw: Any, problem: Exception) -> Outcome:
         None,
         tool,
         None,
-        {"status": "blocked", "chars": len(reason)},
+        {"status": "blocked", "chars": len(reason), "quiet": []},
     )
     return Outcome(
         "blocked", reason, call_id, trace_id, tool=tool or "", blocked_by=CORE, reason=reason

@@ -8,6 +8,7 @@ from toolhooks import Runtime, hookimpl
 def test_full_pipeline_order(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     trail: list[str] = []
+    quiet: list[dict] = []
 
     class Rewriter:
         name = "rewriter"
@@ -46,6 +47,8 @@ def test_full_pipeline_order(tmp_path, monkeypatch):
         def on_event(self, event):
             assert event.trace_id and event.call_id
             trail.append(f"event:{event.event}:{event.plugin or '-'}")
+            if event.event == "tool.injected":
+                quiet.extend(event.data["quiet"])
 
     class Trimmer:
         name = "trimmer"
@@ -84,8 +87,7 @@ def test_full_pipeline_order(tmp_path, monkeypatch):
         "event:hook.decision:rewriter",
         "gate.before",
         "event:hook.decision:gate",
-        "observer.before",
-        "event:hook.decision:observer",
+        "observer.before",  # no opinion: no event of its own, listed in tool.injected's quiet
         "event:approval.requested:gate",
         "approver:gate:/workspace/a.txt",
         "event:approval.resolved:gate",
@@ -98,3 +100,8 @@ def test_full_pipeline_order(tmp_path, monkeypatch):
         "event:hook.decision:trimmer",
         "event:tool.injected:-",
     ]
+    # The observer's before handler returned nothing: the one quiet handler of the call.
+    assert [(q["plugin"], q["hook"], q["priority"]) for q in quiet] == [
+        ("observer", "before_tool_call", 10)
+    ]
+    assert isinstance(quiet[0]["latency_ms"], float) and quiet[0]["latency_ms"] >= 0
