@@ -6,10 +6,10 @@ the same moment: the main thread runs ``sessions`` asyncio tasks, each a session
 calls are in flight at once), while ``threads`` threads each make ``per_thread`` ``call``s of
 the sync tool in their own session. Throughput is all calls over the wall-clock time.
 
-Then the log is read back and checked: every call has exactly its eight events (tool.proposed,
-hook.decision for policy and loop_detection before, for loop_detection and result_budget after,
-tool.started, tool.finished, tool.injected), none twice, no line belongs to an unknown call,
-every line parses, and the writer dropped nothing.
+Then the log is read back and checked: every call has exactly its four events (tool.proposed,
+tool.started, tool.finished, tool.injected) and its four quiet handlers listed in tool.injected
+(policy and loop_detection before, loop_detection and result_budget after), none twice, no line
+belongs to an unknown call, every line parses, and the writer dropped nothing.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from toolhooks import Outcome, Runtime
 EXPECTED = Counter(
     {
         ("tool.proposed", None, None): 1,
-        ("hook.decision", "policy", "before_tool_call"): 1,
-        ("hook.decision", "loop_detection", "before_tool_call"): 1,
+        ("quiet", "policy", "before_tool_call"): 1,
+        ("quiet", "loop_detection", "before_tool_call"): 1,
         ("tool.started", None, None): 1,
         ("tool.finished", None, None): 1,
-        ("hook.decision", "loop_detection", "after_tool_call"): 1,
-        ("hook.decision", "result_budget", "after_tool_call"): 1,
+        ("quiet", "loop_detection", "after_tool_call"): 1,
+        ("quiet", "result_budget", "after_tool_call"): 1,
         ("tool.injected", None, None): 1,
     }
 )
@@ -132,6 +132,8 @@ def _check(outcomes: list[Outcome], path: str, dropped: int, seconds: float) -> 
                 strays += 1
                 continue
             events[(record["event"], record.get("plugin"), record.get("hook"))] += 1
+            for quiet in record.get("quiet") or ():  # the handlers with no opinion
+                events[("quiet", quiet.get("plugin"), quiet.get("hook"))] += 1
     lost = duplicated = 0
     for events in seen.values():
         lost += sum((EXPECTED - events).values())

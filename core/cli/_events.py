@@ -203,10 +203,25 @@ def summarize(event: dict[str, Any], full: bool = False) -> str:
         return f"{get('detector')} count {get('count')}: {short(get('message'), 140)}"
     if name == "tool.injected":
         trimmed = f", truncated, artifact {get('artifact')}" if get("truncated") else ""
-        return f"{get('status')}, {get('chars')} chars{trimmed}"
+        return f"{get('status')}, {get('chars')} chars{trimmed}{_quiet(get('quiet'), short)}"
     if name == "policy.denied":
         return f"rule {get('rule')} ({short(get('detail'))})"
     return " ".join(f"{key}={short(value, 60)}" for key, value in data.items())
+
+
+def _quiet(quiet: Any, short: Callable[..., str] = _short) -> str:
+    """tool.injected's handlers that had no opinion, in chain order: ``; quiet: a (before ...)``."""
+    if not isinstance(quiet, list) or not quiet:
+        return ""
+    shown = []
+    for entry in quiet:
+        if not isinstance(entry, dict):
+            continue
+        hook = "after" if entry.get("hook") == "after_tool_call" else "before"
+        shown.append(
+            f"{short(entry.get('plugin'), 60)} ({hook} {short(entry.get('latency_ms'), 20)} ms)"
+        )
+    return f"; quiet: {', '.join(shown)}" if shown else ""
 
 
 def _decision(data: dict[str, Any], short: Callable[..., str] = _short) -> str:

@@ -33,7 +33,16 @@ def sample():
         event("tool.proposed", "call_a", params={"path": "a.txt"}),
         event("hook.decision", "call_a", plugin="policy", hook="before_tool_call", returned=None),
         event("tool.finished", "call_a", status="ok", duration_ms=1.5, error=None),
-        event("tool.injected", "call_a", status="ok", chars=5),
+        event(
+            "tool.injected",
+            "call_a",
+            status="ok",
+            chars=5,
+            quiet=[
+                {"plugin": "loops", "hook": "before_tool_call", "priority": 0, "latency_ms": 0.01},
+                {"plugin": "budget", "hook": "after_tool_call", "priority": -9, "latency_ms": 0.2},
+            ],
+        ),
         event("tool.proposed", "call_b", tool="exec", session_id="s2", params={"command": "ls"}),
         event(
             "tool.blocked",
@@ -62,7 +71,9 @@ def test_groups_each_call_under_a_heading(cli, log):
     assert f"exec  call call_b #{handle('call_b')}  session s2" in headings[1]
     out = result.out
     assert 'params={"path": "a.txt"}' in out
-    assert "before: no opinion" in out
+    assert "before: no opinion" in out  # a log written before quiet handlers left the chain
+    # The handlers with no opinion, in chain order, on the tool.injected line.
+    assert "ok, 5 chars; quiet: loops (before 0.01 ms), budget (after 0.2 ms)" in out
     assert "blocked by policy: Tool 'exec' denied by policy" in out
     body = out.split(headings[1])[0]
     assert "tool.blocked" not in body  # call_b's events are under call_b's heading

@@ -194,6 +194,7 @@ def reference(chain, proposed, decision, remembered=False):
     writers: dict[str, str] = {}
     approver = request_allowed = None
     events: list[tuple] = [("tool.proposed",)]
+    quiet: list[tuple[str, str]] = []  # the handlers with no opinion, in chain order
     status, blocked_by, reason, failed = "ok", None, None, False
     for i in order:
         action, name = chain[i], f"p{i}"
@@ -211,8 +212,11 @@ def reference(chain, proposed, decision, remembered=False):
                 }[action["failure"]]
             )
             break
+        if action["returns_nothing"]:  # no opinion: listed in tool.injected's quiet, no event
+            quiet.append((name, "before_tool_call"))
+            continue
         events.append(("hook.decision", name, not action["audit"]))
-        if action["returns_nothing"] or action["audit"]:
+        if action["audit"]:
             continue
         if action["params"] is not None:
             if approver is not None and approver != name:
@@ -267,6 +271,9 @@ def reference(chain, proposed, decision, remembered=False):
         if action["after"] == "raises":
             events.append(("hook.error", name))
             continue
+        if action["after"] is None:
+            quiet.append((name, "after_tool_call"))
+            continue
         events.append(("hook.decision", name, not action["audit"]))
         if action["audit"]:
             continue
@@ -274,7 +281,7 @@ def reference(chain, proposed, decision, remembered=False):
             content = f"content by {name}"
         elif action["after"] == "note":
             notes.append(f"note by {name}")
-    events.append(("tool.injected", status))
+    events.append(("tool.injected", status, tuple(quiet)))
     if notes:
         content = f"{content}\n\n" + "\n".join(notes) if content else "\n".join(notes)
     rewritten = {
@@ -313,8 +320,10 @@ def summary(event) -> tuple:
         return (name, event.plugin, data["decision"])
     if name == "tool.blocked":
         return (name, data["by"])
-    if name in ("tool.finished", "tool.injected"):
+    if name == "tool.finished":
         return (name, data["status"])
+    if name == "tool.injected":
+        return (name, data["status"], tuple((q["plugin"], q["hook"]) for q in data["quiet"]))
     return (name,)
 
 
