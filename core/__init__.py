@@ -1,20 +1,26 @@
 """toolhooks: a plugin pipeline between an AI agent's model and its tools."""
 
 from ._approvals import ApprovalUnavailable
-from ._errors import ConfigError, PluginLoadError, ToolhooksError
+from ._errors import (
+    ConfigError,
+    HookResultError,
+    InvalidToolCall,
+    ParamsError,
+    PluginLoadError,
+    PluginValidationError,
+    ToolhooksError,
+)
 from ._events import EVENT_NAMES, Event
-from ._frozen import FrozenDict, FrozenList, ParamsError
+from ._frozen import FrozenDict, FrozenList
 from ._hookimpl import hookimpl
 from ._inventory import HandlerInfo, PluginInfo
-from ._models import REMOVE, UNSET, InvalidToolCall, Origin, Sender, Status, ToolCall, ToolSpec
-from ._registry import PluginValidationError
+from ._models import REMOVE, UNSET, Origin, Sender, Status, ToolCall, ToolSpec
 from ._results import (
     AfterToolCallResult,
     ApprovalDecision,
     ApprovalRequest,
     BeforeToolCallResult,
     Decision,
-    HookResultError,
     Outcome,
     PendingApproval,
     ToolError,

@@ -13,7 +13,8 @@ from time import perf_counter
 from typing import Any
 
 from ._driver import AwaitIt, Pipeline
-from ._frozen import ParamsError, freeze_value
+from ._errors import ParamsError
+from ._frozen import freeze_value
 from ._merge import BeforeState, elapsed_ms, hook_failed, invoke, quiet_entry
 from ._models import UNSET, ToolCall
 from ._registry import DEFAULT_ASYNC_TIMEOUT, Handler

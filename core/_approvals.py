@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ._driver import AwaitIt, Pipeline, RunInThread, TimedOut
-from ._frozen import ParamsError, freeze_params, thaw
+from ._errors import ParamsError, ToolhooksError
+from ._frozen import freeze_params, thaw
 from ._models import ToolCall
 from ._results import DECISIONS, ApprovalDecision, ApprovalRequest, DecisionName, PendingApproval
 from ._store import new_approval_id
@@ -25,7 +26,7 @@ TIMED_OUT = "Approval timed out"
 NO_ROUTE = "Approval unavailable (no approval route)"
 
 
-class ApprovalUnavailable(RuntimeError):
+class ApprovalUnavailable(ToolhooksError, RuntimeError):
     """Raised by an approver (or route) that has nobody to ask; the call is denied with its text."""
 
 

@@ -1,4 +1,8 @@
-"""The exceptions toolhooks raises. A bad tool call is never one of them: it is an Outcome."""
+"""The exceptions toolhooks raises, all under :class:`ToolhooksError`.
+
+A bad tool call proposed by a model is never raised: it is an Outcome. The ``ValueError`` ones keep
+``ValueError`` as a second base, so that code written as ``except ValueError`` still catches them.
+"""
 
 from __future__ import annotations
 
@@ -36,3 +40,19 @@ class PluginLoadError(ToolhooksError):
         super().__init__(message)
         self.entry_point = entry_point
         self.distribution = distribution
+
+
+class PluginValidationError(ToolhooksError, ValueError):
+    """A plugin whose hooks do not match the specs (unknown hook, unknown argument, wrapper)."""
+
+
+class HookResultError(ToolhooksError, ValueError):
+    """A handler returned something that is not a valid result (names the field)."""
+
+
+class ParamsError(ToolhooksError, ValueError):
+    """Params that cannot be handed to a tool: cycles, excessive depth, unsupported types."""
+
+
+class InvalidToolCall(ToolhooksError, ValueError):
+    """A proposed call that cannot enter the pipeline; the runtime turns it into an Outcome."""

@@ -14,12 +14,10 @@ import math
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
+from ._errors import ParamsError
+
 MAX_PARAM_DEPTH = 64
 _SCALARS = frozenset({str, int, float, bool, type(None), bytes})
-
-
-class ParamsError(ValueError):
-    """Params that cannot be handed to a tool: cycles, excessive depth, unsupported types."""
 
 
 def _read_only(*_args: object, **_kwargs: object) -> NoReturn:

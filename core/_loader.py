@@ -18,8 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ._config import FRAMEWORK_KEYS, LoadedConfig, did_you_mean, keys_at
-from ._errors import ConfigError, PluginLoadError
-from ._registry import PluginValidationError
+from ._errors import ConfigError, PluginLoadError, PluginValidationError
 
 ENTRY_POINT_GROUP = "toolhooks"
 AUTOLOAD_ENV = "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD"

@@ -10,10 +10,11 @@ from time import perf_counter
 from typing import Any
 
 from ._driver import AwaitIt, Pipeline, RunInThread, TimedOut
-from ._frozen import FrozenDict, ParamsError, freeze_value
+from ._errors import HookResultError, ParamsError
+from ._frozen import FrozenDict, freeze_value
 from ._models import REMOVE, ToolCall
 from ._registry import DEFAULT_ASYNC_TIMEOUT, Handler
-from ._results import ApprovalRequest, BeforeToolCallResult, HookResultError, coerce_before
+from ._results import ApprovalRequest, BeforeToolCallResult, coerce_before
 from ._scope import CallScope
 
 Emit = Callable[..., None]

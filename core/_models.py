@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._errors import InvalidToolCall
 from ._frozen import EMPTY_PARAMS, FrozenDict, freeze_params
 
 Origin = Literal["agent", "external"]
@@ -92,10 +93,6 @@ class ToolSpec:
     description: str = ""
     parameters: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
     tags: frozenset[str] = frozenset()
-
-
-class InvalidToolCall(ValueError):
-    """A proposed call that cannot enter the pipeline; the runtime turns it into an Outcome."""
 
 
 def _name_problem(name: object) -> str:

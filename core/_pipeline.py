@@ -20,10 +20,11 @@ from ._adjusted import AdjustedParams
 from ._after import CORE, Verdict, run_after_chain
 from ._approvals import Approver, Resolution
 from ._driver import AwaitIt, Pipeline
+from ._errors import InvalidToolCall
 from ._events import EventDispatcher
 from ._frozen import freeze_params, thaw_params
 from ._merge import BeforeState, Emit, Record, describe_error, run_before_chain
-from ._models import InvalidToolCall, ToolCall, ToolSpec, new_id
+from ._models import ToolCall, ToolSpec, new_id
 from ._registry import Registry
 from ._render import render_content
 from ._results import Outcome, PendingApproval, ToolError, ToolResult

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import pluggy
 
 from . import spec as spec_module
+from ._errors import PluginValidationError
 from ._hookimpl import OPTIONS_ATTR, ImplOptions, compile_tool_matcher
 from .spec import PROJECT
 
@@ -37,10 +38,6 @@ _PLUGGY_DEFAULTS = {
     "trylast": False,
     "specname": None,
 }
-
-
-class PluginValidationError(ValueError):
-    """A plugin whose hooks do not match the specs (unknown hook, unknown argument, wrapper)."""
 
 
 @dataclass

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ._errors import HookResultError
 from ._models import UNSET, Status, ToolCall
 
 DecisionName = Literal["allow-once", "allow-always", "deny", "edit", "defer"]
@@ -22,10 +23,6 @@ class ToolError(Exception):
     def __init__(self, content: str) -> None:
         super().__init__(content)
         self.content = str(content)
-
-
-class HookResultError(ValueError):
-    """A handler returned something that is not a valid result (names the field)."""
 
 
 class ApprovalRequest(BaseModel):

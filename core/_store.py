@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from ._errors import ToolhooksError
 from ._frozen import thaw
 from ._models import Sender, ToolCall
 from ._results import ApprovalRequest, PendingApproval
@@ -26,7 +27,7 @@ DEFAULT_RETENTION_S = 7 * 86_400.0
 SHORT_ID_CHARS = 8
 
 
-class AmbiguousId(LookupError):
+class AmbiguousId(ToolhooksError, LookupError):
     """A short id or prefix that matches more than one approval; ``matches`` lists them."""
 
     def __init__(self, key: str, matches: Iterable[str]) -> None:

@@ -16,8 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from .._errors import ConfigError, PluginLoadError, ToolhooksError
-from .._registry import PluginValidationError
+from .._errors import ConfigError, PluginLoadError, PluginValidationError, ToolhooksError
 from ._common import OK, PROBLEMS, USAGE, Command, UsageError, add_config_option
 from ._output import SafeStream
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .._config import LoadedConfig, load_config
-from .._errors import ConfigError, PluginLoadError
+from .._errors import ConfigError, PluginLoadError, PluginValidationError
 from .._loader import Candidate, discover, load, why_skipped
-from .._registry import HOOK_NAMES, Handler, PluginRecord, PluginValidationError, Registry
+from .._registry import HOOK_NAMES, Handler, PluginRecord, Registry
 from ._common import event_log_module, hook_order
 
 Status = Literal["ok", "warning", "error"]

@@ -1,0 +1,57 @@
+"""Every error toolhooks raises is a ToolhooksError; the ValueError ones stay ValueErrors
+(issue #17 item 6)."""
+
+from __future__ import annotations
+
+import pytest
+import toolhooks
+from toolhooks import (
+    HookResultError,
+    InvalidToolCall,
+    ParamsError,
+    PluginValidationError,
+    ToolCall,
+    ToolhooksError,
+    hookimpl,
+)
+
+
+@pytest.mark.parametrize(
+    "error", [PluginValidationError, HookResultError, ParamsError, InvalidToolCall]
+)
+def test_the_value_errors_have_toolhooks_error_first_and_value_error_second(error):
+    assert error.__bases__ == (ToolhooksError, ValueError)
+
+
+def test_every_exported_exception_is_a_toolhooks_error_except_the_tools_own():
+    exported = {
+        name: value
+        for name, value in vars(toolhooks).items()
+        if isinstance(value, type) and issubclass(value, BaseException)
+    }
+    # ToolError is raised by a tool to give the model a message, never by toolhooks.
+    outside = sorted(n for n, e in exported.items() if not issubclass(e, ToolhooksError))
+    assert outside == ["ToolError"]
+
+
+def test_a_bad_plugin_is_caught_by_either_base(toolhooks_runtime):
+    class Typo:
+        @hookimpl
+        def before_tool_cal(self, call):
+            pass
+
+    with pytest.raises(ToolhooksError, match="unknown hook 'before_tool_cal'"):
+        toolhooks_runtime.register(Typo())
+    with pytest.raises(ValueError, match="unknown hook 'before_tool_cal'"):
+        toolhooks_runtime.register(Typo())
+
+
+def test_an_invalid_call_is_caught_by_either_base():
+    cycle: dict[str, object] = {}
+    cycle["self"] = cycle
+    with pytest.raises(ToolhooksError, match="reference cycle"):
+        ToolCall("t", {"a": cycle})
+    with pytest.raises(ValueError, match="tool name must be a non-empty string"):
+        ToolCall("")
+    with pytest.raises(InvalidToolCall):
+        ToolCall("t", origin="model")  # type: ignore[arg-type]
