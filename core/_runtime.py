@@ -215,8 +215,7 @@ class Runtime(RuntimeApprovals):
         origin: Origin = "agent",
     ) -> list[ToolSpec]:
         """The registered tools that no ``tool_visible`` handler hides for this scope."""
-        if not self._names_checked:
-            self._check_names()
+        self._first_use()
         who = Sender.coerce(sender)
         specs = self.tool_specs()
         return drive_sync(visible(self._registry, specs, who, agent_id, origin), self._background)
@@ -226,19 +225,18 @@ class Runtime(RuntimeApprovals):
     def call(self, call: ToolCall | Mapping[str, Any], execute: Execute | None = None) -> Outcome:
         """Run one call through the pipeline and return its Outcome (never raises for bad input).
 
-        The first call, acall or visible_tools checks that every plugin the config names exists
+        The first use of the runtime (call, acall, decide, resume, ask, visible_tools,
+        is_visible) checks that every plugin the config names exists
         (ConfigError otherwise): that is a setup mistake, not a bad call.
         """
-        if not self._names_checked:
-            self._check_names()
+        self._first_use()
         return drive_sync(run_call(self._context, call, execute), self._background)
 
     async def acall(
         self, call: ToolCall | Mapping[str, Any], execute: Execute | None = None
     ) -> Outcome:
         """The same pipeline as :meth:`call`, awaited on the caller's event loop."""
-        if not self._names_checked:
-            self._check_names()
+        self._first_use()
         return await drive_async(run_call(self._context, call, execute))
 
     def adjusted_params(self, call_id: str) -> dict[str, Any] | None:

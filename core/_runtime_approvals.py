@@ -5,7 +5,7 @@ A mixin so that ``_runtime`` stays about plugins, tools and calls; ``Runtime`` i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._ask import run_ask
@@ -30,6 +30,13 @@ class RuntimeApprovals:
     _background: BackgroundLoop
     _registry: Registry
     _tools: dict[str, Tool]
+    _names_checked: bool
+    _check_names: Callable[[], None]
+
+    def _first_use(self) -> None:
+        """Check the config's plugin names once, at the first call of any entry point."""
+        if not self._names_checked:
+            self._check_names()
 
     @property
     def approvals(self) -> ApprovalStore:
@@ -62,6 +69,7 @@ class RuntimeApprovals:
 
         Never raises for a bad id or decision: the Outcome says what went wrong and nothing runs.
         """
+        self._first_use()
         pipeline = run_resume(self._context, approval_id, decision, params, execute, by, reason)
         return drive_sync(pipeline, self._background)
 
@@ -76,6 +84,7 @@ class RuntimeApprovals:
         reason: str | None = None,
     ) -> Outcome:
         """:meth:`resume`, awaited on the caller's event loop."""
+        self._first_use()
         pipeline = run_resume(self._context, approval_id, decision, params, execute, by, reason)
         return await drive_async(pipeline)
 
@@ -85,10 +94,12 @@ class RuntimeApprovals:
         A later ``call`` with the same call id uses this decision (no second ``tool.proposed``);
         a call that needs approval is stored as pending (``Decision.pending``).
         """
+        self._first_use()
         return drive_sync(run_decide(self._context, call), self._background)
 
     async def adecide(self, call: ToolCall | Mapping[str, Any]) -> Decision:
         """:meth:`decide`, awaited on the caller's event loop."""
+        self._first_use()
         return await drive_async(run_decide(self._context, call))
 
     def ask(self, approval_id: str) -> str:
@@ -98,10 +109,12 @@ class RuntimeApprovals:
         as its decision, and the next ``call`` with the same call id (or ``resume(approval_id)``)
         finishes the call with it. For frameworks that pause only before a tool call starts.
         """
+        self._first_use()
         return drive_sync(run_ask(self._context, approval_id), self._background)
 
     async def aask(self, approval_id: str) -> str:
         """:meth:`ask`, awaited on the caller's event loop."""
+        self._first_use()
         return await drive_async(run_ask(self._context, approval_id))
 
     def is_visible(
@@ -115,6 +128,7 @@ class RuntimeApprovals:
 
         A tool the runtime does not know is judged by its name alone.
         """
+        self._first_use()
         tool = self._tools.get(name)
         spec = tool.spec if tool is not None else ToolSpec(name)
         if origin == "external" and internal_only(name, spec):

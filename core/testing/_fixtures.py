@@ -56,13 +56,16 @@ def toolhooks_make_runtime(
     """A factory for runtimes that are closed after the test; files go under ``tmp_path``.
 
     Defaults to ``load_entrypoints=False`` (only what the test registers); pass
-    ``load_entrypoints=True`` to include the built-ins and installed plugins.
+    ``load_entrypoints=True`` to include the built-ins and installed plugins. Defaults to
+    ``config={}`` too: a test must not pick up ``$TOOLHOOKS_CONFIG`` or a ``toolhooks.toml``
+    from the machine it happens to run on; pass ``config=`` to test one.
     """
     monkeypatch.chdir(tmp_path)
     made: list[Runtime] = []
 
     def make(**kwargs: Any) -> Runtime:
         kwargs.setdefault("load_entrypoints", False)
+        kwargs.setdefault("config", {})
         runtime = Runtime(**kwargs)
         made.append(runtime)
         return runtime

@@ -3,6 +3,7 @@ for every plugin, and the same discovery as the CLI (issue #10 items 14, 15 and 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -79,16 +80,29 @@ def test_a_table_naming_no_plugin_is_an_error_at_first_use(tmp_path: Path) -> No
     assert message.startswith(f"{path}:4: [plugins.stampp] names no installed or registered plugin")
     assert "(did you mean 'stamp'?)" in message
     rt.close()
-    for first_use in ("acall", "visible_tools"):
-        rt = Runtime(config=path, load_entrypoints=False)
-        with pytest.raises(ConfigError, match=r"\[plugins.stampp\] names no installed"):
-            if first_use == "acall":
-                import asyncio
 
-                asyncio.run(rt.acall({"name": "echo"}))
-            else:
-                rt.visible_tools()
-        rt.close()
+
+FIRST_USES = {
+    "acall": lambda rt: asyncio.run(rt.acall({"name": "echo"})),
+    "decide": lambda rt: rt.decide({"name": "echo"}),
+    "adecide": lambda rt: asyncio.run(rt.adecide({"name": "echo"})),
+    "resume": lambda rt: rt.resume("no-such-approval", "allow-once"),
+    "aresume": lambda rt: asyncio.run(rt.aresume("no-such-approval", "allow-once")),
+    "ask": lambda rt: rt.ask("no-such-approval"),
+    "visible_tools": lambda rt: rt.visible_tools(),
+    "is_visible": lambda rt: rt.is_visible("echo"),
+}
+
+
+@pytest.mark.parametrize("first_use", sorted(FIRST_USES))
+def test_every_entry_point_reports_a_table_naming_no_plugin(tmp_path: Path, first_use: str) -> None:
+    """Not only ``call``: an agent whose first act is decide or resume (an adapter) sees it too."""
+    path = tmp_path / "toolhooks.toml"
+    path.write_text('[plugins.stampp]\ntext = "x"\n')
+    rt = Runtime(config=path, load_entrypoints=False)
+    with pytest.raises(ConfigError, match=r"\[plugins.stampp\] names no installed"):
+        FIRST_USES[first_use](rt)
+    rt.close()
 
 
 # -- item 15 ---------------------------------------------------------------------------------
@@ -199,3 +213,19 @@ def test_an_empty_config_mapping_means_no_config(project: Path) -> None:
     rt = Runtime(config={}, load_entrypoints=False)
     assert rt.config.source is None and rt.config.data == {}
     assert _stamped(rt) == "stamped"
+
+
+def test_the_runtime_fixture_reads_no_config_from_the_machine(
+    toolhooks_make_runtime: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A developer's own $TOOLHOOKS_CONFIG (here one that denies the tool) must not leak in."""
+    denying = tmp_path / "operator.toml"
+    denying.write_text('[tools]\ndeny = ["echo"]\n')
+    monkeypatch.setenv("TOOLHOOKS_CONFIG", str(denying))
+    unguarded = Runtime(load_entrypoints=False)
+    assert unguarded.config.source == denying  # what the fixture guards against
+    unguarded.close()
+    rt = toolhooks_make_runtime(load_entrypoints=True)
+    _echo(rt)
+    assert rt.config.source != denying
+    assert rt.call({"name": "echo"}).status == "ok"
