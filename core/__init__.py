@@ -28,8 +28,9 @@ from ._results import (
 )
 from ._runtime import Runtime
 from ._scope import emit
-from ._store import AmbiguousId, ApprovalStore, Grant, StoredApproval
+from ._store import AmbiguousId, ApprovalStore, Grant, StoredApproval, StoreError
 from ._store_memory import MemoryStore
+from ._store_sqlite import SQLiteStore
 
 # Re-exported lazily: these live in built-in plugin packages that import toolhooks themselves.
 _LAZY = {
@@ -78,8 +79,10 @@ __all__ = [
     "PluginValidationError",
     "PruneReport",
     "Runtime",
+    "SQLiteStore",
     "Sender",
     "Status",
+    "StoreError",
     "StoredApproval",
     "ToolCall",
     "ToolError",

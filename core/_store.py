@@ -27,6 +27,10 @@ DEFAULT_RETENTION_S = 7 * 86_400.0
 SHORT_ID_CHARS = 8
 
 
+class StoreError(ToolhooksError):
+    """The store cannot be used (a file that is not a database, a directory); says which."""
+
+
 class AmbiguousId(ToolhooksError, LookupError):
     """A short id or prefix that matches more than one approval; ``matches`` lists them."""
 
@@ -82,6 +86,9 @@ class StoredApproval:
     decided_at: float | None = None
     reason: str | None = None
     consumed_at: float | None = None
+    quiet: list[dict[str, Any]] = field(default_factory=list)
+    """The handlers of the first screening that had no opinion: a resume in another process
+    still lists them in the call's ``tool.injected``."""
 
     @property
     def sender_id(self) -> str | None:
@@ -142,7 +149,12 @@ def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def stored_from_pending(pending: PendingApproval, *, expires_at: float) -> StoredApproval:
+def stored_from_pending(
+    pending: PendingApproval,
+    *,
+    expires_at: float,
+    quiet: Iterable[Mapping[str, Any]] = (),
+) -> StoredApproval:
     """The row that records ``pending`` (deferred: its own, longer, deadline)."""
     call, request = pending.call, pending.request
     sender = None if call.sender is None else dict(call.sender.__dict__)
@@ -173,6 +185,7 @@ def stored_from_pending(pending: PendingApproval, *, expires_at: float) -> Store
         digest=pending.digest,
         created_at=time.time(),
         expires_at=expires_at,
+        quiet=[dict(entry) for entry in quiet],
     )
 
 
@@ -209,6 +222,8 @@ class ApprovalStore(Protocol):
     def get(self, key: str) -> StoredApproval | None: ...
 
     def for_call(self, call_id: str) -> StoredApproval | None: ...
+
+    def reusable(self, digest: str, plugin: str) -> StoredApproval | None: ...
 
     def list(
         self, *, states: Iterable[str] | None = None, limit: int = 200

@@ -32,9 +32,18 @@ class MemoryStore:
         self._grants: list[Grant] = []
         self._changed = threading.Condition()
 
+    @property
+    def where(self) -> str:
+        return "this process's memory"
+
     def add(self, approval: StoredApproval) -> None:
+        """Record a pending approval; the same id again only moves a pending row's deadline."""
         with self._changed:
-            self._rows.setdefault(approval.id, approval)
+            known = self._rows.get(approval.id)
+            if known is None:
+                self._rows[approval.id] = approval
+            elif known.state == "pending":
+                self._rows[approval.id] = replace(known, expires_at=approval.expires_at)
 
     def get(self, key: str) -> StoredApproval | None:
         with self._changed:
@@ -57,6 +66,20 @@ class MemoryStore:
         if not rows:
             return None
         return max(rows, key=lambda r: r.created_at).effective()
+
+    def reusable(self, digest: str, plugin: str) -> StoredApproval | None:
+        """An unexpired, unconsumed row for the same digest and plugin (a restarted agent)."""
+        now = time.time()
+        with self._changed:
+            rows = [
+                r
+                for r in self._rows.values()
+                if r.digest == digest
+                and r.plugin == plugin
+                and r.state in ("pending", "decided")
+                and r.expires_at > now
+            ]
+        return max(rows, key=lambda r: r.created_at) if rows else None
 
     def list(
         self, *, states: Iterable[str] | None = None, limit: int = 200

@@ -109,7 +109,8 @@ _LOOKUP_LIMIT = 20
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    # ASCII: a lone surrogate in a param must not fail the UTF-8 encoding on the way to Redis.
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
 def _ms(seconds: float) -> int:
@@ -123,6 +124,10 @@ class RedisStore:
         self.state = state
         self.retention_s = retention_s
         self._scripts: dict[str, Any] = {}
+
+    @property
+    def where(self) -> str:
+        return f"the shared state at {self.state.label}"
 
     # -- keys and helpers -------------------------------------------------------------------
 
