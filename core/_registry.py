@@ -30,13 +30,15 @@ HOOK_NAMES: tuple[HookName, ...] = (
 )
 DEFAULT_ASYNC_TIMEOUT = 15.0
 _CHAIN_CACHE_LIMIT = 4096
-_PLUGGY_DEFAULTS = {
-    "wrapper": False,
-    "hookwrapper": False,
-    "optionalhook": False,
-    "tryfirst": False,
-    "trylast": False,
-    "specname": None,
+_UNHONOURED = {
+    "tryfirst": "use @toolhooks.hookimpl(priority=N); a higher priority runs first",
+    "trylast": "use @toolhooks.hookimpl(priority=N); a lower (negative) priority runs last",
+    "hookwrapper": "toolhooks has no wrappers; use a before_tool_call and an after_tool_call "
+    "handler, ordered with @toolhooks.hookimpl(priority=N)",
+    "wrapper": "toolhooks has no wrappers; use a before_tool_call and an after_tool_call "
+    "handler, ordered with @toolhooks.hookimpl(priority=N)",
+    "optionalhook": "toolhooks has no optional hooks; implement one of "
+    "before_tool_call, after_tool_call, tool_visible, on_event",
 }
 
 
@@ -137,14 +139,33 @@ _SPEC_ARGS: dict[str, tuple[str, ...]] = {name: _spec_args(name) for name in HOO
 
 
 class _PluginManager(pluggy.PluginManager):
-    """Accepts, besides ``@hookimpl``-marked ones, unmarked callables named exactly as a hook."""
+    """Accepts only ``toolhooks.hookimpl``-marked handlers; anything pluggy would take or that
+    looks like a hook otherwise is refused, with what to write instead."""
 
     def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
         options = super().parse_hookimpl_opts(plugin, name)
-        if options is None and name in _SPEC_ARGS:
-            candidate = getattr(plugin, name, None)
-            if inspect.isroutine(candidate):
-                return dict(_PLUGGY_DEFAULTS)
+        function = (
+            getattr(plugin, name, None) if options is not None or name in _SPEC_ARGS else None
+        )
+        if not inspect.isroutine(function):
+            return options
+        if options is None:
+            raise PluginValidationError(
+                f"{name} is named like a hook but not marked: decorate it with "
+                "@toolhooks.hookimpl (only marked functions are handlers)"
+            )
+        refused = _UNHONOURED.keys() & {key for key, value in options.items() if value}
+        if refused:
+            option = sorted(refused)[0]
+            raise PluginValidationError(
+                f"{name} is marked with the pluggy option {option}=True, which toolhooks does "
+                f"not honour: {_UNHONOURED[option]}"
+            )
+        if getattr(function, OPTIONS_ATTR, None) is None:
+            raise PluginValidationError(
+                f"{name} is marked with pluggy's own HookimplMarker; use @toolhooks.hookimpl "
+                "(it takes priority=, tools= and timeout=)"
+            )
         return options
 
 
@@ -212,11 +233,6 @@ class Registry:
             for impl in caller.get_hookimpls():
                 if impl.plugin is not record.plugin:
                     continue
-                if impl.wrapper or impl.hookwrapper:
-                    raise PluginValidationError(
-                        f"plugin {record.name!r}: {caller.name} is a hook wrapper; toolhooks "
-                        "orders handlers by priority instead"
-                    )
                 handlers.append(Handler(record, caller.name, impl, len(handlers)))
         return handlers
 

@@ -23,16 +23,20 @@ class Typo:
 """
 
 NEAR_MISS = """
+from toolhooks import hookimpl
+
 class Unmarked:
     def on_events(self, event):
         pass
 
+    @hookimpl
     def before_tool_call(self, call):
         return None
 """
 
 WITH_CONFIG = """
 from pydantic import BaseModel, ConfigDict
+from toolhooks import hookimpl
 
 class Configured:
     class Config(BaseModel):
@@ -42,6 +46,7 @@ class Configured:
     def __init__(self, config=None):
         self.config = config
 
+    @hookimpl
     def before_tool_call(self, call):
         return None
 """

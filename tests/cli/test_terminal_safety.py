@@ -72,9 +72,12 @@ def test_explain_escapes_tool_sender_and_errors(cli):
 
 
 PLUGIN = f'''
+from toolhooks import hookimpl
+
 class Evil:
     """A plugin whose words are hostile: {EVIL.encode("unicode_escape").decode()}"""
     name = "evil"
+    @hookimpl
     def on_event(self, event):
         pass
 '''

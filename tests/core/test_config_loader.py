@@ -77,7 +77,7 @@ def test_unknown_plugin_config_key_names_key_and_file(install_dist, tmp_path):
 
 def test_disable_and_only_keep_plugins_from_being_imported(install_dist, tmp_path):
     marker = tmp_path / "imported"
-    evil = f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\ndef before_tool_call(call):\n    return None\n"
+    evil = f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\nfrom toolhooks import hookimpl\n@hookimpl\ndef before_tool_call(call):\n    return None\n"
     install_dist("evil-dist", {"evil": evil}, {"evil": "evil"})
     rt = Runtime(config={"plugins": {"only": ["policy"], "disable": []}}, load_entrypoints=True)
     assert not marker.exists() and "evil" not in names(rt)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from pydantic import BaseModel, Field
-from toolhooks import PluginLoadError, PluginValidationError, Runtime
+from toolhooks import PluginLoadError, PluginValidationError, Runtime, hookimpl
 
 
 def _plugin_with_field(field: str, alias: str | None = None) -> type:
@@ -18,6 +18,7 @@ def _plugin_with_field(field: str, alias: str | None = None) -> type:
         def __init__(self, config: BaseModel) -> None:
             self.config = config
 
+        @hookimpl
         def before_tool_call(self) -> None:
             return None
 
@@ -56,6 +57,7 @@ def test_an_entry_point_plugin_with_such_a_field_fails_to_load_naming_both(insta
         {
             "clashing": """
                 from pydantic import BaseModel
+                from toolhooks import hookimpl
 
                 class Clash:
                     class Config(BaseModel):
@@ -64,6 +66,7 @@ def test_an_entry_point_plugin_with_such_a_field_fails_to_load_naming_both(insta
                     def __init__(self, config):
                         self.config = config
 
+                    @hookimpl
                     def before_tool_call(self):
                         return None
             """

@@ -296,17 +296,6 @@ def test_unknown_hook_and_bad_arguments_are_rejected_at_registration(toolhooks_r
     assert toolhooks_runtime.plugins() == []
 
 
-def test_unmarked_methods_named_like_hooks_are_handlers(toolhooks_runtime):
-    class Plain:
-        name = "plain"
-
-        def before_tool_call(self, call):
-            return {"block": True}
-
-    toolhooks_runtime.register(Plain())
-    assert toolhooks_runtime.call({"name": "t"}, execute=lambda p: 1).status == "blocked"
-
-
 def test_visible_tools(rt):
     class HideWrites:
         name = "hide"
