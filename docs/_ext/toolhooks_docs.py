@@ -1,0 +1,351 @@
+"""Reference pages generated from the source, so the docs cannot drift from the code.
+
+Three directives:
+
+- ``toolhooks-config module:Model`` (option ``:table:``): one row per key of a pydantic config
+  model (nested tables as dotted keys), with its type, constraints, default and the field's
+  docstring or description.
+- ``toolhooks-cli module:build_parser``: every command and subcommand of the argparse parser,
+  with its description and the ``--help`` text argparse prints.
+- ``toolhooks-modules package``: each module of a package with the first paragraph of its
+  docstring (read with ``ast``, nothing is imported), for the architecture page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import importlib.util
+import inspect
+import itertools
+import json
+import os
+import re
+import textwrap
+import types
+import typing
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import annotated_types
+from docutils import nodes
+from docutils.parsers.rst import directives
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+HELP_COLUMNS = "100"
+"""argparse wraps ``--help`` to $COLUMNS; fixed so the page is the same on every machine."""
+
+_LITERAL = re.compile(r"``(.+?)``|`([^`]+)`")
+
+
+def resolve(target: str) -> Any:
+    """``package.module:Name.attr`` -> the object."""
+    module_name, _, attrs = target.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for attr in filter(None, attrs.split(".")):
+        obj = getattr(obj, attr)
+    return obj
+
+
+def inline(text: str) -> list[nodes.Node]:
+    """Text with ``code`` spans as literal nodes (docstrings use RST's double backticks)."""
+    out: list[nodes.Node] = []
+    position = 0
+    for match in _LITERAL.finditer(text):
+        if match.start() > position:
+            out.append(nodes.Text(text[position : match.start()]))
+        code = match.group(1) or match.group(2)
+        out.append(nodes.literal(code, code))
+        position = match.end()
+    if position < len(text):
+        out.append(nodes.Text(text[position:]))
+    return out
+
+
+def table(headers: list[str], rows: list[list[list[nodes.Node]]], widths: list[int]) -> nodes.table:
+    tgroup = nodes.tgroup(cols=len(headers))
+    for width in widths:
+        tgroup += nodes.colspec(colwidth=width)
+    head = nodes.thead()
+    head += _row([[nodes.Text(h)] for h in headers])
+    tgroup += head
+    body = nodes.tbody()
+    for row in rows:
+        body += _row(row)
+    tgroup += body
+    result = nodes.table()
+    result += tgroup
+    return result
+
+
+def _row(cells: list[list[nodes.Node]]) -> nodes.row:
+    row = nodes.row()
+    for content in cells:
+        entry = nodes.entry()
+        entry += nodes.paragraph("", "", *content)
+        row += entry
+    return row
+
+
+# -- config tables ------------------------------------------------------------------------------
+
+
+def attribute_docs(model: type) -> dict[str, str]:
+    """The string literal right under each field (the project's way to document a field)."""
+    docs: dict[str, str] = {}
+    for klass in reversed(model.__mro__):
+        if not (isinstance(klass, type) and issubclass(klass, BaseModel)) or klass is BaseModel:
+            continue
+        try:
+            source = textwrap.dedent(inspect.getsource(klass))
+        except (OSError, TypeError):
+            continue
+        body = ast.parse(source).body[0]
+        assert isinstance(body, ast.ClassDef)
+        statements = body.body
+        for statement, following in itertools.pairwise(statements):
+            if (
+                isinstance(statement, ast.AnnAssign)
+                and isinstance(statement.target, ast.Name)
+                and isinstance(following, ast.Expr)
+                and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)
+            ):
+                docs[statement.target.id] = inspect.cleandoc(following.value.value)
+    return docs
+
+
+def model_of(annotation: Any) -> type[BaseModel] | None:
+    return (
+        annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    )
+
+
+def strip_annotated(annotation: Any) -> tuple[Any, list[Any]]:
+    metadata: list[Any] = []
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation, *extra = typing.get_args(annotation)
+        metadata.extend(extra)
+    return annotation, metadata
+
+
+def type_name(annotation: Any) -> str:
+    annotation, _ = strip_annotated(annotation)
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if annotation is type(None):
+        return "none"
+    if origin is typing.Literal:
+        return " | ".join(json.dumps(arg) for arg in args)
+    if origin in (typing.Union, types.UnionType):
+        names = [type_name(arg) for arg in args if arg is not type(None)]
+        return " | ".join(names)
+    if origin in (list, tuple, set, frozenset):
+        inner = [arg for arg in args if arg is not Ellipsis]
+        item = type_name(inner[0]) if inner else "any"
+        return (
+            f"list of {item}"
+            if model_of(strip_annotated(inner[0])[0]) is None
+            else "list of tables"
+        )
+    if origin is dict:
+        return "table"
+    if model_of(annotation) is not None:
+        return "table"
+    return {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}.get(
+        getattr(annotation, "__name__", ""), str(annotation)
+    )
+
+
+_BOUNDS = (
+    (annotated_types.Ge, "ge", "≥"),
+    (annotated_types.Gt, "gt", ">"),
+    (annotated_types.Le, "le", "≤"),
+    (annotated_types.Lt, "lt", "<"),
+)
+
+
+def constraints(field: FieldInfo) -> str:
+    metadata = list(field.metadata)
+    metadata.extend(strip_annotated(field.annotation)[1])
+    parts: list[str] = []
+    for item in metadata:
+        for kind, attr, sign in _BOUNDS:
+            if isinstance(item, kind):
+                parts.append(f"{sign} {getattr(item, attr):_}")
+        if isinstance(item, annotated_types.MinLen) and item.min_length:
+            parts.append(f"at least {item.min_length} long")
+        if isinstance(item, annotated_types.MaxLen):
+            parts.append(f"at most {item.max_length} long")
+    return ", ".join(parts)
+
+
+def default_text(field: FieldInfo) -> str:
+    if field.is_required():
+        return "required"
+    value = field.default
+    if value is PydanticUndefined and field.default_factory is not None:
+        value = field.default_factory()  # type: ignore[call-arg]
+    if isinstance(value, BaseModel):
+        return "(see below)"
+    if value is None:
+        return "unset"
+    try:
+        return json.dumps(value, ensure_ascii=False, default=lambda o: o.model_dump(mode="json"))
+    except TypeError:
+        return repr(value)
+
+
+def config_rows(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, FieldInfo, str]]:
+    """(dotted key, field, doc) for every key of ``model``, sub-tables expanded after their key."""
+    docs = attribute_docs(model)
+    for name, field in model.model_fields.items():
+        key = field.alias or name
+        dotted = f"{prefix}{key}"
+        annotation, _ = strip_annotated(field.annotation)
+        doc = field.description or docs.get(name, "")
+        if not doc and model_of(annotation) is not None:  # a sub-table: its class docstring
+            own = annotation.__dict__.get("__doc__") or ""  # not BaseModel's inherited one
+            doc = inspect.cleandoc(own).split("\n\n", 1)[0]
+        yield dotted, field, doc
+        origin = typing.get_origin(annotation)
+        args = [strip_annotated(arg)[0] for arg in typing.get_args(annotation)]
+        nested = model_of(annotation)
+        if nested is not None:
+            yield from config_rows(nested, f"{dotted}.")
+        elif origin in (list, tuple) and args and model_of(args[0]) is not None:
+            yield from config_rows(args[0], f"{dotted}[].")
+        elif origin is dict and len(args) == 2 and model_of(args[1]) is not None:
+            yield from config_rows(args[1], f"{dotted}.<name>.")
+        elif origin in (typing.Union, types.UnionType):
+            for arg in args:
+                if model_of(arg) is not None:
+                    yield from config_rows(arg, f"{dotted}.")
+
+
+class ConfigTable(SphinxDirective):
+    """``.. toolhooks-config:: module:Model`` with ``:table: plugins.name``."""
+
+    required_arguments = 1
+    option_spec: ClassVar[dict[str, Any]] = {"table": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        model = resolve(self.arguments[0])
+        if model_of(model) is None:
+            raise self.error(f"{self.arguments[0]} is not a pydantic model")
+        table_name = self.options.get("table")
+        out: list[nodes.Node] = []
+        if table_name:
+            heading = nodes.paragraph()
+            heading += nodes.Text("Table ")
+            heading += nodes.literal(f"[{table_name}]", f"[{table_name}]")
+            shown = self.arguments[0].replace(":", ".")
+            heading += nodes.Text(", checked by ")
+            heading += nodes.literal(shown, shown)
+            heading += nodes.Text(":")
+            out.append(heading)
+        rows = []
+        for key, field, doc in config_rows(model, ""):
+            kind = type_name(field.annotation)
+            limits = constraints(field)
+            rows.append(
+                [
+                    [nodes.literal(key, key)],
+                    [nodes.Text(f"{kind}, {limits}" if limits else kind)],
+                    [nodes.literal(default := default_text(field), default)],
+                    inline(" ".join(doc.split())),
+                ]
+            )
+        out.append(table(["key", "type", "default", "meaning"], rows, [22, 18, 18, 42]))
+        return out
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def commands(
+    parser: argparse.ArgumentParser, path: str
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """The parser and every subcommand parser, depth first, in the order they were added."""
+    yield path, parser
+    # argparse has no public way to list subparsers; ``_actions`` is what its own help walks.
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            seen: set[int] = set()
+            for name, sub in action.choices.items():
+                if id(sub) in seen:  # an alias
+                    continue
+                seen.add(id(sub))
+                yield from commands(sub, f"{path} {name}")
+
+
+class CliReference(SphinxDirective):
+    """``.. toolhooks-cli:: module:build_parser``: each command's ``--help``, as argparse prints it."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        saved = os.environ.get("COLUMNS")
+        os.environ["COLUMNS"] = HELP_COLUMNS
+        try:
+            parser = resolve(self.arguments[0])()
+            found = [(path, sub, sub.format_help()) for path, sub in commands(parser, parser.prog)]
+        finally:
+            if saved is None:
+                del os.environ["COLUMNS"]
+            else:
+                os.environ["COLUMNS"] = saved
+        out: list[nodes.Node] = []
+        for path, _sub, help_text in found:
+            anchor = nodes.make_id(f"cli {path}")
+            rubric = nodes.rubric(path, "", nodes.literal(path, path), ids=[anchor])
+            out.append(rubric)
+            block = nodes.literal_block(help_text, help_text)
+            block["language"] = "text"
+            out.append(block)
+        return out
+
+
+# -- modules ------------------------------------------------------------------------------------
+
+
+def first_paragraph(path: Path) -> str:
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return " ".join(doc.split("\n\n", 1)[0].split())
+
+
+class ModuleTable(SphinxDirective):
+    """``.. toolhooks-modules:: package``: each module and what its docstring says it owns."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        package = self.arguments[0]
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise self.error(f"{package} is not a package")
+        folder = Path(next(iter(spec.submodule_search_locations)))
+        rows = []
+        for path in sorted(folder.iterdir()):
+            if path.is_dir() and (path / "__init__.py").is_file():
+                name, source = f"{package}.{path.name}", path / "__init__.py"
+            elif path.suffix == ".py" and path.name != "__init__.py":
+                name, source = f"{package}.{path.stem}", path
+            else:
+                continue
+            self.env.note_dependency(str(source))
+            rows.append([[nodes.literal(name, name)], inline(first_paragraph(source))])
+        return [table(["module", "what it owns"], rows, [30, 70])]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_directive("toolhooks-config", ConfigTable)
+    app.add_directive("toolhooks-cli", CliReference)
+    app.add_directive("toolhooks-modules", ModuleTable)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,228 @@
+"""The docs site builds with warnings as errors, and every Python example in it and in README runs.
+
+Each ```python block runs as a script of its own, in a fresh temporary directory, in a fresh
+interpreter with no ``$TOOLHOOKS_CONFIG``. Two markers, HTML comments right before a fence (so
+GitHub shows nothing), say more:
+
+- ``<!-- docs-test: output -->`` before a ```text block: that block is exactly what the Python
+  block before it prints.
+- ``<!-- docs-test: skip (why) -->`` before a ```python block: a fragment that cannot run on its
+  own. Keep these rare.
+
+A ```toml block holding only toolhooks tables (``[tools]``, ``[plugins]``, ``[approvals]``,
+``[state]``) is the ``toolhooks.toml`` of the Python blocks after it on the same page, as a
+reader who saves both files would have it. Examples in the docs are found in the built doctrees,
+so text a page includes from PLUGINS.md or a contrib README is run too.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pickle
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolhooks.testing import require
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+SPHINX = (sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html")
+CONFIG_TABLES = {"tools", "plugins", "approvals", "state"}
+OUTPUT = "docs-test: output"
+SKIP = "docs-test: skip"
+PAGES = sorted(
+    str(path.relative_to(DOCS).with_suffix(""))
+    for path in [*DOCS.rglob("*.md"), *DOCS.rglob("*.rst")]
+    if "_build" not in path.parts
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Example:
+    where: str
+    code: str
+    expected: str | None
+    config: str | None
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    require(
+        importlib.util.find_spec("sphinx") is not None,
+        "Sphinx is not installed (the docs extra, Python >= 3.11: pip install -r requirements-dev.txt)",
+    )
+    out = tmp_path_factory.mktemp("docs")
+    done = subprocess.run(
+        [*SPHINX, str(DOCS), str(out / "html"), "-d", str(out / "doctrees")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr
+    return out
+
+
+def is_config(toml: str) -> bool:
+    try:
+        data = tomllib.loads(toml)
+    except tomllib.TOMLDecodeError:
+        return False
+    return bool(data) and set(data) <= CONFIG_TABLES
+
+
+def collect(blocks: list[tuple[str, str, str, str]]) -> list[Example]:
+    """(language, text, marker before it, where) in page order -> the runnable examples."""
+    examples: list[Example] = []
+    config: str | None = None
+    for index, (language, text, marker, where) in enumerate(blocks):
+        if language == "toml" and is_config(text):
+            config = text
+        if language != "python" or SKIP in marker:
+            continue
+        expected = None
+        if index + 1 < len(blocks) and OUTPUT in blocks[index + 1][2]:
+            expected = blocks[index + 1][1]
+        examples.append(Example(where=where, code=text, expected=expected, config=config))
+    return examples
+
+
+def doctree_blocks(doctree: Any) -> list[tuple[str, str, str, str]]:
+    from docutils import nodes
+
+    blocks = []
+    for block in doctree.findall(nodes.literal_block):
+        parent = block.parent
+        position = parent.index(block)
+        before = parent[position - 1] if position > 0 else None
+        marker = before.astext() if isinstance(before, nodes.raw) else ""
+        where = f"{block.source}:{block.line}"
+        blocks.append((block.get("language", ""), block.astext(), marker, where))
+    return blocks
+
+
+FENCE = re.compile(
+    r"(?:^(?P<marker><!--[^\n]*-->)\n)?^```(?P<language>\w*)\n(?P<text>.*?)^```$", re.M | re.S
+)
+
+
+def markdown_blocks(path: Path) -> list[tuple[str, str, str, str]]:
+    source = path.read_text(encoding="utf-8")
+    return [
+        (
+            match["language"],
+            match["text"],
+            match["marker"] or "",
+            f"{path.name}:{source.count(chr(10), 0, match.start('text'))}",
+        )
+        for match in FENCE.finditer(source)
+    ]
+
+
+def run(example: Example, cwd: Path) -> None:
+    cwd.mkdir()
+    if example.config is not None:
+        (cwd / "toolhooks.toml").write_text(example.config)
+    script = cwd / "example.py"
+    script.write_text(example.code)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key
+        not in ("TOOLHOOKS_CONFIG", "TOOLHOOKS_STATE_URL", "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD")
+    }
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=cwd, capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, f"{example.where} failed:\n{done.stderr}"
+    if example.expected is not None:
+        printed = [line.rstrip() for line in done.stdout.strip().splitlines()]
+        claimed = [line.rstrip() for line in example.expected.strip().splitlines()]
+        assert printed == claimed, f"{example.where} prints something else"
+
+
+def test_docs_build_with_warnings_as_errors(built: Path):
+    """The generated reference is there: hooks, API, every config key, every command."""
+    from toolhooks.plugins.loop_detection import LoopDetectionPlugin
+
+    html = built / "html"
+    hooks = (html / "reference" / "hooks.html").read_text()
+    for hook in ("before_tool_call", "after_tool_call", "tool_visible", "on_event"):
+        assert f'id="toolhooks.spec.{hook}"' in hooks
+    api = (html / "reference" / "api.html").read_text()
+    assert 'id="toolhooks.Runtime.call"' in api and 'id="toolhooks.hookimpl"' in api
+    config = (html / "reference" / "config.html").read_text()
+    for key in LoopDetectionPlugin.Config.model_fields:
+        assert f'<span class="pre">{key}</span>' in config, key
+    cli = (html / "reference" / "cli.html").read_text()
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        from toolhooks_docs import commands
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    from toolhooks.cli import build_parser
+
+    every = [path for path, _parser in commands(build_parser(), "toolhooks")]
+    assert "toolhooks approvals approve" in every
+    for command in every:
+        assert f'id="cli-{command.replace(" ", "-")}"' in cli, command
+    architecture = (html / "architecture.html").read_text()
+    assert "toolhooks._pipeline" in architecture
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_python_example_on_the_page_runs(built: Path, page: str, tmp_path: Path):
+    doctree = pickle.loads((built / "doctrees" / f"{page}.doctree").read_bytes())
+    for number, example in enumerate(collect(doctree_blocks(doctree))):
+        run(example, tmp_path / str(number))
+
+
+def test_every_python_example_in_the_readme_runs(tmp_path: Path):
+    examples = collect(markdown_blocks(ROOT / "README.md"))
+    assert examples, "the README has its quick start"
+    for number, example in enumerate(examples):
+        run(example, tmp_path / str(number))
+
+
+def test_the_markers_are_understood():
+    """An output block binds to the Python block before it; skip and config work as said."""
+    page = [
+        ("toml", '[tools]\nprofile = "coding"\n', "", "a:1"),
+        ("toml", '[project]\nname = "x"\n', "", "a:2"),
+        ("python", "print(1)\n", "", "a:3"),
+        ("text", "1\n", "<!-- docs-test: output -->", "a:4"),
+        ("python", "import nowhere\n", "<!-- docs-test: skip (a fragment) -->", "a:5"),
+        ("python", "print(2)\n", "", "a:6"),
+        ("text", "3\n", "", "a:7"),
+    ]
+    first, second = collect(page)
+    assert (first.where, first.expected, first.config) == (
+        "a:3",
+        "1\n",
+        '[tools]\nprofile = "coding"\n',
+    )
+    assert (second.where, second.expected) == ("a:6", None)
+
+
+def test_the_examples_are_found_where_the_pages_have_them(built: Path):
+    """A collector that found nothing would pass every page: the known examples are counted."""
+    found = {}
+    for page in PAGES:
+        doctree = pickle.loads((built / "doctrees" / f"{page}.doctree").read_bytes())
+        found[page] = collect(doctree_blocks(doctree))
+    for page in ("tutorial/first-plugin", "tutorial/first-policy", "tutorial/first-approval"):
+        assert found[page] and all(example.expected for example in found[page]), page
+    assert found["tutorial/first-policy"][0].config is not None
+    for page in ("how-to/langchain", "how-to/pydantic-ai", "how-to/openai-agents"):
+        assert len(found[page]) == 1, page  # the contrib README's example, included
