@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import math
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
@@ -209,7 +208,3 @@ def params_digest(
     """sha256 over tool, params, sender and session: what an approval is bound to."""
     payload = canonical_json([tool, params, sender_id, session_id])
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def is_nan(value: Any) -> bool:
-    return isinstance(value, float) and math.isnan(value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -272,6 +272,3 @@ class Registry:
                 pairs.clear()
             pairs[tool] = pair
         return pair
-
-    def names(self) -> Iterable[str]:
-        return self.records.keys()

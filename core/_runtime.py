@@ -278,7 +278,7 @@ class Runtime(RuntimeApprovals):
         """ConfigError for a ``[plugins.<name>]`` table or an ``only`` / ``disable`` entry that
         names no plugin, registered, switched off or installed (entry points are scanned only
         when a name is not found among the first two)."""
-        known = set(self._registry.names()) | {info.name for info in self._skipped}
+        known = set(self._registry.records) | {info.name for info in self._skipped}
         if names_in_config(self.config) - known:
             discovered = self._discovered
             if discovered is None:

@@ -35,7 +35,6 @@ class Tool:
         "argument_names",
         "fast_fields",
         "function",
-        "is_async",
         "model",
         "required",
         "spec",
@@ -55,7 +54,6 @@ class Tool:
         # field name in the model -> parameter name of the function (they differ only where a
         # parameter would shadow a pydantic attribute, such as ``schema`` or ``json``)
         self.argument_names = dict(argument_names or {})
-        self.is_async = inspect.iscoroutinefunction(function)
         self.takes_params = model is None or bool(model.model_fields)
         self.fast_fields, self.required = _fast_fields(model)
 
@@ -82,9 +80,6 @@ class Tool:
             for key in extra:
                 kwargs[key] = shown[key] = params[key]
         return kwargs, shown
-
-    def invoke(self, kwargs: dict[str, Any]) -> Any:
-        return self.function(**kwargs)
 
 
 def strict_validate(model: type[BaseModel], params: dict[str, Any]) -> BaseModel:
@@ -153,7 +148,6 @@ def build_tool(
     name: str | None = None,
     tags: Iterable[str] = (),
     description: str | None = None,
-    parameters: Mapping[str, Any] | None = None,
 ) -> Tool:
     """Make a :class:`Tool` from a function; the JSON Schema comes from its signature."""
     if not callable(function):
@@ -165,9 +159,6 @@ def build_tool(
     if isinstance(tags, str) or not all(isinstance(t, str) and t for t in tag_set):
         raise ValueError("tags must be a list of non-empty strings")
     text = description if description is not None else inspect.getdoc(function) or ""
-    if parameters is not None:
-        spec = ToolSpec(tool_name, text.strip(), dict(parameters), tag_set)
-        return Tool(function, spec, None)
     model, argument_names = _signature_model(function, tool_name)
     schema = model.model_json_schema(by_alias=True)
     schema.pop("title", None)
