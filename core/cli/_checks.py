@@ -59,17 +59,21 @@ def check_config(path: Path | None) -> tuple[LoadedConfig, list[Check]]:
     return config, [Check("ok", "config", f"{path}: valid TOML, known keys ({tables})")]
 
 
-def check_plugin_tables(config: LoadedConfig, candidates: list[Candidate],
-                        duplicates: list[tuple[Candidate, str]]) -> list[Check]:  # fmt: skip
+def check_plugin_tables(
+    config: LoadedConfig, candidates: list[Candidate], duplicates: list[tuple[Candidate, str]]
+) -> list[Check]:
     known = {c.name for c in candidates} | {c.name for c, _ in duplicates}
     checks = []
     for name in config.plugin_tables():
         if name not in known:
-            checks.append(Check(
-                "error", f"[plugins.{name}]", f"names no installed plugin (installed: "
-                f"{', '.join(sorted(known)) or 'none'})",
-                f"install the plugin that provides {name!r}, or remove the [plugins.{name}] table",
-            ))  # fmt: skip
+            checks.append(
+                Check(
+                    "error",
+                    f"[plugins.{name}]",
+                    f"names no installed plugin (installed: {', '.join(sorted(known)) or 'none'})",
+                    f"install the plugin that provides {name!r}, or remove the [plugins.{name}] table",
+                )
+            )
     return checks
 
 
@@ -78,10 +82,16 @@ def check_plugins(config: LoadedConfig) -> tuple[Loaded, list[Check]]:
     candidates, duplicates = discover()
     checks = check_plugin_tables(config, candidates, duplicates)
     for candidate, reason in duplicates:
-        checks.append(Check("error", f"plugin {candidate.name}", f"{reason}; the entry point "
-                            f"'{candidate.label}' from {candidate.from_dist} is ignored",
-                            f"uninstall one of the two (pip uninstall {candidate.distribution}) or "
-                            "rename the entry point"))  # fmt: skip
+        checks.append(
+            Check(
+                "error",
+                f"plugin {candidate.name}",
+                f"{reason}; the entry point "
+                f"'{candidate.label}' from {candidate.from_dist} is ignored",
+                f"uninstall one of the two (pip uninstall {candidate.distribution}) or "
+                "rename the entry point",
+            )
+        )
     loaded = Loaded(Registry(), {})
     for candidate in candidates:
         checks.extend(_check_candidate(candidate, config, loaded))
@@ -99,14 +109,24 @@ def _check_candidate(candidate: Candidate, config: LoadedConfig, loaded: Loaded)
         fix = f"fix [plugins.{candidate.name}] in {config.file or 'the config'} (see the plugin's docs)"
         return [Check("error", label, f"config does not validate: {exc}", fix)]
     except PluginLoadError as exc:
-        fix = (f"reinstall {candidate.distribution or 'the distribution'} in this environment and "
-               f"check that '{candidate.value}' exists, or add {candidate.name!r} to [plugins] "
-               "disable")  # fmt: skip
+        fix = (
+            f"reinstall {candidate.distribution or 'the distribution'} in this environment and "
+            f"check that '{candidate.value}' exists, or add {candidate.name!r} to [plugins] "
+            "disable"
+        )
         return [Check("error", label, str(exc), fix)]
     settings, _ = config.plugin_settings(candidate.name)
     source = "built-in" if candidate.builtin else "entry point"
-    record = PluginRecord(candidate.name, plugin, source, settings, 0, candidate.distribution,
-                          candidate.version, candidate.label)  # fmt: skip
+    record = PluginRecord(
+        candidate.name,
+        plugin,
+        source,
+        settings,
+        0,
+        candidate.distribution,
+        candidate.version,
+        candidate.label,
+    )
     try:
         loaded.registry.add(record)
     except PluginValidationError as exc:
@@ -130,9 +150,13 @@ def _near_misses(name: str, plugin: Any) -> Iterator[Check]:
             continue
         close = difflib.get_close_matches(attribute, HOOK_NAMES, n=1, cutoff=0.85)
         if close and callable(getattr(plugin, attribute, None)):
-            yield Check("warning", f"plugin {name}", f"method {attribute!r} looks like the hook "
-                        f"{close[0]!r} but is not one, so it never runs",
-                        f"rename it to {close[0]}")  # fmt: skip
+            yield Check(
+                "warning",
+                f"plugin {name}",
+                f"method {attribute!r} looks like the hook "
+                f"{close[0]!r} but is not one, so it never runs",
+                f"rename it to {close[0]}",
+            )
 
 
 def rewriters(loaded: Loaded, log_path: str | None) -> dict[str, str]:
@@ -182,17 +206,26 @@ def check_ties(loaded: Loaded, log_path: str | None) -> list[Check]:
                 and first.priority == second.priority
                 and _overlap(first, second)
             ):
-                checks.append(Check(
-                    "warning", "priority ties",
-                    f"{first.plugin} and {second.plugin} both rewrite params ({writers[first.plugin]}; "
-                    f"{writers[second.plugin]}) at priority {first.priority}: which one wins a "
-                    f"field depends on registration order ({second.plugin} runs later, so it wins)",
-                    f"set [plugins.{first.plugin}] priority (or {second.plugin}'s) so the order is "
-                    "explicit",
-                ))  # fmt: skip
+                checks.append(
+                    Check(
+                        "warning",
+                        "priority ties",
+                        f"{first.plugin} and {second.plugin} both rewrite params ({writers[first.plugin]}; "
+                        f"{writers[second.plugin]}) at priority {first.priority}: which one wins a "
+                        f"field depends on registration order ({second.plugin} runs later, so it wins)",
+                        f"set [plugins.{first.plugin}] priority (or {second.plugin}'s) so the order is "
+                        "explicit",
+                    )
+                )
     if not checks:
-        checks.append(Check("ok", "priority ties", f"no ties between plugins that rewrite params "
-                            f"({', '.join(sorted(writers)) or 'none do'})"))  # fmt: skip
+        checks.append(
+            Check(
+                "ok",
+                "priority ties",
+                f"no ties between plugins that rewrite params "
+                f"({', '.join(sorted(writers)) or 'none do'})",
+            )
+        )
     return checks
 
 
@@ -221,8 +254,12 @@ def check_folders(loaded: Loaded) -> list[Check]:
     if isinstance(log_path, str):
         check = writable("event log", Path(log_path).parent, "[plugins.event_log] path")
         if check.status == "ok" and os.path.exists(log_path) and not os.access(log_path, os.W_OK):
-            check = Check("error", "event log", f"{log_path} exists but is not writable",
-                          f"chmod u+w {log_path}, or set [plugins.event_log] path elsewhere")  # fmt: skip
+            check = Check(
+                "error",
+                "event log",
+                f"{log_path} exists but is not writable",
+                f"chmod u+w {log_path}, or set [plugins.event_log] path elsewhere",
+            )
         checks.append(check)
     else:
         checks.append(
@@ -243,15 +280,23 @@ def check_folders(loaded: Loaded) -> list[Check]:
 def check_approvals(config: LoadedConfig) -> Check:
     table = config.approvals
     if table.route == "none":
-        return Check("ok", "approvals", "route 'none': a call that needs approval is denied at once "
-                     "(set [approvals] route = \"queue\" or \"tty\" to ask someone)")  # fmt: skip
+        return Check(
+            "ok",
+            "approvals",
+            "route 'none': a call that needs approval is denied at once "
+            '(set [approvals] route = "queue" or "tty" to ask someone)',
+        )
     if table.route == "tty":
         try:
             with open("/dev/tty"):
                 pass
         except OSError:
-            return Check("warning", "approvals", "route 'tty' but there is no terminal here: "
-                         "approvals will be denied", "run the agent in a terminal, or use route = \"queue\"")  # fmt: skip
+            return Check(
+                "warning",
+                "approvals",
+                "route 'tty' but there is no terminal here: approvals will be denied",
+                'run the agent in a terminal, or use route = "queue"',
+            )
         return Check("ok", "approvals", "route 'tty': approvals are asked on this terminal")
     from .._queue import ApprovalQueue
 
@@ -260,9 +305,13 @@ def check_approvals(config: LoadedConfig) -> Check:
         with ApprovalQueue(table.db) as queue:
             pending = len(queue.list("pending"))
     except Exception as exc:
-        return Check("error", "approvals", f"the approval store {table.db} does not open: "
-                     f"{type(exc).__name__}: {exc}", "check [approvals] db: its folder must be "
-                     "writable and the file a toolhooks approvals database")  # fmt: skip
+        return Check(
+            "error",
+            "approvals",
+            f"the approval store {table.db} does not open: {type(exc).__name__}: {exc}",
+            "check [approvals] db: its folder must be "
+            "writable and the file a toolhooks approvals database",
+        )
     made = "" if existed else ", created empty"
     return Check("ok", "approvals", f"route 'queue': {table.db} opens ({pending} pending{made})")
 

@@ -66,8 +66,9 @@ class Decision:
         """The details one per line (what the demo prints under each call)."""
         return "\n".join(self.details)
 
-    def add(self, kind: str, detail: str | None, plugin: str | None = None,
-            action: str | None = None) -> None:  # fmt: skip
+    def add(
+        self, kind: str, detail: str | None, plugin: str | None = None, action: str | None = None
+    ) -> None:
         self.kinds.append(kind)
         if detail:
             self.details.append(detail)
@@ -78,11 +79,18 @@ class Decision:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "index": self.index, "line": self.line, "tool": self.tool, "status": self.status,
-            "decision": self.label, "kinds": list(self.kinds), "by": list(self.by),
-            "detail": self.detail, "call_id": self.call_id, "artifact": self.artifact,
+            "index": self.index,
+            "line": self.line,
+            "tool": self.tool,
+            "status": self.status,
+            "decision": self.label,
+            "kinds": list(self.kinds),
+            "by": list(self.by),
+            "detail": self.detail,
+            "call_id": self.call_id,
+            "artifact": self.artifact,
             "params": self.params,
-        }  # fmt: skip
+        }
 
 
 def _shown(value: Any, limit: int = 60) -> str:
@@ -90,13 +98,23 @@ def _shown(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def classify(index: int, line: int, proposed: dict[str, Any], outcome: Outcome,
-             events: list[Event]) -> Decision:  # fmt: skip
+def classify(
+    index: int, line: int, proposed: dict[str, Any], outcome: Outcome, events: list[Event]
+) -> Decision:
     """Explain ``outcome`` with the events recorded for its call."""
-    decision = Decision(index, line, outcome.tool, dict(outcome.params or proposed),
-                        outcome.status, outcome.call_id)  # fmt: skip
-    asked = next((e for e in events if e.event == "hook.decision" and e.data.get("require_approval")
-                  and e.data.get("applied", True)), None)  # fmt: skip
+    decision = Decision(
+        index, line, outcome.tool, dict(outcome.params or proposed), outcome.status, outcome.call_id
+    )
+    asked = next(
+        (
+            e
+            for e in events
+            if e.event == "hook.decision"
+            and e.data.get("require_approval")
+            and e.data.get("applied", True)
+        ),
+        None,
+    )
     asked_text = f"{asked.plugin} asked {_shown(asked.data['require_approval'])}" if asked else ""
     if outcome.status == "blocked":
         by = outcome.blocked_by or "?"
@@ -104,11 +122,19 @@ def classify(index: int, line: int, proposed: dict[str, Any], outcome: Outcome,
         denied = next((e for e in events if e.event == "policy.denied"), None)
         critical = next((e for e in events if e.event == "loop.critical"), None)
         if by == "policy" and denied is not None:
-            decision.add("blocked_by_policy", f"rule {denied.data.get('rule')}: {denied.data.get('detail')}",
-                         by, "blocked")  # fmt: skip
+            decision.add(
+                "blocked_by_policy",
+                f"rule {denied.data.get('rule')}: {denied.data.get('detail')}",
+                by,
+                "blocked",
+            )
         elif asked is not None and asked.plugin != by:
-            decision.add("approval_requested_then_blocked", f"{asked_text}; {by} blocked it: {reason}",
-                         asked.plugin, "asked_approval")  # fmt: skip
+            decision.add(
+                "approval_requested_then_blocked",
+                f"{asked_text}; {by} blocked it: {reason}",
+                asked.plugin,
+                "asked_approval",
+            )
             decision.by.append(by)
             decision.actions.append((by, "blocked"))
         elif critical is not None and by == critical.plugin:
@@ -124,8 +150,14 @@ def classify(index: int, line: int, proposed: dict[str, Any], outcome: Outcome,
     return decision
 
 
-def _ran(decision: Decision, proposed: dict[str, Any], outcome: Outcome, events: list[Event],
-         asked_text: str, asked_by: str | None) -> None:  # fmt: skip
+def _ran(
+    decision: Decision,
+    proposed: dict[str, Any],
+    outcome: Outcome,
+    events: list[Event],
+    asked_text: str,
+    asked_by: str | None,
+) -> None:
     if outcome.approval in ("allow-once", "allow-always"):
         resolved = next((e for e in events if e.event == "approval.resolved"), None)
         how = (
@@ -133,8 +165,12 @@ def _ran(decision: Decision, proposed: dict[str, Any], outcome: Outcome, events:
             if resolved is not None and resolved.data.get("remembered")
             else ""
         )
-        decision.add("approval_granted", f"{asked_text}; answered {outcome.approval}{how}", asked_by,
-                     "asked_approval")  # fmt: skip
+        decision.add(
+            "approval_granted",
+            f"{asked_text}; answered {outcome.approval}{how}",
+            asked_by,
+            "asked_approval",
+        )
     final = outcome.params or {}
     for name, plugin in outcome.rewritten_by.items():
         before = _shown(proposed[name]) if name in proposed else "(absent)"
@@ -158,10 +194,18 @@ def _ran(decision: Decision, proposed: dict[str, Any], outcome: Outcome, events:
         decision.details.append(where)
     for event in events:
         data = event.data
-        if (event.event == "hook.decision" and data.get("hook") == "after_tool_call" and
-                event.plugin not in _QUIET_AFTER and (data.get("content") or data.get("note"))):  # fmt: skip
-            decision.add("result_changed", str(data.get("note") or f"{event.plugin} changed the result"),
-                         event.plugin, "changed_result")  # fmt: skip
+        if (
+            event.event == "hook.decision"
+            and data.get("hook") == "after_tool_call"
+            and event.plugin not in _QUIET_AFTER
+            and (data.get("content") or data.get("note"))
+        ):
+            decision.add(
+                "result_changed",
+                str(data.get("note") or f"{event.plugin} changed the result"),
+                event.plugin,
+                "changed_result",
+            )
     if outcome.status == "error":
         decision.kinds.insert(0, "error")
         decision.details.insert(0, outcome.content)

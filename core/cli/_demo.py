@@ -104,16 +104,28 @@ class ChangeWindow:
         if not isinstance(command, str) or not self.deploy.search(command) or not self.frozen():
             return None
         clock = f"{self.config.clock} (demo clock)" if self.config.clock else "now"
-        return BeforeToolCallResult(block=True, block_reason=(
-            f"Change freeze {self.config.freeze}: no production deploys; it is {clock}"))  # fmt: skip
+        return BeforeToolCallResult(
+            block=True,
+            block_reason=(
+                f"Change freeze {self.config.freeze}: no production deploys; it is {clock}"
+            ),
+        )
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("demo", help=HELP, description=DESCRIPTION,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--dir", metavar="PATH", type=Path,
-                        help="write the event log and artifacts here, e.g. .toolhooks/demo "
-                        "(default: a new temporary folder)")  # fmt: skip
+    parser = subparsers.add_parser(
+        "demo",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--dir",
+        metavar="PATH",
+        type=Path,
+        help="write the event log and artifacts here, e.g. .toolhooks/demo "
+        "(default: a new temporary folder)",
+    )
     parser.add_argument("--json", action="store_true", help="print the decisions as JSON")
     parser.set_defaults(func=run)
 
@@ -192,34 +204,68 @@ def run(args: argparse.Namespace) -> int:
     decisions, recorder = replay(config, transcript, answers, plugins)
     log = folder / "events.jsonl"
     if args.json:
-        print_json({"folder": str(folder), "event_log": str(log), "events": recorder.total,
-                    "example_plugin": example, "calls": [d.to_dict() for d in decisions]})  # fmt: skip
+        print_json(
+            {
+                "folder": str(folder),
+                "event_log": str(log),
+                "events": recorder.total,
+                "example_plugin": example,
+                "calls": [d.to_dict() for d in decisions],
+            }
+        )
         return OK
     print("toolhooks demo: a coding agent's session, every call through the real pipeline")
     print("(recorded results stand in for the tools; the approver answers from the transcript)")
     print()
     chain = "policy > loop_detection > " + ("workspace_guard > " if example != "missing" else "")
-    print(_table.pairs([
-        ("plugins", chain + "change_window (demo) > result_budget"),
-        ("events", "event_log writes every event of every call to a JSONL file"),
-        ("config", 'profile "coding"; loop warning at 3 repeats, block at 5; results over 2,500 '
-                   "chars trimmed"),
-    ]))  # fmt: skip
+    print(
+        _table.pairs(
+            [
+                ("plugins", chain + "change_window (demo) > result_budget"),
+                ("events", "event_log writes every event of every call to a JSONL file"),
+                (
+                    "config",
+                    'profile "coding"; loop warning at 3 repeats, block at 5; results over 2,500 '
+                    "chars trimmed",
+                ),
+            ]
+        )
+    )
     if missing:
         print(f"note     {EXAMPLE} is not part of this run: {missing}")
     print()
-    rows = [[d.index, describe_call(d.tool, transcript.lines[d.index - 1].call.get("params") or {}),
-             d.label] for d in decisions]  # fmt: skip
-    print(_table.render(["#", "CALL", "DECISION"], rows, align=["right"], max_width=46,
-                        notes=[d.detail_lines for d in decisions]))  # fmt: skip
+    rows = [
+        [
+            d.index,
+            describe_call(d.tool, transcript.lines[d.index - 1].call.get("params") or {}),
+            d.label,
+        ]
+        for d in decisions
+    ]
+    print(
+        _table.render(
+            ["#", "CALL", "DECISION"],
+            rows,
+            align=["right"],
+            max_width=46,
+            notes=[d.detail_lines for d in decisions],
+        )
+    )
     statuses = summarize(decisions)["by_status"]
     print()
     print(f"{len(decisions)} calls: " + ", ".join(f"{n} {s}" for s, n in statuses.items()))
     print()
-    print(_table.pairs([
-        ("event log", f"{log} ({recorder.total} events)"),
-        ("follow it", f"toolhooks logs --file {shlex.quote(str(log))} --follow"),
-        ("one call", f"toolhooks logs --file {shlex.quote(str(log))} --call {decisions[-1].call_id}"),
-        ("artifacts", str(folder / "artifacts")),
-    ]))  # fmt: skip
+    print(
+        _table.pairs(
+            [
+                ("event log", f"{log} ({recorder.total} events)"),
+                ("follow it", f"toolhooks logs --file {shlex.quote(str(log))} --follow"),
+                (
+                    "one call",
+                    f"toolhooks logs --file {shlex.quote(str(log))} --call {decisions[-1].call_id}",
+                ),
+                ("artifacts", str(folder / "artifacts")),
+            ]
+        )
+    )
     return OK

@@ -40,8 +40,12 @@ MARKS = {"ok": "ok", "warning": "warning", "error": "ERROR"}
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("doctor", help=HELP, description=DESCRIPTION,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = subparsers.add_parser(
+        "doctor",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_json_option(parser, "the checks")
     add_config_option(parser)
     parser.set_defaults(func=run)
@@ -78,12 +82,25 @@ def run(args: argparse.Namespace) -> int:
     warnings = sum(1 for c in checks if c.status == "warning")
     about = environment(path)
     if args.json:
-        print_json({**about, "ok": errors == 0, "errors": errors, "warnings": warnings,
-                    "checks": [c.to_dict() for c in checks]})  # fmt: skip
+        print_json(
+            {
+                **about,
+                "ok": errors == 0,
+                "errors": errors,
+                "warnings": warnings,
+                "checks": [c.to_dict() for c in checks],
+            }
+        )
         return PROBLEMS if errors else OK
-    print(_table.pairs([("toolhooks", f"{about['toolhooks']} ({about['location']})"),
-                        ("python", f"{about['python']} ({about['executable']})"),
-                        ("config", path or "(no config file: defaults)")]))  # fmt: skip
+    print(
+        _table.pairs(
+            [
+                ("toolhooks", f"{about['toolhooks']} ({about['location']})"),
+                ("python", f"{about['python']} ({about['executable']})"),
+                ("config", path or "(no config file: defaults)"),
+            ]
+        )
+    )
     print()
     rows: list[list[object]] = []
     for check in checks:

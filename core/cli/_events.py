@@ -31,8 +31,13 @@ KNOWN_EVENTS = (
     "policy.denied",
 )
 """Event names the core and the built-in plugins emit (``--event`` warns about others)."""
-ALERT_EVENTS = {"tool.blocked": RED, "loop.critical": RED, "hook.error": RED, "policy.denied": RED,
-                "loop.warning": YELLOW}  # fmt: skip
+ALERT_EVENTS = {
+    "tool.blocked": RED,
+    "loop.critical": RED,
+    "hook.error": RED,
+    "policy.denied": RED,
+    "loop.warning": YELLOW,
+}
 
 
 def handle(identifier: str) -> str:
@@ -130,9 +135,14 @@ def _pattern(names: Sequence[str]) -> re.Pattern[str] | None:
 class EventFilter:
     """Keeps events matching every given criterion; ids match exactly or by prefix."""
 
-    def __init__(self, trace: IdMatch | str | None, call: IdMatch | str | None,
-                 session: str | None, since: float | None,
-                 events: Sequence[str]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        trace: IdMatch | str | None,
+        call: IdMatch | str | None,
+        session: str | None,
+        since: float | None,
+        events: Sequence[str],
+    ) -> None:
         self.trace = IdMatch(trace, exact=False) if isinstance(trace, str) else trace
         self.call = IdMatch(call, exact=False) if isinstance(call, str) else call
         self.session = session
@@ -299,8 +309,11 @@ class GroupedPrinter:
 
     def heading(self, event: dict[str, Any]) -> str:
         call = event.get("call_id")
-        parts = [f"== {stamp(event.get('ts'))}", clean(str(event.get("tool") or "?")),
-                 f"call {clean(call or '-')}" + (f" #{handle(call)}" if isinstance(call, str) else "")]  # fmt: skip
+        parts = [
+            f"== {stamp(event.get('ts'))}",
+            clean(str(event.get("tool") or "?")),
+            f"call {clean(call or '-')}" + (f" #{handle(call)}" if isinstance(call, str) else ""),
+        ]
         if event.get("session_id"):
             parts.append(f"session {clean(str(event['session_id']))}")
         parts.append(f"trace {clean(event.get('trace_id') or '-')}")

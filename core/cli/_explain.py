@@ -35,17 +35,40 @@ HOOKS = ("before_tool_call", "after_tool_call")
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("explain", help=HELP, description=DESCRIPTION,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--sender", metavar="KEY", action="append", default=[],
-                        help="who the agent acts for (id:, name:, role:, channel:)")  # fmt: skip
+    parser = subparsers.add_parser(
+        "explain",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--sender",
+        metavar="KEY",
+        action="append",
+        default=[],
+        help="who the agent acts for (id:, name:, role:, channel:)",
+    )
     parser.add_argument("--agent", metavar="ID", help="the agent id ([tools.by_agent.<id>])")
-    parser.add_argument("--origin", choices=("agent", "external"), default="agent",
-                        help="where the call comes from (default: agent)")  # fmt: skip
-    parser.add_argument("--tool", metavar="NAME", action="append", default=[],
-                        help="explain this tool in full, with its handler chain (repeatable)")  # fmt: skip
-    parser.add_argument("--tag", metavar="TAG", action="append", default=[],
-                        help="treat the --tool tools as tagged TAG (side_effect, elevated, internal)")  # fmt: skip
+    parser.add_argument(
+        "--origin",
+        choices=("agent", "external"),
+        default="agent",
+        help="where the call comes from (default: agent)",
+    )
+    parser.add_argument(
+        "--tool",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="explain this tool in full, with its handler chain (repeatable)",
+    )
+    parser.add_argument(
+        "--tag",
+        metavar="TAG",
+        action="append",
+        default=[],
+        help="treat the --tool tools as tagged TAG (side_effect, elevated, internal)",
+    )
     add_json_option(parser, "the verdicts and chains")
     add_config_option(parser)
     parser.set_defaults(func=run)
@@ -63,16 +86,22 @@ def parse_sender(keys: list[str]) -> Sender | None:
         if not sep:
             kind, value = "id", part
         if kind not in SENDER_KINDS or not value:
-            raise UsageError(f"--sender {part!r}: expected id:<id>, name:<name>, role:<role> or "
-                             "channel:<channel>")  # fmt: skip
+            raise UsageError(
+                f"--sender {part!r}: expected id:<id>, name:<name>, role:<role> or "
+                "channel:<channel>"
+            )
         if kind == "role":
             roles.append(value)
         elif kind in found and found[kind] != value:
             raise UsageError(f"--sender gives two values for {kind}: {found[kind]!r}, {value!r}")
         else:
             found[kind] = value
-    return Sender(id=found.get("id", ""), name=found.get("name"), channel=found.get("channel"),
-                  roles=tuple(roles))  # fmt: skip
+    return Sender(
+        id=found.get("id", ""),
+        name=found.get("name"),
+        channel=found.get("channel"),
+        roles=tuple(roles),
+    )
 
 
 def sender_label(sender: Sender | None) -> str:
@@ -135,17 +164,34 @@ def run(args: argparse.Namespace) -> int:
         chains = {name: chain_of(runtime, name) for name in args.tool}
     finally:
         runtime.close()
-    scope = {"sender": None if sender is None else sender_label(sender), "agent_id": args.agent,
-             "origin": args.origin}  # fmt: skip
+    scope = {
+        "sender": None if sender is None else sender_label(sender),
+        "agent_id": args.agent,
+        "origin": args.origin,
+    }
     if args.json:
-        print_json({
-            "config": config.file, "scope": scope, "policy_loaded": callable(explain),
-            "tools": [verdict.to_dict() for verdict in verdicts],
-            "chains": {name: [handler_dict(h) for h in chain] for name, chain in chains.items()},
-        })  # fmt: skip
+        print_json(
+            {
+                "config": config.file,
+                "scope": scope,
+                "policy_loaded": callable(explain),
+                "tools": [verdict.to_dict() for verdict in verdicts],
+                "chains": {
+                    name: [handler_dict(h) for h in chain] for name, chain in chains.items()
+                },
+            }
+        )
         return OK
-    print(_table.pairs([("config", shown_config(config)), ("sender", sender_label(sender)),
-                        ("agent", args.agent or "(none)"), ("origin", args.origin)]))  # fmt: skip
+    print(
+        _table.pairs(
+            [
+                ("config", shown_config(config)),
+                ("sender", sender_label(sender)),
+                ("agent", args.agent or "(none)"),
+                ("origin", args.origin),
+            ]
+        )
+    )
     print()
     if not callable(explain):
         print("the policy plugin is not loaded: no tool is denied by policy")
@@ -153,12 +199,17 @@ def run(args: argparse.Namespace) -> int:
         rows = [
             [v.tool, "allow" if v.allowed else "deny", v.decided_by, v.detail] for v in verdicts
         ]
-        print(_table.render(["TOOL", "VERDICT", "DECIDED BY", "DETAIL"], rows, wrap=3,
-                            empty="(no tools known)"))  # fmt: skip
+        print(
+            _table.render(
+                ["TOOL", "VERDICT", "DECIDED BY", "DETAIL"], rows, wrap=3, empty="(no tools known)"
+            )
+        )
         allowed = sum(1 for v in verdicts if v.allowed)
         print()
-        print(f"{allowed} allowed, {len(verdicts) - allowed} denied; "
-              "`--tool NAME` shows every step and the handler chain")  # fmt: skip
+        print(
+            f"{allowed} allowed, {len(verdicts) - allowed} denied; "
+            "`--tool NAME` shows every step and the handler chain"
+        )
     for index, name in enumerate(args.tool):
         verdict = next((v for v in verdicts if v.tool == name), None)
         if index:
@@ -177,14 +228,30 @@ def _print_tool(name: str, verdict: Any, chain: list[HandlerInfo]) -> None:
         print()
     print(f"handlers that would run for {name}, in order:")
     rows = [
-        [str(number), h.hook, h.plugin, h.priority, _timeout_label(h), h.on_error,
-         h.mode, tools_label(h.tools)]
+        [
+            str(number),
+            h.hook,
+            h.plugin,
+            h.priority,
+            _timeout_label(h),
+            h.on_error,
+            h.mode,
+            tools_label(h.tools),
+        ]
         for number, h in enumerate(chain, 1)
-    ]  # fmt: skip
-    print(_table.render(["#", "HOOK", "PLUGIN", "PRIORITY", "TIMEOUT", "ON_ERROR", "MODE", "TOOLS"],
-                        rows, align=["right", "left", "left", "right"], indent="  ",
-                        empty="(no handlers)"))  # fmt: skip
+    ]
+    print(
+        _table.render(
+            ["#", "HOOK", "PLUGIN", "PRIORITY", "TIMEOUT", "ON_ERROR", "MODE", "TOOLS"],
+            rows,
+            align=["right", "left", "left", "right"],
+            indent="  ",
+            empty="(no handlers)",
+        )
+    )
     if verdict is not None and not verdict.allowed:
         print()
-        print(f"  policy blocks {name}: the before_tool_call handlers after it do not run; "
-              "the after_tool_call handlers still see the blocked result")  # fmt: skip
+        print(
+            f"  policy blocks {name}: the before_tool_call handlers after it do not run; "
+            "the after_tool_call handlers still see the blocked result"
+        )

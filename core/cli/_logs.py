@@ -46,25 +46,43 @@ MAX_PARTIAL = 64 << 20  # a "line" longer than this without a newline is dropped
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("logs", help=HELP, description=DESCRIPTION,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = subparsers.add_parser(
+        "logs",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("-f", "--follow", action="store_true", help="keep printing new events")
     parser.add_argument("--json", action="store_true", help="print matching events as JSON lines")
-    parser.add_argument("--trace", metavar="ID",
-                        help="only this trace (its id, a unique prefix, or its #handle)")  # fmt: skip
-    parser.add_argument("--call", metavar="ID",
-                        help="only this call (its id, a unique prefix, or its #handle)")  # fmt: skip
+    parser.add_argument(
+        "--trace", metavar="ID", help="only this trace (its id, a unique prefix, or its #handle)"
+    )
+    parser.add_argument(
+        "--call", metavar="ID", help="only this call (its id, a unique prefix, or its #handle)"
+    )
     parser.add_argument("--session", metavar="ID", help="only this session")
-    parser.add_argument("--since", metavar="WHEN", type=parse_since,
-                        help="only events after WHEN: 30s, 10m, 2h, 1d, or an ISO date and time")  # fmt: skip
-    parser.add_argument("--event", metavar="NAME", action="append", default=[],
-                        help="only these events (repeatable, comma-separated, * wildcard: tool.*)")  # fmt: skip
-    parser.add_argument("--file", metavar="PATH",
-                        help="the log file (default: [plugins.event_log] path in config)")  # fmt: skip
-    parser.add_argument("--wide", action="store_true",
-                        help="do not cut lines to the terminal's width")  # fmt: skip
-    parser.add_argument("--poll", metavar="SECONDS", type=_positive, default=0.25,
-                        help=argparse.SUPPRESS)  # fmt: skip
+    parser.add_argument(
+        "--since",
+        metavar="WHEN",
+        type=parse_since,
+        help="only events after WHEN: 30s, 10m, 2h, 1d, or an ISO date and time",
+    )
+    parser.add_argument(
+        "--event",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="only these events (repeatable, comma-separated, * wildcard: tool.*)",
+    )
+    parser.add_argument(
+        "--file", metavar="PATH", help="the log file (default: [plugins.event_log] path in config)"
+    )
+    parser.add_argument(
+        "--wide", action="store_true", help="do not cut lines to the terminal's width"
+    )
+    parser.add_argument(
+        "--poll", metavar="SECONDS", type=_positive, default=0.25, help=argparse.SUPPRESS
+    )
     add_config_option(parser)
     parser.set_defaults(func=run)
 
@@ -167,8 +185,10 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.follow:
         if not path.exists() and not any(True for _ in history(path, include_current=False)):
-            note(f"no event log at {path} (nothing logged yet, or [plugins.event_log] path "
-                 "points elsewhere: pass --file or --config)")  # fmt: skip
+            note(
+                f"no event log at {path} (nothing logged yet, or [plugins.event_log] path "
+                "points elsewhere: pass --file or --config)"
+            )
             return PROBLEMS
         for event in history(path, include_current=True, skipped=skipped):
             emit(event)

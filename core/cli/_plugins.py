@@ -96,15 +96,32 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"config": config.file, "plugins": [info_dict(info) for info in infos]})
         return OK
-    headers = ["NAME", "VERSION", "DISTRIBUTION", "SOURCE", "PRIORITY", "HOOKS", "TOOLS", "MODE",
-               "ENABLED"]  # fmt: skip
+    headers = [
+        "NAME",
+        "VERSION",
+        "DISTRIBUTION",
+        "SOURCE",
+        "PRIORITY",
+        "HOOKS",
+        "TOOLS",
+        "MODE",
+        "ENABLED",
+    ]
     align: list[_table.Align] = ["left", "left", "left", "left", "right"]
     if args.all:
         headers.append("WHY")
     print(f"config: {shown_config(config)}")
     print()
-    print(_table.render(headers, rows(infos, args.all), align=align, max_width=48,
-                        wrap=9 if args.all else None, empty="(no plugins)"))  # fmt: skip
+    print(
+        _table.render(
+            headers,
+            rows(infos, args.all),
+            align=align,
+            max_width=48,
+            wrap=9 if args.all else None,
+            empty="(no plugins)",
+        )
+    )
     hidden = [info for info in infos if not info.enabled]
     if args.all and hidden:
         print()

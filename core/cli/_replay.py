@@ -52,18 +52,40 @@ STATUSES = ("ok", "error", "blocked", "denied")
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("replay", help=HELP, description=DESCRIPTION,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = subparsers.add_parser(
+        "replay",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("transcript", metavar="TRANSCRIPT.jsonl", type=Path)
-    parser.add_argument("--approve", choices=DECISIONS, default="deny",
-                        help="the answer to an approval when the line has no 'approve' (default: deny)")  # fmt: skip
-    parser.add_argument("--fail-on", metavar="STATUS", action="append", default=[],
-                        type=_status, help="exit 1 when a call ends with STATUS (blocked, denied, "
-                        "error, ok; repeatable or comma-separated)")  # fmt: skip
-    parser.add_argument("--events", metavar="FILE", type=Path,
-                        help="write the replay's event log here (default: no event log)")  # fmt: skip
-    parser.add_argument("--artifacts", metavar="DIR", type=Path,
-                        help="keep full results of trimmed calls here (default: a temporary folder)")  # fmt: skip
+    parser.add_argument(
+        "--approve",
+        choices=DECISIONS,
+        default="deny",
+        help="the answer to an approval when the line has no 'approve' (default: deny)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        metavar="STATUS",
+        action="append",
+        default=[],
+        type=_status,
+        help="exit 1 when a call ends with STATUS (blocked, denied, "
+        "error, ok; repeatable or comma-separated)",
+    )
+    parser.add_argument(
+        "--events",
+        metavar="FILE",
+        type=Path,
+        help="write the replay's event log here (default: no event log)",
+    )
+    parser.add_argument(
+        "--artifacts",
+        metavar="DIR",
+        type=Path,
+        help="keep full results of trimmed calls here (default: a temporary folder)",
+    )
     add_json_option(parser, "the decisions and the summary")
     add_config_option(parser)
     parser.set_defaults(func=run)
@@ -88,8 +110,9 @@ def replay_config(config: LoadedConfig, events: Path | None, artifacts: Path) ->
     return with_tables(config, changes)
 
 
-def replay(config: LoadedConfig, transcript: Transcript, answers: Answers,
-           plugins: Sequence[Any] = ()) -> tuple[list[Decision], Recorder]:  # fmt: skip
+def replay(
+    config: LoadedConfig, transcript: Transcript, answers: Answers, plugins: Sequence[Any] = ()
+) -> tuple[list[Decision], Recorder]:
     """Run every line through a runtime of ``config`` (plus ``plugins``); the decisions and the
     recorder (which counted the events)."""
     recorder = Recorder()
@@ -145,13 +168,26 @@ def run(args: argparse.Namespace) -> int:
     failed = [d for d in decisions if d.status in failing]
     problems = bool(transcript.errors) or bool(failed)
     if args.json:
-        print_json({"transcript": str(args.transcript), "config": config.file,
-                    "calls": [d.to_dict() for d in decisions], "summary": summary,
-                    "errors": [{"line": n, "error": e} for n, e in transcript.errors],
-                    "failed": [d.index for d in failed], "ok": not problems})  # fmt: skip
+        print_json(
+            {
+                "transcript": str(args.transcript),
+                "config": config.file,
+                "calls": [d.to_dict() for d in decisions],
+                "summary": summary,
+                "errors": [{"line": n, "error": e} for n, e in transcript.errors],
+                "failed": [d.index for d in failed],
+                "ok": not problems,
+            }
+        )
         return PROBLEMS if problems else OK
-    print(_table.pairs([("transcript", f"{args.transcript} ({len(decisions)} calls)"),
-                        ("config", shown_config(config))]))  # fmt: skip
+    print(
+        _table.pairs(
+            [
+                ("transcript", f"{args.transcript} ({len(decisions)} calls)"),
+                ("config", shown_config(config)),
+            ]
+        )
+    )
     print()
     print(decision_table(decisions))
     print_summary(summary)
@@ -164,8 +200,13 @@ def run(args: argparse.Namespace) -> int:
 
 def decision_table(decisions: list[Decision]) -> str:
     rows = [[d.index, d.line, d.tool, d.status, d.label, d.detail] for d in decisions]
-    return _table.render(["#", "LINE", "TOOL", "STATUS", "DECISION", "DETAIL"], rows,
-                         align=["right", "right"], wrap=5, empty="(no calls)")  # fmt: skip
+    return _table.render(
+        ["#", "LINE", "TOOL", "STATUS", "DECISION", "DETAIL"],
+        rows,
+        align=["right", "right"],
+        wrap=5,
+        empty="(no calls)",
+    )
 
 
 def print_summary(summary: dict[str, Any]) -> None:

@@ -26,13 +26,33 @@ from .._events import Event
 from .._hookimpl import hookimpl
 from .._results import DECISIONS, ApprovalDecision, PendingApproval
 
-CALL_KEYS = ("name", "params", "id", "session_id", "run_id", "trace_id", "agent_id", "sender",
-             "origin", "context_window_tokens")  # fmt: skip
+CALL_KEYS = (
+    "name",
+    "params",
+    "id",
+    "session_id",
+    "run_id",
+    "trace_id",
+    "agent_id",
+    "sender",
+    "origin",
+    "context_window_tokens",
+)
 EXTRA_KEYS = ("result", "error", "approve", "note")
-KEPT_EVENTS = frozenset({
-    "hook.decision", "hook.error", "params.conflict", "tool.blocked", "approval.requested",
-    "approval.resolved", "result.trimmed", "loop.warning", "loop.critical", "policy.denied",
-})  # fmt: skip
+KEPT_EVENTS = frozenset(
+    {
+        "hook.decision",
+        "hook.error",
+        "params.conflict",
+        "tool.blocked",
+        "approval.requested",
+        "approval.resolved",
+        "result.trimmed",
+        "loop.warning",
+        "loop.critical",
+        "policy.denied",
+    }
+)
 
 
 class ToolError(Exception):
@@ -154,8 +174,13 @@ class Recorder:
         return self.events.pop(call_id, [])
 
 
-def run_lines(runtime: Any, lines: Iterable[Line], answers: Answers, recorder: Recorder,
-              on_result: Callable[[Line, Any, list[Event]], None]) -> None:  # fmt: skip
+def run_lines(
+    runtime: Any,
+    lines: Iterable[Line],
+    answers: Answers,
+    recorder: Recorder,
+    on_result: Callable[[Line, Any, list[Event]], None],
+) -> None:
     """Each line through ``runtime.call`` with its recorded result standing in for the tool."""
     for line in lines:
         answers.expect(line)
