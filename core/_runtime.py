@@ -45,7 +45,7 @@ logger = logging.getLogger("toolhooks")
 
 
 class Runtime(RuntimeApprovals):
-    """The pipeline every tool call goes through. See DESIGN.md for the contract."""
+    """The pipeline every tool call goes through (docs/architecture.md tells its steps)."""
 
     def __init__(
         self,
