@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -25,6 +25,11 @@ else:  # pragma: no cover - exercised on 3.10 only
 CONFIG_ENV = "TOOLHOOKS_CONFIG"
 CONFIG_FILE = "toolhooks.toml"
 TOP_LEVEL_KEYS = ("plugins", "tools", "approvals", "state")
+TABLES_GROUP = "toolhooks.tables"
+"""Entry-point group of top-level tables an add-on owns: ``mcp = "toolhooks_mcp:McpTable"``
+names the pydantic model (extra="forbid") that validates ``[mcp]``."""
+KNOWN_ADDON_TABLES = {"mcp": "toolhooks-mcp"}
+"""Tables of add-ons toolhooks knows of: a config using one without the add-on says what to install."""
 PLUGINS_KEYS = ("only", "disable", "on_load_error")
 FRAMEWORK_KEYS = ("priority", "mode", "on_error", "timeout_s", "enabled", "tools")
 
@@ -69,6 +74,8 @@ class LoadedConfig:
     plugins: PluginsTable = field(default_factory=PluginsTable)
     approvals: ApprovalsTable = field(default_factory=ApprovalsTable)
     state: StateTable = field(default_factory=StateTable)
+    tables: dict[str, BaseModel] = field(default_factory=dict)
+    """Add-on tables (``[mcp]``), each validated by the model its distribution registered."""
 
     @property
     def file(self) -> str | None:
@@ -135,14 +142,17 @@ def keys_at(model: type[BaseModel] | None, loc: list[str]) -> list[str]:
     """The keys the table at ``loc`` inside ``model`` takes (list indexes and dict keys are
     stepped over); empty when that is not a model."""
     node: Any = model
+    keyed = False  # the last field was a dict of models: the next part is one of its keys
     for part in loc:
         if not (isinstance(node, type) and issubclass(node, BaseModel)):
             return []
         info = node.model_fields.get(part)
         if info is None:
-            if part.isdigit():  # an index into a list of these models
+            if part.isdigit() or keyed:  # an index into a list, a key into a dict of models
+                keyed = False
                 continue
             return []
+        keyed = get_origin(info.annotation) is dict
         node = _model_inside(info.annotation)
     if isinstance(node, type) and issubclass(node, BaseModel):
         return [info.alias or name for name, info in node.model_fields.items()]
@@ -265,17 +275,56 @@ def load_config(
     return _validated(data, path, prefix)
 
 
+def addon_tables() -> dict[str, type[BaseModel]]:
+    """The top-level tables installed add-ons own (entry-point group ``toolhooks.tables``).
+
+    Read only when a config has a key the core does not own, so plain configs never pay for the
+    metadata scan. An entry point that fails to load is a ConfigError naming its distribution.
+    """
+    from importlib import metadata
+
+    found: dict[str, type[BaseModel]] = {}
+    for entry_point in metadata.entry_points(group=TABLES_GROUP):
+        dist = entry_point.dist.name if entry_point.dist is not None else "an unknown distribution"
+        try:
+            model = entry_point.load()
+        except Exception as exc:
+            raise ConfigError(
+                f"[{entry_point.name}] table of {dist} failed to load: {type(exc).__name__}: {exc}"
+            ) from None
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise ConfigError(f"[{entry_point.name}] table of {dist} is not a pydantic model")
+        found.setdefault(entry_point.name, model)
+    return found
+
+
 def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...]) -> LoadedConfig:
     loaded = LoadedConfig(data, source, prefix)
     if not isinstance(data, Mapping):
         raise loaded.error("the config must be a table")
-    for key in data:
-        if key not in TOP_LEVEL_KEYS:
+    addons = [key for key in data if key not in TOP_LEVEL_KEYS]
+    models = addon_tables() if addons else {}
+    for key in addons:
+        model = models.get(key)
+        if model is None:
+            if key in KNOWN_ADDON_TABLES:
+                raise loaded.error(
+                    f"[{key}] needs the {KNOWN_ADDON_TABLES[key]} package "
+                    f"(pip install {KNOWN_ADDON_TABLES[key]})",
+                    key,
+                )
+            known = (*TOP_LEVEL_KEYS, *models)
             raise loaded.error(
-                f"unknown top-level key {key!r}{did_you_mean(str(key), TOP_LEVEL_KEYS)} "
+                f"unknown top-level key {key!r}{did_you_mean(str(key), known)} "
                 f"(expected {', '.join(TOP_LEVEL_KEYS)})",
                 key,
             )
+        if not isinstance(data[key], Mapping):
+            raise loaded.error(f"[{key}] must be a table", key)
+        try:
+            loaded.tables[key] = model.model_validate(data[key])
+        except ValidationError as exc:
+            raise loaded.validation_error(exc, key, model=model) from None
     plugins = data.get("plugins", {})
     if not isinstance(plugins, Mapping):
         raise loaded.error("[plugins] must be a table", "plugins")

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from .._errors import ConfigError, PluginLoadError, PluginValidationError, ToolhooksError
 from ._common import OK, PROBLEMS, USAGE, Command, UsageError, add_config_option
+from ._extensions import add_extension_commands
 from ._output import SafeStream
 
 PROG = "toolhooks"
@@ -128,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
         module.add_parser(subparsers)
         for name in set(subparsers.choices) - before:
             add_config_option_if_missing(subparsers.choices[name])
+    before = set(subparsers.choices)
+    add_extension_commands(subparsers)
+    for name in set(subparsers.choices) - before:
+        add_config_option_if_missing(subparsers.choices[name])
     return parser
 
 

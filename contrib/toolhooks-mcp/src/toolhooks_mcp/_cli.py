@@ -1,0 +1,107 @@
+"""``toolhooks mcp ...``: registered on the core CLI through the ``toolhooks.commands`` group."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from toolhooks.cli._common import OK, PROBLEMS, add_config_option, config_path, print_json
+
+from ._config import McpTable
+
+DESCRIPTION = """\
+Put the toolhooks pipeline in front of MCP servers: every tools/call of every server in
+[mcp.servers] goes through the policy fence, hooks, approvals, loop detection, the result
+budget and the audit log."""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "mcp",
+        help="serve the MCP servers of [mcp.servers] through the pipeline (serve, servers, wrap)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(title="commands", dest="mcp_command", metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        help="serve the proxy over stdio (for an MCP client's config) or streamable HTTP",
+        description="Serve the proxy. Without --http it speaks MCP on stdin/stdout, as an "
+        "MCP client's config starts it; logs go to stderr.",
+    )
+    serve.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        default=None,
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead (HOST defaults to 127.0.0.1)",
+    )
+    add_config_option(serve)
+    serve.set_defaults(func=run_serve)
+    servers = commands.add_parser(
+        "servers", help="list the configured upstream servers and how their tools are named"
+    )
+    servers.add_argument("--json", action="store_true", help="print the servers as JSON")
+    add_config_option(servers)
+    servers.set_defaults(func=run_servers)
+    parser.set_defaults(func=lambda args: _help(parser))
+
+
+def _help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def settings_of(args: argparse.Namespace) -> McpTable:
+    from toolhooks._config import load_config
+
+    table = load_config(config_path(args)).tables.get("mcp")
+    return table if isinstance(table, McpTable) else McpTable()
+
+
+def run_servers(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    rows = []
+    for name, table in settings.servers.items():
+        target = table.url or " ".join([table.command or "", *table.args])
+        example = "<tool>" if not settings.prefix else f"{name}{settings.separator}<tool>"
+        rows.append(
+            {
+                "server": name,
+                "transport": "http" if table.url else "stdio",
+                "target": target,
+                "trusted": table.trusted,
+                "tools_named": example,
+            }
+        )
+    if args.json:
+        print_json(rows)
+        return OK
+    if not rows:
+        print("no [mcp.servers] configured", file=sys.stderr)
+        return PROBLEMS
+    for row in rows:
+        trust = "trusted" if row["trusted"] else "untrusted"
+        print(
+            f"{row['server']}  {row['transport']}  {trust}  {row['tools_named']}  {row['target']}"
+        )
+    return OK
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ._proxy import Proxy
+
+    proxy = Proxy(config_path(args))
+    if not proxy.settings.servers:
+        print("toolhooks mcp serve: no [mcp.servers] in the config", file=sys.stderr)
+        return PROBLEMS
+    if args.http is None:
+        anyio.run(proxy.serve_stdio)
+        return OK
+    from ._http import parse_address, serve_http
+
+    host, port = parse_address(args.http)
+    anyio.run(serve_http, proxy, host, port)
+    return OK

@@ -1,0 +1,89 @@
+"""Serving the proxy over streamable HTTP, behind bearer tokens that name the sender.
+
+The SDK's own auth middleware checks the ``Authorization: Bearer`` header before any MCP
+handler runs (401 otherwise); the token verifier here compares the token's sha256 against the
+``[[mcp.auth.tokens]]`` entries in constant time, and the entry's ``sender`` becomes the
+token's client id, which ``caller_of`` turns into the call's sender.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from pydantic import AnyHttpUrl
+from toolhooks import ConfigError
+
+from ._config import McpTable
+
+if TYPE_CHECKING:
+    from ._proxy import Proxy
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+class TokenVerifier:
+    """Bearer token -> sender, from ``[[mcp.auth.tokens]]``; digests are read when checked, so
+    a token from an environment variable can be rotated by restarting with a new value."""
+
+    def __init__(self, settings: McpTable) -> None:
+        self.entries = settings.auth.tokens
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        given = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+        found = None
+        for entry in self.entries:  # every entry is compared: no early exit to time
+            digest = entry.digest()
+            if digest is not None and hmac.compare_digest(digest, given) and found is None:
+                found = entry
+        if found is None:
+            return None
+        return AccessToken(token=token, client_id=found.sender, scopes=[], expires_at=None)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``:PORT`` or ``PORT`` (host 127.0.0.1); a bad one is a one-line error."""
+    host, _, port_text = text.rpartition(":")
+    host = host.strip("[]") or DEFAULT_HOST
+    try:
+        port = int(port_text)
+        if not 0 <= port <= 65535:
+            raise ValueError
+        if host != "localhost":
+            ipaddress.ip_address(host)
+    except ValueError:
+        raise ConfigError(
+            f"--http {text!r}: expected HOST:PORT with an IP address and a port 0-65535 "
+            "(for example 127.0.0.1:8765)"
+        ) from None
+    return host, port
+
+
+def http_app(proxy: Proxy, host: str, port: int) -> Any:
+    """The Starlette app: ``/mcp``, bearer tokens required, DNS-rebinding checks on localhost."""
+    if not proxy.settings.auth.tokens:
+        raise ConfigError(
+            "serving over HTTP needs at least one [[mcp.auth.tokens]] entry "
+            "(sender plus env or sha256): requests without a valid token are refused"
+        )
+    issuer = f"http://{'localhost' if host == DEFAULT_HOST else host}:{port}"
+    return proxy.server.streamable_http_app(
+        host=host,
+        auth=AuthSettings(
+            issuer_url=AnyHttpUrl(issuer), resource_server_url=None, required_scopes=[]
+        ),
+        token_verifier=TokenVerifier(proxy.settings),
+    )
+
+
+async def serve_http(proxy: Proxy, host: str, port: int) -> None:
+    import uvicorn
+
+    app = http_app(proxy, host, port)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    async with proxy.running():
+        await server.serve()

@@ -1,0 +1,61 @@
+"""Who is calling: the sender and agent of an MCP request, and the request an approver answers.
+
+Over stdio the identity is the config's (``[mcp] sender`` / ``agent_id``): one user, one client.
+Over HTTP it is the bearer token's (``[[mcp.auth.tokens]]``), checked by the SDK's auth
+middleware before any handler runs.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from toolhooks import Sender
+
+if TYPE_CHECKING:
+    from ._proxy import Proxy
+
+SESSION_HEADER = "mcp-session-id"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Caller:
+    sender: Sender | None
+    agent_id: str | None
+    session_id: str
+    connection: str
+    """One key per client connection (its HTTP session, or the stdio pipe)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestScope:
+    ctx: Any
+    caller: Caller
+
+
+current_request: ContextVar[RequestScope | None] = ContextVar("toolhooks_mcp_request", default=None)
+
+
+def caller_of(ctx: Any, proxy: Proxy) -> Caller:
+    settings = proxy.settings
+    token = get_access_token()
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    http_session = headers.get(SESSION_HEADER) if headers is not None else None
+    session_id = http_session or proxy.session_id
+    if token is not None:
+        entry = proxy.token_entries.get(token.client_id)
+        roles = entry.roles if entry is not None else ()
+        agent_id = entry.agent_id if entry is not None else None
+        return Caller(
+            sender=Sender(id=token.client_id, roles=roles, channel="mcp"),
+            agent_id=agent_id or settings.agent_id,
+            session_id=session_id,
+            connection=session_id,
+        )
+    sender = Sender(id=settings.sender, channel="mcp") if settings.sender else None
+    return Caller(
+        sender=sender, agent_id=settings.agent_id, session_id=session_id, connection=session_id
+    )

@@ -1,0 +1,201 @@
+"""One upstream MCP server: kept connected by a supervisor task, restarted with backoff.
+
+The SDK's ``Client`` is an async context manager whose cancel scopes belong to the task that
+entered it, so each upstream has one task that enters it, lists what the server offers, pings it
+while idle, and leaves and re-enters it when the server dies or stops answering. Calls come from
+the proxy's request handlers and only borrow the connected client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client._transport import TransportStreams
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+from toolhooks import ToolError
+
+from ._config import McpTable, ServerTable
+
+if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
+    from exceptiongroup import BaseExceptionGroup
+
+logger = logging.getLogger("toolhooks.mcp")
+Changed = Callable[[], Awaitable[None]]
+
+
+class UpstreamDown(Exception):
+    """The upstream is not connected (failed to start, died, or stopped answering)."""
+
+
+class Upstream:
+    """A configured server and, while it runs, its connected client and listings."""
+
+    def __init__(self, name: str, table: ServerTable, settings: McpTable, changed: Changed) -> None:
+        self.name = name
+        self.table = table
+        self.settings = settings
+        self._changed = changed
+        self.client: Client | None = None
+        self.tools: dict[str, types.Tool] = {}
+        self.prompts: dict[str, types.Prompt] = {}
+        self.resources: list[types.Resource] = []
+        self.templates: list[types.ResourceTemplate] = []
+        self.error: str | None = "not started yet"
+        self.restarts = 0
+        self.next_start: float | None = None
+        self._lost = anyio.Event()
+        self.settled = anyio.Event()
+        """Set once the first start has connected or failed."""
+
+    @property
+    def call_timeout_s(self) -> float:
+        return self.table.call_timeout_s or self.settings.call_timeout_s
+
+    def _client(self) -> Client:
+        table = self.table
+        if table.url is not None:
+            return Client(http_transport(table.url, table.headers), cache=None)
+        assert table.command is not None  # the config model guarantees one of the two
+        params = StdioServerParameters(
+            command=table.command, args=list(table.args), env=table.env or None, cwd=table.cwd
+        )
+        return Client(params, cache=None)
+
+    async def supervise(self) -> None:
+        """Connect, serve until the connection is lost, wait, reconnect; never returns."""
+        delay = self.settings.restart_backoff_s
+        while True:
+            started = time.monotonic()
+            try:
+                async with self._client() as client:
+                    with anyio.fail_after(self.settings.start_timeout_s):
+                        await self._list(client)
+                    self.client, self.error, self._lost = client, None, anyio.Event()
+                    logger.info("MCP server %r connected (%d tools)", self.name, len(self.tools))
+                    await self._changed()
+                    self.settled.set()
+                    await self._watch(client)
+            except Exception as exc:  # the proxy outlives whatever the upstream does
+                self.error = _describe(exc, self.settings.start_timeout_s)
+            except BaseException as exc:  # an ExceptionGroup from the transport's task group
+                if not isinstance(exc, BaseExceptionGroup) or exc.subgroup(Exception) is None:
+                    raise
+                self.error = _describe(exc, self.settings.start_timeout_s)
+            finally:
+                was_up = self.client is not None
+                self.client = None
+                self.tools, self.prompts, self.resources, self.templates = {}, {}, [], []
+                if was_up:
+                    with anyio.CancelScope(shield=True):
+                        await self._changed()
+            if time.monotonic() - started > 4 * self.settings.restart_max_s:
+                delay = self.settings.restart_backoff_s  # it ran a good while: start over
+            self.restarts += 1
+            self.settled.set()
+            self.next_start = time.monotonic() + delay
+            logger.warning(
+                "MCP server %r is down (%s); restart in %g s", self.name, self.error, delay
+            )
+            await anyio.sleep(delay)
+            delay = min(delay * 2, self.settings.restart_max_s)
+
+    async def _list(self, client: Client) -> None:
+        caps = client.session.server_capabilities
+        tools: dict[str, types.Tool] = {}
+        cursor: str | None = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            tools.update((tool.name, tool) for tool in page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        self.tools = tools
+        # Prompts and resources are extras: a server that lists them badly still serves tools.
+        with contextlib.suppress(MCPError):
+            if caps is not None and caps.prompts is not None:
+                self.prompts = {p.name: p for p in (await client.list_prompts()).prompts}
+        with contextlib.suppress(MCPError):
+            if caps is not None and caps.resources is not None:
+                self.resources = list((await client.list_resources()).resources)
+        with contextlib.suppress(MCPError):
+            if caps is not None and caps.resources is not None:
+                self.templates = list((await client.list_resource_templates()).resource_templates)
+
+    async def _watch(self, client: Client) -> None:
+        """Return when the connection is lost: a failed call said so, or a ping went unanswered."""
+        interval = self.settings.health_interval_s
+        while True:
+            with anyio.move_on_after(interval):
+                await self._lost.wait()
+                self.error = self.error or "the connection was lost"
+                return
+            try:
+                with anyio.fail_after(min(interval, 10.0)):
+                    await client.session.send_ping()
+            except Exception as exc:
+                self.error = f"it stopped answering pings ({_describe(exc, min(interval, 10.0))})"
+                return
+
+    def down_reason(self) -> str:
+        wait = ""
+        if self.next_start is not None:
+            wait = f"; restarting in {max(0.0, self.next_start - time.monotonic()):.1f} s"
+        return f"MCP server '{self.name}' is not running ({self.error}{wait})"
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """The upstream's real call; every failure is a ToolError with text for the model."""
+        client = self.client
+        if client is None:
+            raise ToolError(self.down_reason())
+        timeout = self.call_timeout_s
+        try:
+            with anyio.fail_after(timeout):
+                return await client.call_tool(tool, arguments, read_timeout_seconds=timeout)
+        except TimeoutError:
+            raise ToolError(
+                f"MCP server '{self.name}' did not answer {tool} within {timeout:g} s"
+            ) from None
+        except MCPError as exc:
+            if "closed" in str(exc).lower():
+                self.error = f"the connection closed during a call to {tool}"
+                self._lost.set()
+                raise ToolError(f"MCP server '{self.name}' died during the call ({exc})") from None
+            raise ToolError(f"MCP server '{self.name}' refused the call: {exc}") from None
+
+    async def borrow(self) -> Client:
+        client = self.client
+        if client is None:
+            raise UpstreamDown(self.down_reason())
+        return client
+
+
+def _describe(exc: BaseException, timeout: float) -> str:
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError):
+        return f"no answer within {timeout:g} s"
+    text = " ".join(str(exc).split())
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or text}"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@asynccontextmanager
+async def http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[TransportStreams]:
+    """The SDK's streamable HTTP client transport, with the configured headers on every request."""
+    async with (
+        create_mcp_http_client(headers=headers or None) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
+        yield streams
