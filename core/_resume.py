@@ -181,7 +181,13 @@ def finish(
             verdict = gated
         else:
             verdict = apply(ctx, run, verdict, row.plugin, row.digest, row.id, resolution)
-        return (yield from conclude(ctx, run, verdict))
+        outcome = yield from conclude(ctx, run, verdict)
+        if run.state is state and row.rewritten_by:
+            # Not re-screened: the hooks' changes are the ones recorded at the pause, measured
+            # from what that screening started with (the editor's params after an edit, which
+            # the row does not keep), as a call decided at once reports them.
+            outcome.rewritten_by = dict(row.rewritten_by)
+        return outcome
     finally:
         state.done = run.state.done = True
         _reset(token)
