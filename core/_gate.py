@@ -218,7 +218,7 @@ def defer(ctx: Context, run: Run, pending: PendingApproval, asked: bool = True) 
     """Store ``pending`` until someone decides; the call's outcome is "pending" for now."""
     expires_at = time.time() + ctx.defer_ttl_s
     pending = replace(pending, expires_at=expires_at)
-    ctx.store.add(stored_from_pending(pending, expires_at=expires_at))
+    ctx.store.add(stored_from_pending(pending, expires_at=expires_at, quiet=run.state.quiet))
     call = pending.call
     remember(ctx.paused, call.id, pending.id)
     if not asked:

@@ -147,6 +147,7 @@ def finish(
     state.approval_plugin, state.approval = row.plugin, row.request()
     state.proposed = run.proposed = freeze_params(row.proposed_params)
     state.writers = dict(row.rewritten_by) or None
+    state.quiet = [dict(entry) for entry in row.quiet]  # the first screening's, from the row
     token = current_scope.set(state)
     try:
         resolution: Resolution | None = None
