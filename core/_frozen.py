@@ -7,13 +7,12 @@ accident can never change what executes. The views subclass ``dict`` and ``list`
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from ._errors import ParamsError
+from ._json import canonical_json as canonical_json
 
 MAX_PARAM_DEPTH = 64
 _SCALARS = frozenset({str, int, float, bool, type(None), bytes})
@@ -157,49 +156,6 @@ def thaw_params(params: Mapping[str, Any]) -> dict[str, Any]:
         if type(value) not in _SCALARS:
             return {key: thaw(item) for key, item in params.items()}
     return dict(params)
-
-
-def _canonical_default(value: Any) -> Any:
-    if isinstance(value, (bytes, bytearray)):
-        return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
-    if isinstance(value, (set, frozenset)):
-        return {"$set": sorted(canonical_json(item) for item in value)}
-    raise TypeError(f"unsupported type {type(value).__name__}")
-
-
-def canonical_json(value: Any) -> str:
-    """Key-sorted, whitespace-free JSON; bytes and sets get tagged encodings; NaN is kept."""
-    try:
-        return _dumps(value)
-    except ValueError:  # an int too long for str() (sys.get_int_max_str_digits): tag it as hex
-        return _dumps(_long_ints_as_hex(value))
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(
-        value,
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        default=_canonical_default,
-        allow_nan=True,
-    )
-
-
-def _long_ints_as_hex(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool):
-        try:
-            int.__repr__(value)
-        except ValueError:
-            return {"$int": hex(value)}
-        return value
-    if isinstance(value, Mapping):
-        return {key: _long_ints_as_hex(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_long_ints_as_hex(item) for item in value]
-    if isinstance(value, (set, frozenset)):
-        return {"$set": sorted(canonical_json(item) for item in value)}
-    return value
 
 
 def params_digest(

@@ -70,7 +70,7 @@ class JsonlWriter:
         self._fsync = fsync
         self._buffer_bytes = buffer_bytes
         self._interval = flush_interval_s
-        self._lines: list[str] = []
+        self._lines: list[bytes] = []
         self._pending = 0  # approximate buffered characters (only decides when to flush)
         self._io_lock = threading.Lock()
         self._state_lock = threading.Lock()
@@ -95,7 +95,7 @@ class JsonlWriter:
 
     # -- buffering ---------------------------------------------------------------------------
 
-    def append(self, line: str, flush: bool = False) -> None:
+    def append(self, line: bytes, flush: bool = False) -> None:
         """Buffer one complete line (ending in a newline); write the buffer if ``flush``."""
         self._lines.append(line)
         self._pending += len(line)
@@ -125,8 +125,7 @@ class JsonlWriter:
             del lines[:count]  # concurrent appends only add at the end: nothing else is removed
             self._pending = 0
             try:
-                # Lines are ASCII JSON; the error handler only guards against a foreign line.
-                self._write("".join(chunk).encode("utf-8", "backslashreplace"), count)
+                self._write(b"".join(chunk), count)
             except Exception as error:  # pragma: no cover - _write handles OSError itself
                 self._drop(count, error)
 

@@ -140,14 +140,15 @@ def test_data_cannot_override_the_envelope(make_plugin, log_path):
     assert record["tool"] == "read_file" and record["call_id"] == "c1" and record["other"] == 1
 
 
-def test_unicode_and_newlines_stay_inside_one_ascii_line(make_plugin, log_path):
+def test_unicode_and_newlines_stay_inside_one_utf8_line(make_plugin, log_path):
     plugin = make_plugin()
     text = "line1\nline2\r\u2028\x00 \u00e9\U0001f600 \ud800 end"
     plugin.on_event(make_event("x", "c1", text=text, **{"k\ney": "v"}))
     plugin.flush()
     raw = log_path.read_bytes()
     assert raw.count(b"\n") == 1 and raw.endswith(b"\n")
-    assert raw.isascii()
+    raw.decode("utf-8")  # valid UTF-8: the lone surrogate is escaped, the rest written as is
+    assert "\u00e9\U0001f600".encode() in raw and b"\\ud800" in raw
     record = json.loads(raw)
     assert record["text"] == text
     assert record["k\ney"] == "v"
@@ -220,7 +221,7 @@ def test_odd_values_never_fail_and_keep_the_line_valid(make_plugin, log_path):
     by_call = {record["call_id"]: record for record in records}
     assert sorted(by_call["c-a_set"]["value"]) == [3]
     assert by_call["c-tuple"]["value"] == [1, 2]
-    assert by_call["c-bytes"]["value"] == "\\xff\x00abc"
+    assert by_call["c-bytes"]["value"] == {"$bytes": "/wBhYmM="}
     assert by_call["c-when"]["value"] == "2024-05-01T12:00:00+00:00"
     assert by_call["c-path"]["value"] == "/tmp/x"
     assert by_call["c-enum"]["value"] == "red"
@@ -231,9 +232,9 @@ def test_odd_values_never_fail_and_keep_the_line_valid(make_plugin, log_path):
     assert len(by_call["c-long_repr"]["value"]) <= 200
     assert by_call["c-int_keys"]["value"]["1"] == "one"
     assert by_call["c-int_keys"]["value"]["null"] == "none"
-    assert by_call["c-nan"]["value"] == "nan"
-    assert by_call["c-inf"]["value"] == "-inf"
-    assert by_call["c-huge_int"]["value"].startswith("<int of")
+    assert by_call["c-nan"]["value"] is None  # JSON has no NaN: null, with or without orjson
+    assert by_call["c-inf"]["value"] is None
+    assert by_call["c-huge_int"]["value"]["$int"].startswith("0x")
     assert by_call["c-circular"]["value"][0] == 1
     # Deeper than the C encoder recurses on 3.11 (the slow path marks the cut); 3.12+ encodes all
     # of it. Either way the line parses, keeps its bottom or its marker, and nothing is dropped.
@@ -256,7 +257,7 @@ def test_odd_envelope_values_from_an_unvalidated_event(make_plugin, log_path):
     first, second = (json.loads(line) for line in lines_of(log_path))
     assert first["event"] == "weird" and first["ts"] == "yesterday" and first["trace_id"] == 123
     assert first["call_id"] == ["a", "b"] and first["data"] == ["not", "a dict"]
-    assert second["ts"] == "nan"
+    assert second["ts"] is None
 
 
 def test_a_huge_event_is_shortened_to_max_line_bytes(make_plugin, log_path):
@@ -271,7 +272,7 @@ def test_a_huge_event_is_shortened_to_max_line_bytes(make_plugin, log_path):
     big, wide, small = (json.loads(line) for line in lines)
     assert big["_truncated"] is True and big["content"].startswith("x" * 500 + "[... ")
     assert "99000 characters cut of 100000" in big["content"]
-    assert wide["_truncated"] is True and wide["_original_chars"] > 4096
+    assert wide["_truncated"] is True and wide["_original_bytes"] > 4096
     assert wide["call_id"] == "c2" and "k0" not in wide
     assert small == make_event("small", "c3", ok=True).to_json_dict() | {"ts": small["ts"]}
 

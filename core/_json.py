@@ -1,0 +1,306 @@
+"""JSON in toolhooks: the canonical text digests are taken over, and the bytes of a log line.
+
+Decided once for both (PLUGINS.md, "Added with the hot path"):
+
+- bytes (``bytearray``, ``memoryview``) become ``{"$bytes": "<base64>"}``: lossless, and never
+  mistaken for a string;
+- text is written as UTF-8, not ``\\u`` escapes (control characters are still escaped, so a line
+  never breaks); a lone surrogate, which UTF-8 cannot hold, gets its ``\\udc80`` escape in a log
+  line (it reads back as itself) and is passed through in canonical text (``surrogatepass`` when
+  hashed);
+- NaN and infinities are ``null`` in a log line (JSON has no NaN; JavaScript and orjson do the
+  same) but ``NaN`` / ``Infinity`` in canonical text, so a digest never confuses them with None;
+- floats are spelled like Python's ``repr``; integers too long for ``str()`` become
+  ``{"$int": "0x..."}``.
+
+:func:`json_line` uses orjson when it is installed (``toolhooks[fast]``) and the stdlib otherwise,
+and both give the same bytes: the stdlib result is the reference, and orjson's is used only where
+it cannot differ from it (see :func:`_orjson_line`). :func:`canonical_json` always uses the stdlib:
+its text is hashed, and a digest must not depend on which extras a process has installed.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import datetime
+import enum
+import json
+import math
+import os
+import re
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - the stdlib path is tested by calling it directly
+    orjson = None  # type: ignore[assignment]
+
+REPR_LIMIT = 200
+_MAX_DEPTH = 300  # deeper than orjson nests (254), so the two paths cut at the same place
+_DESCRIBE_LIMIT = 2_000
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+# orjson spells floats below 1e-4 differently from repr (0.00001 for 1e-05, 1e-7 for 1e-07).
+# Those spellings contain one of these; a match inside a string only costs a stdlib re-encode.
+_ORJSON_ONLY_FLOAT = re.compile(rb"0\.0000|\de-\d(?!\d)")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def short(text: str) -> str:
+    return text if len(text) <= REPR_LIMIT else text[: REPR_LIMIT - 3] + "..."
+
+
+def short_repr(value: Any) -> str:
+    try:
+        return short(repr(value))
+    except Exception:
+        return f"<unrepresentable {type(value).__name__}>"
+
+
+def tag_bytes(value: bytes | bytearray | memoryview) -> dict[str, str]:
+    return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
+
+
+# -- log lines -----------------------------------------------------------------------------------
+
+
+def _line_default(value: Any) -> Any:
+    """What a log line holds for a value JSON has no type for (and for subclasses of the types it
+    has, so both encoders read them the way the stdlib does). Never raises."""
+    try:
+        if isinstance(value, str):
+            return str.__str__(value)
+        if isinstance(value, int):  # IntEnum too: the stdlib writes its number
+            return int.__int__(value)
+        if isinstance(value, float):
+            return float.__float__(value)
+        if isinstance(value, dict):
+            return dict(value.items())
+        if isinstance(value, list):
+            return list.copy(value)
+        if isinstance(value, tuple):
+            return list(tuple.__iter__(value))
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return tag_bytes(value)
+        if isinstance(value, (set, frozenset)):
+            return list(value)
+        if isinstance(value, enum.Enum):
+            return value.value
+        if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+            return value.isoformat()
+        if isinstance(value, uuid.UUID):
+            return str(value)
+        if isinstance(value, os.PathLike):
+            return os.fspath(value)
+        if isinstance(value, BaseException):
+            return short(f"{type(value).__name__}: {value}")
+        dump = getattr(value, "model_dump", None)
+        if callable(dump) and not isinstance(value, type):
+            return dump(mode="json")
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return {
+                f.name: short_repr(getattr(value, f.name, None)) for f in dataclasses.fields(value)
+            }
+    except Exception:
+        pass
+    return short_repr(value)
+
+
+_STDLIB_LINE = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_line_default
+)
+_ORJSON_OPTIONS = (
+    0
+    if orjson is None
+    else (
+        orjson.OPT_PASSTHROUGH_SUBCLASS
+        | orjson.OPT_PASSTHROUGH_DATETIME
+        | orjson.OPT_PASSTHROUGH_DATACLASS
+    )
+)
+
+
+def _key(key: Any) -> str:
+    """A dict key as the stdlib spells it; keys it refuses are described."""
+    if isinstance(key, str):
+        return str.__str__(key)
+    if key is None or isinstance(key, bool):
+        return "null" if key is None else ("true" if key else "false")
+    if isinstance(key, float):
+        return float.__repr__(key)
+    if isinstance(key, int):
+        try:
+            return int.__repr__(key)
+        except ValueError:
+            return f"$int:{hex(key)}"
+    converted = _line_default(key)
+    return converted if isinstance(converted, str) else short_repr(key)
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def _utf8(text: str) -> bytes:
+    """JSON text as UTF-8. A lone surrogate (UTF-8 has none) can only sit inside a string there,
+    where its ``\\u`` escape reads back as the same character."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(_escape_surrogate, text).encode("utf-8")
+
+
+def sanitize(
+    value: Any,
+    max_str: int | None = None,
+    max_items: int | None = None,
+    shorten: Callable[[str, int], str] | None = None,
+    _depth: int = 0,
+    _active: frozenset[int] = frozenset(),
+) -> Any:
+    """A copy of ``value`` any encoder takes: str keys, finite floats, UTF-8-safe text, bounded
+    depth, no cycles; strings over ``max_str`` go through ``shorten`` and containers keep
+    ``max_items``. Reads values exactly as :func:`json_line` does otherwise."""
+    if value is None or value is True or value is False:
+        return value
+    if type(value) is str:
+        if max_str is not None and len(value) > max_str and shorten is not None:
+            return shorten(value, max_str)
+        return value
+    if type(value) is int:
+        try:
+            int.__repr__(value)
+        except ValueError:  # more digits than int -> str conversion allows
+            return {"$int": hex(value)}
+        return value
+    if type(value) is float:
+        return value if math.isfinite(value) else None
+    if _depth >= _MAX_DEPTH:
+        return "<nested too deep>"
+    if id(value) in _active:
+        return "<cycle>"
+    inner = _active | {id(value)}
+    again = (max_str, max_items, shorten, _depth + 1, inner)
+    if type(value) is dict:
+        items = list(value.items())
+        out: dict[str, Any] = {}
+        for key, item in items[:max_items]:
+            out[_key(key)] = sanitize(item, *again)
+        if max_items is not None and len(items) > max_items:
+            out["_more_items"] = len(items) - max_items
+        return out
+    if type(value) is list:
+        seq = [sanitize(item, *again) for item in value[:max_items]]
+        if max_items is not None and len(value) > max_items:
+            seq.append(f"... {len(value) - max_items} more items")
+        return seq
+    if type(value) is tuple:
+        return sanitize(list(value), *again)
+    return sanitize(_line_default(value), *again)
+
+
+def _stdlib_line(value: Any) -> bytes:
+    try:
+        text = _STDLIB_LINE.encode(value)
+    except Exception:  # NaN, a cycle, a refused key, too deep ...
+        text = _STDLIB_LINE.encode(sanitize(value))
+    return _utf8(text)
+
+
+def _orjson_line(value: Any) -> bytes:
+    try:
+        line: bytes = orjson.dumps(value, default=_line_default, option=_ORJSON_OPTIONS)
+    except Exception:  # a non-str key, a huge int, a lone surrogate, a cycle: the stdlib decides
+        return _stdlib_line(value)
+    if (b"e-" in line or b"0.0000" in line) and _ORJSON_ONLY_FLOAT.search(line):
+        return _stdlib_line(value)
+    return line
+
+
+def json_line(value: Any) -> bytes:
+    """Compact UTF-8 JSON of ``value``, the same bytes with or without orjson. Never raises for
+    values of the kinds events carry (anything unusual is described); a ``RecursionError`` from a
+    caller already near the recursion limit is the one exception."""
+    return _orjson_line(value) if orjson is not None else _stdlib_line(value)
+
+
+stdlib_line = _stdlib_line
+"""The reference encoder, for tests that compare the two paths."""
+orjson_line = _orjson_line if orjson is not None else None
+
+
+# -- canonical text ------------------------------------------------------------------------------
+
+
+def _describe(value: Any) -> dict[str, str]:
+    """A deterministic stand-in for an object JSON cannot hold: its type and its repr, memory
+    addresses stripped (two default reprs of one type read alike, in every process)."""
+    kind = type(value)
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not break the call
+        text = "<unrepresentable>"
+    return {
+        "$object": f"{kind.__module__}.{kind.__qualname__}",
+        "repr": _ADDRESS.sub("", text[:_DESCRIBE_LIMIT]),
+    }
+
+
+def _canonical_default(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return tag_bytes(value)
+    if isinstance(value, (set, frozenset)):
+        return {"$set": sorted(canonical_json(item) for item in value)}
+    return _describe(value)
+
+
+_CANONICAL = json.JSONEncoder(
+    ensure_ascii=False,
+    allow_nan=True,
+    sort_keys=True,
+    separators=(",", ":"),
+    default=_canonical_default,
+)
+
+
+def _plain(value: Any, depth: int, active: frozenset[int]) -> Any:
+    """``value`` rebuilt from parts the canonical encoder takes (after it refused the original)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            int.__repr__(value)
+        except ValueError:
+            return {"$int": hex(value)}
+        return value
+    if value is None or isinstance(value, (str, bool, float)):
+        return value
+    if depth > _MAX_DEPTH:
+        return {"$deep": depth}
+    if id(value) in active:
+        return {"$cycle": True}
+    inner = active | {id(value)}
+    if isinstance(value, Mapping):
+        items: dict[str, Any] = {}
+        for key, item in value.items():
+            label = key if isinstance(key, str) else "$key:" + canonical_json(key)
+            items[label] = _plain(item, depth + 1, inner)
+        return items
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, depth + 1, inner) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return {"$set": sorted(canonical_json(_plain(item, depth + 1, inner)) for item in value)}
+    return _canonical_default(value)
+
+
+def canonical_json(value: Any) -> str:
+    """Key-sorted, whitespace-free JSON text of ``value``: bytes and sets tagged, NaN kept, other
+    objects described. Never raises; the same value gives the same text in every process."""
+    try:
+        return _CANONICAL.encode(value)
+    except Exception:  # a non-string key, a cycle, a huge int, a hostile __repr__ in a set ...
+        pass
+    try:
+        return _CANONICAL.encode(_plain(value, 0, frozenset()))
+    except Exception:  # pragma: no cover - _plain only yields encodable values
+        return json.dumps(_describe(value), sort_keys=True)

@@ -1,0 +1,133 @@
+"""toolhooks._json: log lines are the same bytes with and without orjson; canonical text is total."""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import enum
+import json
+import math
+import uuid
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from toolhooks import FrozenDict, FrozenList
+from toolhooks._json import canonical_json, json_line, orjson_line, stdlib_line
+
+pytestmark = pytest.mark.skipif(orjson_line is None, reason="orjson is not installed")
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+
+
+class Mode(str, enum.Enum):
+    READ = "read"
+
+
+class Color(enum.Enum):
+    RED = "red"
+    SHAPE = (1, 2)
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),  # beyond 64 bits too: orjson refuses those, the stdlib decides
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(),  # NaN, infinities, subnormals, -0.0
+    st.floats(min_value=-1e-3, max_value=1e-3),  # where orjson spells floats its own way
+    st.text(),  # lone surrogates, control characters, U+2028, emoji
+    st.binary(max_size=40),
+    st.sampled_from(
+        [
+            Level.LOW,
+            Mode.READ,
+            Color.RED,
+            Color.SHAPE,
+            uuid.UUID(int=7),
+            datetime.datetime(2024, 5, 1, 12, 0, 0, 123, tzinfo=datetime.timezone.utc),
+            datetime.date(2024, 5, 1),
+            ValueError("boom"),
+        ]
+    ),
+)
+
+
+def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.lists(children, max_size=5),
+        st.lists(children, max_size=5).map(tuple),
+        st.lists(children, max_size=5).map(FrozenList),
+        st.dictionaries(st.text(max_size=8), children, max_size=5),
+        st.dictionaries(st.text(max_size=8), children, max_size=5).map(FrozenDict),
+        st.dictionaries(st.integers() | st.booleans() | st.none(), children, max_size=3),
+        st.frozensets(st.integers(), max_size=4),
+        st.builds(Pair, children, children),
+    )
+
+
+payloads = st.recursive(scalars, _containers, max_leaves=25)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(payloads)
+@example({"small": 1e-05, "tiny": 1e-07, "text": "1e-5 and 0.00001 in a string"})
+@example({"nan": math.nan, "inf": -math.inf, "deep": [[[[math.nan]]]]})
+@example({"big": 2**64, "huge": 10**5000})
+@example({"surrogate": "a\ud800b", "é": "\u2028\x00"})
+def test_orjson_and_the_stdlib_write_the_same_bytes(value):
+    fast, reference = orjson_line(value), stdlib_line(value)
+    assert fast == reference
+    text = fast.decode("utf-8")  # valid UTF-8 whatever the input held
+    assert "\n" not in text and "\r" not in text
+    json.loads(text)  # and valid JSON: no NaN, no Infinity
+
+
+def test_both_paths_cut_a_nested_nan_at_the_same_depth():
+    deep: Any = math.nan
+    for _ in range(260):  # orjson encodes 254 levels; the fallback must not cut earlier
+        deep = [deep]
+    assert orjson_line(deep) == stdlib_line(deep)
+    shallow: Any = math.nan
+    for _ in range(200):
+        shallow = [shallow]
+    assert json.loads(orjson_line(shallow)) == json.loads(
+        json.dumps(shallow).replace("NaN", "null")
+    )
+
+
+def test_the_decisions_taken_once():
+    assert json_line({"b": b"\xff\x00abc"}) == b'{"b":{"$bytes":"/wBhYmM="}}'
+    assert json_line([math.nan, math.inf, -math.inf]) == b"[null,null,null]"
+    assert json_line({"t": "\u00e9\n"}) == '{"t":"\u00e9\\n"}'.encode()
+    assert json_line({"t": "\udc80"}) == b'{"t":"\\udc80"}'
+    assert json.loads(json_line({"t": "\udc80"}))["t"] == "\udc80"
+    assert json_line([1e-05, 1e16, 0.1]) == b"[1e-05,1e+16,0.1]"
+    assert json_line({1: "a", None: "b"}) == b'{"1":"a","null":"b"}'
+
+
+def test_canonical_text_keeps_what_a_digest_must_tell_apart():
+    assert canonical_json({"b": 1, "a": [b"\x00", {2, 1}]}) == (
+        '{"a":[{"$bytes":"AA=="},{"$set":["1","2"]}],"b":1}'
+    )
+    assert canonical_json([math.nan, None]) == "[NaN,null]"
+    assert canonical_json("\u00e9\ud800") == '"\u00e9\ud800"'
+    assert canonical_json(10**5000) == f'{{"$int":"{hex(10**5000)}"}}'
+    circular: list[Any] = [1]
+    circular.append(circular)
+    assert canonical_json(circular) == canonical_json(circular) == '[1,{"$cycle":true}]'
+    assert canonical_json({1: "x", "1": "y"}) == '{"$key:1":"x","1":"y"}'
+
+
+class _Opaque:
+    pass
+
+
+def test_canonical_text_describes_objects_without_their_address():
+    first, second = canonical_json(_Opaque()), canonical_json(_Opaque())
+    assert first == second and "0x" not in first and "_Opaque" in first
