@@ -40,28 +40,45 @@ class _Strict(BaseModel):
 
 class PluginsTable(_Strict):
     only: list[str] | None = None
+    """Load only these plugins (any kind: built-in, entry point, registered); unset: all."""
     disable: list[str] = Field(default_factory=list)
+    """Never load these plugins."""
     on_load_error: Literal["raise", "skip"] = "raise"
+    """A plugin that fails to import: ``raise`` a PluginLoadError, or ``skip`` it and list it with
+    the reason."""
 
 
 class FrameworkSettings(_Strict):
     # Strict types: `enabled = "no"` or `priority = true` are mistakes, not values to coerce.
     priority: int | None = Field(default=None, strict=True)
+    """Overrides ``@hookimpl(priority=)`` and the plugin's ``priority``; higher runs first."""
     mode: Literal["enforce", "audit"] | None = None
+    """``audit``: run the plugin, record its decisions (``applied: false``), never apply them."""
     on_error: Literal["block", "ignore"] | None = None
+    """A failing handler: ``block`` fails closed, ``ignore`` skips it (default: block; after hooks
+    ignore)."""
     timeout_s: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
+    """Seconds a handler may take (default: a ``def`` runs inline, untimed; an ``async def`` 15)."""
     enabled: bool = Field(default=True, strict=True)
+    """``false`` keeps the plugin from loading, also one passed to ``Runtime(plugins=)``."""
     tools: list[Annotated[str, Field(min_length=1)]] | None = None
+    """Only these tools (``*`` is the only wildcard); unset: every tool."""
 
 
 class ApprovalsTable(_Strict):
     route: Literal["none", "queue", "tty"] = "none"
+    """Who answers when ``Runtime(approver=)`` is not given: nobody (deny at once), a SQLite
+    ``queue``, or the ``tty``."""
     db: str = ".toolhooks/approvals.db"
+    """The queue route's SQLite file, relative to the working directory."""
     poll_interval_s: float = Field(default=0.2, gt=0)
+    """How often an agent waiting on the queue looks at the database."""
     wait_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     """queue route: how long to wait before deferring (None: the request's timeout; 0: at once)."""
     defer_ttl_s: float = Field(default=86_400.0, gt=0, allow_inf_nan=False)
+    """How long a deferred approval waits to be resumed before it expires."""
     retention_s: float = Field(default=7 * 86_400.0, ge=0, allow_inf_nan=False)
+    """How long decided and expired approvals are kept before they are purged."""
 
 
 @dataclass

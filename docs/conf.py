@@ -17,6 +17,8 @@ version = release
 extensions = ["myst_parser", "sphinx.ext.autodoc", "toolhooks_docs"]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build"]
+# Quotes are code here ("block", "allow"): never curled.
+smartquotes = False
 
 # Headings get anchors, so the ``(#section)`` links inside text included from PLUGINS.md and
 # README.md resolve within the page that includes it.

@@ -22,6 +22,7 @@ import itertools
 import json
 import os
 import re
+import sys
 import textwrap
 import types
 import typing
@@ -36,7 +37,10 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 from sphinx.application import Sphinx
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
 
 HELP_COLUMNS = "100"
 """argparse wraps ``--help`` to $COLUMNS; fixed so the page is the same on every machine."""
@@ -173,9 +177,16 @@ _BOUNDS = (
 
 def constraints(field: FieldInfo) -> str:
     metadata = list(field.metadata)
-    metadata.extend(strip_annotated(field.annotation)[1])
+    bare, extra = strip_annotated(field.annotation)
+    metadata.extend(extra)
+    if typing.get_origin(bare) in (typing.Union, types.UnionType):  # ``Annotated[int, ...] | None``
+        for arg in typing.get_args(bare):
+            metadata.extend(strip_annotated(arg)[1])
     parts: list[str] = []
     for item in metadata:
+        if isinstance(item, FieldInfo):  # ``Annotated[int, Field(ge=1)]`` nests one
+            metadata.extend(item.metadata)
+            continue
         for kind, attr, sign in _BOUNDS:
             if isinstance(item, kind):
                 parts.append(f"{sign} {getattr(item, attr):_}")
@@ -202,8 +213,23 @@ def default_text(field: FieldInfo) -> str:
         return repr(value)
 
 
-def config_rows(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, FieldInfo, str]]:
-    """(dotted key, field, doc) for every key of ``model``, sub-tables expanded after their key."""
+def default_cell(text: str) -> nodes.Node:
+    """A value as code; "unset", "required" and "(see below)" are words, not values."""
+    return nodes.Text(text) if text in _NOT_VALUES else nodes.literal(text, text)
+
+
+_NOT_VALUES = ("unset", "required", "(see below)")
+
+
+def config_rows(
+    model: type[BaseModel], prefix: str, models: set[type[BaseModel]] | None = None
+) -> Iterator[tuple[str, FieldInfo, str]]:
+    """(dotted key, field, doc) for every key of ``model``, sub-tables expanded after their key.
+
+    Every model visited is added to ``models`` (their files are the page's dependencies).
+    """
+    if models is not None:
+        models.add(model)
     docs = attribute_docs(model)
     for name, field in model.model_fields.items():
         key = field.alias or name
@@ -218,15 +244,15 @@ def config_rows(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, Fiel
         args = [strip_annotated(arg)[0] for arg in typing.get_args(annotation)]
         nested = model_of(annotation)
         if nested is not None:
-            yield from config_rows(nested, f"{dotted}.")
+            yield from config_rows(nested, f"{dotted}.", models)
         elif origin in (list, tuple) and args and model_of(args[0]) is not None:
-            yield from config_rows(args[0], f"{dotted}[].")
+            yield from config_rows(args[0], f"{dotted}[].", models)
         elif origin is dict and len(args) == 2 and model_of(args[1]) is not None:
-            yield from config_rows(args[1], f"{dotted}.<name>.")
+            yield from config_rows(args[1], f"{dotted}.<name>.", models)
         elif origin in (typing.Union, types.UnionType):
             for arg in args:
                 if model_of(arg) is not None:
-                    yield from config_rows(arg, f"{dotted}.")
+                    yield from config_rows(arg, f"{dotted}.", models)
 
 
 class ConfigTable(SphinxDirective):
@@ -251,17 +277,29 @@ class ConfigTable(SphinxDirective):
             heading += nodes.Text(":")
             out.append(heading)
         rows = []
-        for key, field, doc in config_rows(model, ""):
+        models: set[type[BaseModel]] = set()
+        for key, field, doc in config_rows(model, "", models):
+            if not doc:  # with -W this fails the build: every key says what it means
+                logger.warning(
+                    "%s: key %r has no docstring or description",
+                    self.arguments[0],
+                    key,
+                    location=self.get_location(),
+                )
             kind = type_name(field.annotation)
             limits = constraints(field)
             rows.append(
                 [
                     [nodes.literal(key, key)],
                     [nodes.Text(f"{kind}, {limits}" if limits else kind)],
-                    [nodes.literal(default := default_text(field), default)],
+                    [default_cell(default_text(field))],
                     inline(" ".join(doc.split())),
                 ]
             )
+        for visited in models:  # a changed docstring or default rebuilds the page
+            source = inspect.getsourcefile(visited)
+            if source:
+                self.env.note_dependency(source)
         out.append(table(["key", "type", "default", "meaning"], rows, [22, 18, 18, 42]))
         return out
 
@@ -295,6 +333,10 @@ class CliReference(SphinxDirective):
         os.environ["COLUMNS"] = HELP_COLUMNS
         try:
             parser = resolve(self.arguments[0])()
+            for module in list(sys.modules.values()):  # the commands' modules: rebuild on change
+                source = getattr(module, "__file__", None) or ""
+                if module.__name__.startswith(parser.prog + ".cli") and source:
+                    self.env.note_dependency(source)
             found = [(path, sub, sub.format_help()) for path, sub in commands(parser, parser.prog)]
         finally:
             if saved is None:

@@ -89,6 +89,7 @@ class CallLimitsConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     limits: list[LimitConfig] = Field(default_factory=list)
+    """The limits, each a ``[[plugins.call_limits.limits]]`` table."""
     on_state_error: Literal["block", "allow"] = "block"
     """Shared state unreachable: block the call (fail closed, default) or let it run uncounted."""
     count_ttl_s: Annotated[int, Field(strict=True, ge=60, le=366 * 86_400)] = 7 * 86_400

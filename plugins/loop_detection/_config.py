@@ -19,10 +19,16 @@ class DetectorToggles(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     global_circuit_breaker: Toggle = True
+    """Blocks repeating calls once the session's no-progress streak reaches
+    ``global_circuit_breaker``."""
     known_poll_no_progress: Toggle = True
+    """Judges calls to ``poll_tools`` by how often the same poll returned the same result."""
     ping_pong: Toggle = True
+    """Catches a strict alternation of two calls whose outcomes do not change."""
     generic_repeat: Toggle = True
+    """Counts identical calls in the window; blocks only those whose result does not change."""
     unknown_tool_repeat: Toggle = True
+    """Blocks calls in a row to a tool the runtime does not know."""
 
 
 class LoopDetectionConfig(BaseModel):

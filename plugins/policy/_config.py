@@ -72,9 +72,13 @@ class ProfileConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     extends: str = Field(default="full", min_length=1)
+    """The profile this one starts from."""
     allow: list[ToolEntry] = Field(default_factory=list)
+    """Narrows ``extends`` to these entries; empty: no narrowing."""
     also_allow: list[ToolEntry] = Field(default_factory=list)
+    """Adds these entries to the profile's set (deny still wins)."""
     deny: list[ToolEntry] = Field(default_factory=list)
+    """Removes these entries."""
 
 
 class NarrowingRules(BaseModel):
@@ -83,8 +87,11 @@ class NarrowingRules(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     profile: str | None = Field(default=None, min_length=1)
+    """Narrows to this profile's set."""
     allow: list[ToolEntry] = Field(default_factory=list)
+    """Narrows to these entries; empty: no narrowing."""
     deny: list[ToolEntry] = Field(default_factory=list)
+    """Removes these entries."""
 
     @model_validator(mode="before")
     @classmethod
@@ -103,7 +110,9 @@ class ElevatedConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: StrictBool = False
+    """Elevated tools are possible at all."""
     allow_from: list[SenderKey] = Field(default_factory=list)
+    """Sender keys (as in ``by_sender``) that may use elevated tools."""
 
 
 class PolicyConfig(BaseModel):
@@ -112,13 +121,22 @@ class PolicyConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     profile: str = Field(default="full", min_length=1)
+    """``minimal``, ``coding``, ``messaging``, ``full`` or a ``[tools.profiles]`` name."""
     allow: list[ToolEntry] = Field(default_factory=list)
+    """Narrows the profile to these entries; empty: the whole profile."""
     also_allow: list[ToolEntry] = Field(default_factory=list)
+    """Adds these entries to the profile's set (deny still wins)."""
     deny: list[ToolEntry] = Field(default_factory=list)
+    """Removes these entries; wins over everything."""
     groups: dict[str, list[ToolEntry]] = Field(default_factory=dict)
+    """User groups, used as ``group:<name>``; members are names, patterns or other groups."""
     profiles: dict[str, ProfileConfig] = Field(default_factory=dict)
+    """User profiles, by name."""
     by_agent: dict[str, NarrowingRules] = Field(default_factory=dict)
+    """Rules for calls naming an agent id; ``"*"`` binds every call. They only narrow."""
     by_sender: dict[SenderKey, NarrowingRules] = Field(default_factory=dict)
+    """Rules for senders matching ``"*"``, ``"id:…"``, ``"name:…"``, ``"role:…"`` or
+    ``"channel:…"``. They only narrow."""
     elevated: ElevatedConfig = Field(default_factory=ElevatedConfig)
 
     @field_validator("groups", mode="after")

@@ -28,7 +28,9 @@ class Tier(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     min_tokens: int = Field(ge=0)
+    """The context window size (tokens) from which this tier applies."""
     max_chars: int = Field(ge=1)
+    """The cap, in characters, for such windows."""
 
 
 def _default_tiers() -> list[Tier]:
