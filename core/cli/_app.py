@@ -17,7 +17,15 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .._errors import ConfigError, PluginLoadError, PluginValidationError, ToolhooksError
-from ._common import OK, PROBLEMS, USAGE, Command, UsageError, add_config_option
+from ._common import (
+    OK,
+    PROBLEMS,
+    USAGE,
+    Command,
+    UsageError,
+    add_config_option,
+    add_wide_option,
+)
 from ._extensions import add_extension_commands
 from ._output import SafeStream
 
@@ -112,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the config file (default: $TOOLHOOKS_CONFIG, then toolhooks.toml, then "
         "[tool.toolhooks] in pyproject.toml; none means the defaults)",
     )
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="do not fit tables and lines to the terminal's width (piped output is never fitted)",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
     for module_name in COMMANDS:
@@ -133,12 +146,24 @@ def build_parser() -> argparse.ArgumentParser:
     add_extension_commands(subparsers)
     for name in set(subparsers.choices) - before:
         add_config_option_if_missing(subparsers.choices[name])
+    for command in subparsers.choices.values():
+        add_wide_option_if_missing(command)
     return parser
 
 
 def add_config_option_if_missing(parser: argparse.ArgumentParser) -> None:
     if "--config" not in parser._option_string_actions:
         add_config_option(parser)
+
+
+def add_wide_option_if_missing(parser: argparse.ArgumentParser) -> None:
+    """``--wide`` on ``parser`` and on each of its own subcommands (``approvals list --wide``)."""
+    if "--wide" not in parser._option_string_actions:
+        add_wide_option(parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for nested in action.choices.values():
+                add_wide_option_if_missing(nested)
 
 
 def _command_of(args: argparse.Namespace) -> Command | None:
@@ -182,6 +207,8 @@ def _run(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version (0) and usage errors (2)
         return exc.code if isinstance(exc.code, int) else USAGE
+    if getattr(args, "wide", False) and isinstance(sys.stdout, SafeStream):
+        sys.stdout.width = None  # --wide: every line whole, as when piped
     command = _command_of(args)
     if command is None:
         parser.print_help(sys.stderr)
@@ -194,8 +221,9 @@ def _run(argv: Sequence[str] | None) -> int:
     except (ConfigError, PluginLoadError, PluginValidationError, ToolhooksError) as exc:
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
         if isinstance(exc, (PluginLoadError, PluginValidationError)):
-            print(f"{PROG}: run `toolhooks doctor` for every check and how to fix it",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"{PROG}: run `toolhooks doctor` for every check and how to fix it", file=sys.stderr
+            )
         return PROBLEMS
     except KeyboardInterrupt:
         return 130

@@ -153,7 +153,8 @@ def cmd_list(args: argparse.Namespace, queue: ApprovalQueue | None) -> int:
         return 0
     now = time.time()
     table = [[r.id, r.status, r.severity, r.plugin, r.tool, r.title, _state(r, now)] for r in rows]
-    print(render(["ID", "STATUS", "SEVERITY", "PLUGIN", "TOOL", "TITLE", "WHEN"], table))
+    headers = ["ID", "STATUS", "SEVERITY", "PLUGIN", "TOOL", "TITLE", "WHEN"]
+    print(render(headers, table, flex=[5, 4, 3], status=[1, 2]))
     return 0
 
 

@@ -42,6 +42,16 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_wide_option(parser: argparse.ArgumentParser) -> None:
+    """``--wide`` after the subcommand too (``toolhooks --wide logs`` works as well)."""
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="do not fit lines to the terminal's width (piped output is never fitted)",
+    )
+
+
 def add_json_option(parser: argparse.ArgumentParser, what: str = "the result") -> None:
     parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 

@@ -36,6 +36,10 @@ from ._transcript import Answers, read_transcript
 
 HELP = "run a bundled agent transcript through the real pipeline and show every decision"
 DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else None
+INTRO = (
+    "toolhooks demo: a coding agent's session, every call through the real pipeline\n"
+    "(recorded results stand in for the tools; the approver answers from the transcript)"
+)
 EXAMPLE = "workspace_guard"
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _MOMENT = re.compile(r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*\s+(\d{1,2}):(\d{2})", re.IGNORECASE)
@@ -214,8 +218,7 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return OK
-    print("toolhooks demo: a coding agent's session, every call through the real pipeline")
-    print("(recorded results stand in for the tools; the approver answers from the transcript)")
+    print(_table.paragraph(INTRO))
     print()
     chain = "policy > loop_detection > " + ("workspace_guard > " if example != "missing" else "")
     print(
@@ -248,6 +251,8 @@ def run(args: argparse.Namespace) -> int:
             rows,
             align=["right"],
             max_width=46,
+            flex=[1],
+            status=[2],
             notes=[d.detail_lines for d in decisions],
         )
     )

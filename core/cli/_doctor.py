@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         rows.append([MARKS[check.status], check.check, check.detail])
         if check.fix:
             rows.append(["", "", f"fix: {check.fix}"])
-    print(_table.render(["STATUS", "CHECK", "DETAIL"], rows, wrap=2))
+    print(_table.render(["STATUS", "CHECK", "DETAIL"], rows, wrap=2, status=[0]))
     print()
     if errors:
         print(f"{_count(errors, 'error')}, {_count(warnings, 'warning')}: see the fix lines above")

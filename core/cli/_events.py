@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .._events import EVENT_NAMES
-from ._output import RED, YELLOW, is_terminal, paint
-from ._table import clean, cut, terminal_width
+from ._output import RED, YELLOW, output_width, paint
+from ._table import cell_width, clean, cut, pad
 
 ENVELOPE = ("ts", "event", "trace_id", "call_id", "session_id", "tool", "plugin")
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -271,10 +271,10 @@ class GroupedPrinter:
     agents share the log, or while following) the heading is repeated for each run.
     """
 
-    def __init__(self, out: TextIO, wide: bool = False) -> None:
+    def __init__(self, out: TextIO) -> None:
         self.out = out
         # On a terminal a line is cut to its width; piped (or --wide) it is written whole.
-        self.width = None if wide or not is_terminal(out) else terminal_width()
+        self.width = output_width(out)
         self.current: str | None = None
         self.first_ts: OrderedDict[str, float] = OrderedDict()
         self.count = 0
@@ -295,15 +295,16 @@ class GroupedPrinter:
         offset = f"+{(ts - start) * 1000:.1f}ms" if isinstance(ts, (int, float)) and start else "?"
         name = clean(str(event.get("event", "?")))
         plugin = clean(str(event.get("plugin") or ""))
-        head = f"  {offset:>10}  {name:<{EVENT_WIDTH}} {plugin:<{PLUGIN_WIDTH}} "
         detail = clean(summarize(event, full=self.width is None))
         if self.width is not None:
-            detail = cut(detail, max(10, min(DETAIL_WIDTH, self.width - len(head))))
+            name, plugin = cut(name, EVENT_WIDTH), cut(plugin, PLUGIN_WIDTH)
         colour = ALERT_EVENTS.get(name)
         if colour is None and event.get("status") in ("blocked", "denied"):
             colour = RED
-        if colour is not None:
-            head = head.replace(name, paint(name, colour), 1)
+        shown = pad(paint(name, colour) if colour else name, EVENT_WIDTH)
+        head = f"  {offset:>10}  {shown} {pad(plugin, PLUGIN_WIDTH)} "
+        if self.width is not None:
+            detail = cut(detail, max(10, min(DETAIL_WIDTH, self.width - cell_width(head))))
         self.out.write((head + detail).rstrip() + "\n")
         self.count += 1
 
@@ -317,7 +318,8 @@ class GroupedPrinter:
         if event.get("session_id"):
             parts.append(f"session {clean(str(event['session_id']))}")
         parts.append(f"trace {clean(event.get('trace_id') or '-')}")
-        return "  ".join(parts)
+        line = "  ".join(parts)
+        return line if self.width is None else cut(line, self.width)
 
     def finish(self) -> None:
         self.out.flush()

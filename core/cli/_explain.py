@@ -201,14 +201,21 @@ def run(args: argparse.Namespace) -> int:
         ]
         print(
             _table.render(
-                ["TOOL", "VERDICT", "DECIDED BY", "DETAIL"], rows, wrap=3, empty="(no tools known)"
+                ["TOOL", "VERDICT", "DECIDED BY", "DETAIL"],
+                rows,
+                wrap=3,
+                flex=[3, 0, 2],
+                status=[1],
+                empty="(no tools known)",
             )
         )
         allowed = sum(1 for v in verdicts if v.allowed)
         print()
         print(
-            f"{allowed} allowed, {len(verdicts) - allowed} denied; "
-            "`--tool NAME` shows every step and the handler chain"
+            _table.paragraph(
+                f"{allowed} allowed, {len(verdicts) - allowed} denied; "
+                "`--tool NAME` shows every step and the handler chain"
+            )
         )
     for index, name in enumerate(args.tool):
         verdict = next((v for v in verdicts if v.tool == name), None)
@@ -221,12 +228,13 @@ def run(args: argparse.Namespace) -> int:
 def _print_tool(name: str, verdict: Any, chain: list[HandlerInfo]) -> None:
     if verdict is not None:
         state = "allowed" if verdict.allowed else "denied"
-        print(f"{name}: {state} by {verdict.decided_by} ({verdict.detail})")
+        print(_table.paragraph(f"{name}: {state} by {verdict.decided_by} ({verdict.detail})"))
         print()
         steps = [[s.step, s.rule, s.effect, s.detail] for s in verdict.steps]
-        print(_table.render(["STEP", "RULE", "EFFECT", "DETAIL"], steps, wrap=3, indent="  "))
+        headers = ["STEP", "RULE", "EFFECT", "DETAIL"]
+        print(_table.render(headers, steps, wrap=3, flex=[3, 1], status=[2], indent="  "))
         print()
-    print(f"handlers that would run for {name}, in order:")
+    print(_table.paragraph(f"handlers that would run for {name}, in order:"))
     rows = [
         [
             str(number),
@@ -245,6 +253,8 @@ def _print_tool(name: str, verdict: Any, chain: list[HandlerInfo]) -> None:
             ["#", "HOOK", "PLUGIN", "PRIORITY", "TIMEOUT", "ON_ERROR", "MODE", "TOOLS"],
             rows,
             align=["right", "left", "left", "right"],
+            flex=[7],
+            drop=[4, 6, 5],
             indent="  ",
             empty="(no handlers)",
         )
@@ -252,6 +262,9 @@ def _print_tool(name: str, verdict: Any, chain: list[HandlerInfo]) -> None:
     if verdict is not None and not verdict.allowed:
         print()
         print(
-            f"  policy blocks {name}: the before_tool_call handlers after it do not run; "
-            "the after_tool_call handlers still see the blocked result"
+            _table.paragraph(
+                f"policy blocks {name}: the before_tool_call handlers after it do not run; "
+                "the after_tool_call handlers still see the blocked result",
+                indent="  ",
+            )
         )

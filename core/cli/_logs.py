@@ -23,6 +23,7 @@ from ._common import (
     OK,
     PROBLEMS,
     add_config_option,
+    add_wide_option,
     event_log_module,
     json_line,
     note,
@@ -77,9 +78,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--file", metavar="PATH", help="the log file (default: [plugins.event_log] path in config)"
     )
-    parser.add_argument(
-        "--wide", action="store_true", help="do not cut lines to the terminal's width"
-    )
+    add_wide_option(parser)
     parser.add_argument(
         "--poll", metavar="SECONDS", type=_positive, default=0.25, help=argparse.SUPPRESS
     )
@@ -168,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         return PROBLEMS
     keep = EventFilter(trace, call, args.session, args.since, args.event)
     out = sys.stdout
-    printer = GroupedPrinter(out, wide=args.wide)
+    printer = GroupedPrinter(out)
     seen = Seen()
 
     def emit(event: dict[str, Any]) -> None:

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     align: list[_table.Align] = ["left", "left", "left", "left", "right"]
     if args.all:
         headers.append("WHY")
-    print(f"config: {shown_config(config)}")
+    print(_table.paragraph(f"config: {shown_config(config)}"))
     print()
     print(
         _table.render(
@@ -119,6 +119,9 @@ def run(args: argparse.Namespace) -> int:
             align=align,
             max_width=48,
             wrap=9 if args.all else None,
+            # On a narrow terminal the free text gives way first, then whole columns go.
+            flex=[9, 6] if args.all else [6],
+            drop=[1, 3, 2, 7, 5] if args.all else [1, 3, 2, 8, 7],
             empty="(no plugins)",
         )
     )

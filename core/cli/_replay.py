@@ -205,6 +205,8 @@ def decision_table(decisions: list[Decision]) -> str:
         rows,
         align=["right", "right"],
         wrap=5,
+        flex=[5, 2, 4],
+        status=[3, 4],
         empty="(no calls)",
     )
 

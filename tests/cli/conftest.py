@@ -1,17 +1,28 @@
-"""Helpers for driving the real ``toolhooks`` console script in a subprocess."""
+"""Helpers for driving the ``toolhooks`` command line.
+
+``cli(ARGS)`` calls ``main(ARGS)`` in this process (the command's own code, with stdout, stderr,
+the working folder and the environment of a fresh run); spawning a process per test made these
+tests a third of the suite's time. A few tests still run the real console script in a subprocess
+or on a pseudo-terminal (``cli.script``, ``cli.module``, ``cli.popen``, ``tty.on_tty``): the
+entry point, exit codes as a shell sees them, what a real terminal receives.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from toolhooks.cli import main
 
 TIMEOUT = 120
 
@@ -37,6 +48,27 @@ class Result:
         return [json.loads(line) for line in self.out.splitlines() if line.strip()]
 
 
+class Terminal(io.StringIO):
+    """A stdout that says it is a terminal (what ``isatty`` tells the CLI, in process)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@contextlib.contextmanager
+def _environment(env: dict[str, str], cwd: Path) -> Iterator[None]:
+    saved, here = dict(os.environ), os.getcwd()
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 class Cli:
     """Runs ``toolhooks ARGS`` in ``cwd`` with a clean, predictable environment."""
 
@@ -50,8 +82,35 @@ class Cli:
         self.site: Path | None = None
 
     def __call__(
+        self,
+        *args: str,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        tty: bool = False,
+    ) -> Result:
+        """``main(ARGS)`` in this process; ``tty``: stdout says it is a terminal.
+
+        With a distribution installed by :meth:`install` (found through ``PYTHONPATH``) the
+        command runs in a subprocess instead, so that no test's modules leak into another's.
+        """
+        if self.site is not None:
+            assert not tty, "use tty.on_tty for a subprocess on a terminal"
+            return self.script(*args, cwd=cwd, env=env)
+        environment = dict(self.env, **(env or {}))
+        out, err = (Terminal() if tty else io.StringIO()), io.StringIO()
+        streams = sys.stdout, sys.stderr, sys.stdin
+        sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO()
+        try:
+            with _environment(environment, cwd or self.cwd):
+                code = main(list(args))
+        finally:
+            sys.stdout, sys.stderr, sys.stdin = streams
+        return Result(code, out.getvalue(), err.getvalue())
+
+    def script(
         self, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
     ) -> Result:
+        """The real console script in a subprocess: the entry point, exit codes, stdio."""
         environment = dict(self.env, **(env or {}))
         done = subprocess.run(
             [script(), *args],

@@ -130,8 +130,9 @@ def test_a_terminal_gets_lines_that_fit_and_colour(cli):
     long_log(cli)
     out = on_tty(cli, "logs", columns=80)
     lines = [line for line in out.splitlines() if not line.startswith("== ")]
-    assert lines and all(len(line.replace("\x1b[31m", "").replace("\x1b[0m", "")) <= 80
-                         for line in lines)  # fmt: skip
+    assert lines and all(
+        len(line.replace("\x1b[31m", "").replace("\x1b[0m", "")) <= 80 for line in lines
+    )
     assert "\x1b[31mtool.blocked\x1b[0m" in out
     wide = on_tty(cli, "logs", "--wide", columns=80)
     assert LONG[:150] in wide

@@ -16,9 +16,13 @@ def on_tty(cli: Cli, *args: str, columns: int = 80, env: dict[str, str] | None =
     environment = dict(cli.env, COLUMNS=str(columns), TERM="xterm", **(env or {}))
     environment.pop("NO_COLOR", None) if env is None or "NO_COLOR" not in env else None
     process = subprocess.Popen(
-        [script(), *args], cwd=Path(cli.cwd), env=environment, stdout=slave,
-        stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+        [script(), *args],
+        cwd=Path(cli.cwd),
+        env=environment,
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     os.close(slave)
     chunks = []
     try:
