@@ -18,7 +18,7 @@ event, so the row shows what the events cost the core, apart from the log.
 
 The two "floor" rows are what the design's audit trail costs at the least, with no pipeline
 around it: the raw-pluggy row, plus the four events a default call has (tool.proposed,
-tool.started, tool.finished and tool.injected listing the quiet handlers; DESIGN.md), each
+tool.started, tool.finished and tool.injected listing the quiet handlers; PLUGINS.md, Events), each
 built as an ``Event`` (the data dicts of one real call, reused rather than rebuilt: a lower
 bound) and handed to the event log's own encoder and buffer, and the one write per call at
 ``tool.injected``. The second floor skips the encoding (lines made once, in advance):

@@ -1,4 +1,4 @@
-"""The after_tool_call chain, and the Outcome it ends in (DESIGN.md, "after_tool_call").
+"""The after_tool_call chain, and the Outcome it ends in (PLUGINS.md, "after_tool_call").
 
 Every call that reached a decision comes here, executed, failed, blocked or denied, so that audit
 plugins see everything. Handlers run in priority order; ``content`` / ``value`` replace the

@@ -1,4 +1,4 @@
-"""The before_tool_call chain and its merge rules (DESIGN.md, "The before_tool_call merge rules")."""
+"""The before_tool_call chain and its merge rules (PLUGINS.md, "The before_tool_call merge rules")."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from ._visibility import hidden_by, internal_only
 
 
 class RuntimeApprovals:
-    """Pausing and resuming calls (DESIGN.md, "Approvals"); mixed into :class:`Runtime`."""
+    """Pausing and resuming calls (PLUGINS.md, "Approvals"); mixed into :class:`Runtime`."""
 
     config: LoadedConfig
     _context: Context

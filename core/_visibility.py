@@ -12,7 +12,7 @@ from ._registry import Registry
 EXTERNAL_BLOCKED_TOOLS = frozenset(
     {"cron", "gateway", "sessions_spawn", "sessions_send", "whatsapp_login", "nodes"}
 )
-"""Never callable with origin "external", like every tool tagged ``internal`` (DESIGN.md)."""
+"""Never callable with origin "external", like every tool tagged ``internal`` (PLUGINS.md, Decisions)."""
 
 
 def internal_only(name: str, spec: ToolSpec | None) -> bool:

@@ -1,6 +1,6 @@
 """The five detectors and the verdict they give for one proposed call.
 
-Every count includes the proposed call itself. Order (DESIGN.md): global circuit breaker,
+Every count includes the proposed call itself. Order (PLUGINS.md, loop_detection): global circuit breaker,
 known-poll no progress, ping-pong, generic repeat, unknown-tool repeat. The first critical
 verdict in that order blocks; otherwise the first warning is the one reported (once per bucket).
 """

@@ -1,4 +1,4 @@
-"""One test per line of DESIGN.md's "The before_tool_call merge rules"."""
+"""One test per line of PLUGINS.md's "The before_tool_call merge rules"."""
 
 from __future__ import annotations
 
