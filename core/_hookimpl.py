@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
@@ -78,12 +77,3 @@ def hookimpl(
     if function is not None:
         return mark(function)
     return mark
-
-
-def compile_tool_matcher(patterns: Iterable[str] | None) -> Callable[[str], bool] | None:
-    """Compile ``tools=`` patterns (``*`` is the only wildcard) into a predicate; None matches all."""
-    if patterns is None:
-        return None
-    pieces = ["|".join(".*".join(re.escape(part) for part in p.split("*")) for p in patterns)]
-    regex = re.compile(f"(?:{pieces[0]})\\Z", re.DOTALL) if pieces[0] else re.compile(r"(?!)")
-    return lambda name: regex.match(name) is not None

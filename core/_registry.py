@@ -8,9 +8,10 @@ plugins changes, so a call only walks a prepared tuple.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -18,7 +19,8 @@ import pluggy
 
 from . import spec as spec_module
 from ._errors import PluginValidationError
-from ._hookimpl import OPTIONS_ATTR, ImplOptions, compile_tool_matcher
+from ._hookimpl import OPTIONS_ATTR, ImplOptions
+from ._names import name_patterns
 from .spec import PROJECT
 
 HookName = Literal["before_tool_call", "after_tool_call", "tool_visible", "on_event"]
@@ -29,7 +31,8 @@ HOOK_NAMES: tuple[HookName, ...] = (
     "on_event",
 )
 DEFAULT_ASYNC_TIMEOUT = 15.0
-_CHAIN_CACHE_LIMIT = 4096
+CHAIN_CACHE_SIZE = 4096
+"""Tool names whose filtered chains are kept (least recently used out first)."""
 _UNHONOURED = {
     "tryfirst": "use @toolhooks.hookimpl(priority=N); a higher priority runs first",
     "trylast": "use @toolhooks.hookimpl(priority=N); a lower (negative) priority runs last",
@@ -79,13 +82,13 @@ class Handler:
         "hook",
         "inline",
         "is_async",
-        "matcher",
         "on_error",
         "plugin",
         "priority",
         "seq",
         "takes_all",
         "timeout",
+        "tool_names",
         "tools",
     )
 
@@ -116,7 +119,7 @@ class Handler:
             tools = getattr(plugin, "tools", None)
             tools = tuple(tools) if isinstance(tools, (list, tuple)) else None
         self.tools: tuple[str, ...] | None = tools
-        self.matcher = compile_tool_matcher(tools)
+        self.tool_names: Container[str] | None = None if tools is None else name_patterns(tools)
         mode = settings.mode or getattr(plugin, "mode", None) or "enforce"
         self.audit = mode == "audit"
         self.on_error: str = settings.on_error or (
@@ -178,11 +181,12 @@ class Registry:
         self.records: dict[str, PluginRecord] = {}
         self._lock = threading.RLock()
         self._seq = 0
-        self._sorted: dict[str, tuple[Handler, ...]] = {name: () for name in HOOK_NAMES}
-        self._by_tool: dict[tuple[str, str], tuple[Handler, ...]] = {}
-        self._pairs: dict[str, tuple[tuple[Handler, ...], tuple[Handler, ...]]] = {}
-        self._filtered: dict[str, bool] = {name: False for name in HOOK_NAMES}
+        self._sorted: dict[str, tuple[Handler, ...]] = {}
+        self._filtered: dict[str, bool] = {}
+        self._for_tool: Callable[[str, str], tuple[Handler, ...]]
+        self._call_chains: Callable[[str], tuple[tuple[Handler, ...], tuple[Handler, ...]]]
         self.on_change: Callable[[], None] = lambda: None
+        self._rebuild()
 
     def add(self, record: PluginRecord) -> PluginRecord:
         with self._lock:
@@ -237,38 +241,34 @@ class Registry:
         return handlers
 
     def _rebuild(self) -> None:
+        chains: dict[str, tuple[Handler, ...]] = {}
         for hook in HOOK_NAMES:
             chain = [h for rec in self.records.values() for h in rec.handlers if h.hook == hook]
             chain.sort(key=lambda h: (-h.priority, h.seq))
-            self._sorted[hook] = tuple(chain)
-            self._filtered[hook] = any(h.matcher is not None for h in chain)
-        self._by_tool = {}
-        self._pairs = {}
+            chains[hook] = tuple(chain)
+            self._filtered[hook] = any(h.tool_names is not None for h in chain)
+        self._sorted = chains
+
+        # Both caches close over this rebuild's chains: a lookup racing a later rebuild fills
+        # the discarded cache, never the new one.
+        @functools.lru_cache(maxsize=CHAIN_CACHE_SIZE)
+        def for_tool(hook: str, tool: str) -> tuple[Handler, ...]:
+            return tuple(h for h in chains[hook] if h.tool_names is None or tool in h.tool_names)
+
+        @functools.lru_cache(maxsize=CHAIN_CACHE_SIZE)
+        def call_chains(tool: str) -> tuple[tuple[Handler, ...], tuple[Handler, ...]]:
+            return for_tool("before_tool_call", tool), for_tool("after_tool_call", tool)
+
+        self._for_tool = for_tool
+        self._call_chains = call_chains
         self.on_change()
 
     def chain(self, hook: str, tool: str | None = None) -> tuple[Handler, ...]:
         """The handlers of ``hook`` that run for ``tool``, in order."""
         if tool is None or not self._filtered[hook]:
             return self._sorted[hook]
-        key = (hook, tool)
-        # Read the cache once: if a rebuild replaces it meanwhile, what is computed here lands in
-        # the discarded dict, never in the new one.
-        by_tool = self._by_tool
-        cached = by_tool.get(key)
-        if cached is None:
-            cached = tuple(h for h in self._sorted[hook] if h.matcher is None or h.matcher(tool))
-            if len(by_tool) >= _CHAIN_CACHE_LIMIT:
-                by_tool.clear()
-            by_tool[key] = cached
-        return cached
+        return self._for_tool(hook, tool)
 
     def call_chains(self, tool: str) -> tuple[tuple[Handler, ...], tuple[Handler, ...]]:
-        """before_tool_call and after_tool_call for ``tool``: one dict lookup per call."""
-        pairs = self._pairs
-        pair = pairs.get(tool)
-        if pair is None:
-            pair = (self.chain("before_tool_call", tool), self.chain("after_tool_call", tool))
-            if len(pairs) >= _CHAIN_CACHE_LIMIT:
-                pairs.clear()
-            pairs[tool] = pair
-        return pair
+        """before_tool_call and after_tool_call for ``tool``, cached per tool name."""
+        return self._call_chains(tool)

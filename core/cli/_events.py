@@ -8,12 +8,13 @@ import json
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from .._events import EVENT_NAMES
+from .._names import name_patterns
 from ._output import RED, YELLOW, output_width, paint
 from ._table import cell_width, clean, cut, pad
 
@@ -122,14 +123,9 @@ def parse_since(text: str) -> float:
     return moment.timestamp()
 
 
-def _pattern(names: Sequence[str]) -> re.Pattern[str] | None:
+def _pattern(names: Sequence[str]) -> Container[str] | None:
     parts = [part.strip() for name in names for part in name.split(",") if part.strip()]
-    if not parts:
-        return None
-    alternatives = "|".join(
-        ".*".join(re.escape(piece) for piece in part.split("*")) for part in parts
-    )
-    return re.compile(f"(?:{alternatives})\\Z")
+    return name_patterns(parts) if parts else None
 
 
 class EventFilter:
@@ -160,7 +156,7 @@ class EventFilter:
             ts = event.get("ts")
             if not isinstance(ts, (int, float)) or ts < self.since:
                 return False
-        return self.events is None or self.events.match(str(event.get("event", ""))) is not None
+        return self.events is None or str(event.get("event", "")) in self.events
 
 
 def _short(value: Any, width: int = 100, full: bool = False) -> str:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import re
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from toolhooks import ConfigError, ToolCall
+from toolhooks._names import Wildcards
 
 from ._config import LimitConfig, parse_rate
 
@@ -124,31 +125,26 @@ def _expand(
 class ToolMatcher:
     """For each tool name, the limits whose ``tools`` cover it (cached per name)."""
 
-    __slots__ = ("_cache", "_exact", "_patterns")
-    CACHE_LIMIT = 4096
+    __slots__ = ("_exact", "_patterns", "indices")
 
     def __init__(self, configs: Iterable[LimitConfig], groups: Mapping[str, Iterable[str]]) -> None:
         exact: dict[str, set[int]] = {}
-        patterns: list[tuple[re.Pattern[str], int]] = []
+        patterns: list[tuple[Container[str], int]] = []
         for index, config in enumerate(configs):
             for entry in config.tools:
                 for member in _expand(entry, groups, ()):
                     if "*" in member:
-                        body = ".*".join(re.escape(part) for part in member.split("*"))
-                        patterns.append((re.compile(body + r"\Z", re.DOTALL), index))
+                        patterns.append((Wildcards([member]), index))
                     else:
                         exact.setdefault(member, set()).add(index)
         self._exact = exact
         self._patterns = tuple(patterns)
-        self._cache: dict[str, tuple[int, ...]] = {}
+        self.indices: Callable[[str], tuple[int, ...]] = functools.lru_cache(maxsize=4096)(
+            self._indices
+        )
+        """The indices of the limits that cover a tool name, cached per name."""
 
-    def indices(self, name: str) -> tuple[int, ...]:
-        found = self._cache.get(name)
-        if found is None:
-            hits = set(self._exact.get(name, ()))
-            hits.update(index for regex, index in self._patterns if regex.match(name))
-            found = tuple(sorted(hits))
-            if len(self._cache) >= self.CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[name] = found
-        return found
+    def _indices(self, name: str) -> tuple[int, ...]:
+        hits = set(self._exact.get(name, ()))
+        hits.update(index for pattern, index in self._patterns if name in pattern)
+        return tuple(sorted(hits))

@@ -3,43 +3,19 @@
 from __future__ import annotations
 
 import os
-import re
 import weakref
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from toolhooks import Event, hookimpl
+from toolhooks._names import name_patterns
 
 from ._config import EventLogConfig
 from ._encode import LineEncoder
 from ._writer import EventLogStats, JsonlWriter
 
-_NAME_CACHE_LIMIT = 1024
 
-
-class _NameSet:
-    """Exact event names and ``*`` patterns; ``name in names`` caches each answer."""
-
-    __slots__ = ("_cache", "_regex")
-
-    def __init__(self, patterns: list[str]) -> None:
-        wild = [".*".join(re.escape(part) for part in p.split("*")) for p in patterns if "*" in p]
-        self._regex = re.compile(f"(?:{'|'.join(wild)})\\Z", re.DOTALL) if wild else None
-        self._cache: dict[object, bool] = dict.fromkeys((p for p in patterns if "*" not in p), True)
-
-    def __contains__(self, name: object) -> bool:
-        hit = self._cache.get(name)
-        if hit is None:
-            regex = self._regex
-            hit = regex is not None and isinstance(name, str) and regex.match(name) is not None
-            if len(self._cache) < _NAME_CACHE_LIMIT:
-                self._cache[name] = hit
-        return hit
-
-
-def _name_set(patterns: Iterable[str]) -> frozenset[str] | _NameSet:
-    """A frozenset for plain names (the fastest ``in``), else a pattern matcher."""
-    names = [p.strip() for p in patterns]
-    return _NameSet(names) if any("*" in name for name in names) else frozenset(names)
+def _name_set(patterns: Iterable[str]) -> Container[str]:
+    return name_patterns(p.strip() for p in patterns)
 
 
 class EventLogPlugin:

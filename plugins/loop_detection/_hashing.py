@@ -12,12 +12,12 @@ not be stable across processes, and it is one pass over the text with no copy.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from toolhooks import ToolResult
 from toolhooks._json import canonical_json as canonical
+from toolhooks._names import name_patterns
 
 _OUT_MASK = (1 << 62) - 1
 _OUT_BIT = 1 << 62  # set in every hashed outcome: never zero (NO_OUTCOME), never UNKNOWN_TOOL
@@ -34,7 +34,9 @@ class Signer:
 
     def __init__(self, ignore: Collection[str], by_tool: Mapping[str, Collection[str]]) -> None:
         self._global = frozenset(ignore)
-        self._by_tool = [(_matcher(pattern), frozenset(keys)) for pattern, keys in by_tool.items()]
+        self._by_tool = [
+            (name_matcher([pattern]), frozenset(keys)) for pattern, keys in by_tool.items()
+        ]
         self._cache: dict[str, frozenset[str]] = {}
 
     def ignored(self, tool: str) -> frozenset[str]:
@@ -59,21 +61,9 @@ class Signer:
         return hashlib.sha256(data).digest()[:8]
 
 
-def _matcher(pattern: str) -> Callable[[str], bool]:
-    """Match a tool name against ``pattern``; ``*`` is the only wildcard."""
-    if "*" not in pattern:
-        return pattern.__eq__
-    regex = re.compile(".*".join(re.escape(part) for part in pattern.split("*")) + r"\Z", re.DOTALL)
-    return lambda name: regex.match(name) is not None
-
-
 def name_matcher(patterns: Collection[str]) -> Callable[[str], bool]:
-    """One predicate for a list of tool names / ``*`` patterns (exact names via a set lookup)."""
-    exact = frozenset(p for p in patterns if "*" not in p)
-    wild = [_matcher(p) for p in patterns if "*" in p]
-    if not wild:
-        return exact.__contains__
-    return lambda name: name in exact or any(match(name) for match in wild)
+    """One predicate for a list of tool names / ``*`` patterns."""
+    return name_patterns(patterns).__contains__
 
 
 def _text(value: Any) -> str:

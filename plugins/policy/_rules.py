@@ -9,10 +9,11 @@ A wildcard entry never grants a ``side_effect`` tool (it can still deny one).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from toolhooks._names import Wildcards
 
 from ._builtins import BUILTIN_PROFILES, FULL_PROFILE, GROUP_PREFIX, canonical_name
 
@@ -40,12 +41,6 @@ class Match:
         return f"matches {self.entry!r} (wildcard {self.pattern!r})"
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """``*`` matches any run of characters; every other character matches itself."""
-    body = ".*".join(re.escape(part) for part in pattern.split("*"))
-    return re.compile(body + r"\Z", re.DOTALL)
-
-
 def expand(entry: str, groups: Mapping[str, Iterable[str]]) -> Iterator[str]:
     """The tool names and patterns an entry stands for (groups expanded, recursively)."""
     if entry.startswith(GROUP_PREFIX):
@@ -67,11 +62,11 @@ class EntryList:
     def __init__(self, entries: Iterable[str], groups: Mapping[str, Iterable[str]]) -> None:
         self.entries: tuple[str, ...] = tuple(entries)
         exact: dict[str, str] = {}
-        patterns: list[tuple[re.Pattern[str], Match]] = []
+        patterns: list[tuple[Container[str], Match]] = []
         for entry in self.entries:
             for member in expand(entry, groups):
                 if "*" in member:
-                    patterns.append((compile_pattern(member), Match(entry, member)))
+                    patterns.append((Wildcards([member]), Match(entry, member)))
                 else:
                     exact.setdefault(canonical_name(member), entry)
         self._exact = exact
@@ -86,8 +81,8 @@ class EntryList:
         entry = self._exact.get(canonical)
         if entry is not None:
             return Match(entry)
-        for regex, match in self._patterns:
-            if regex.match(name) is not None or regex.match(canonical) is not None:
+        for pattern, match in self._patterns:
+            if name in pattern or canonical in pattern:
                 return match
         return None
 
