@@ -30,7 +30,7 @@ from ._extensions import add_extension_commands
 from ._output import SafeStream
 
 PROG = "toolhooks"
-COMMANDS = ("_demo", "_plugins", "_explain", "_doctor", "_logs", "_replay")
+COMMANDS = ("_demo", "_plugins", "_explain", "_doctor", "_logs", "_replay", "_serve")
 OPTIONAL_COMMANDS = ("_approvals",)  # written separately; registered when present
 DESCRIPTION = """\
 A plugin pipeline between an AI agent's model and its tools.

@@ -1,0 +1,116 @@
+"""``toolhooks serve``: the approvals desk, a web page over the approval store and the event log.
+
+FastAPI and uvicorn are imported only when the command runs (``toolhooks[web]``), so the rest of
+the command line starts as fast without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from .._errors import ToolhooksError
+from ._common import OK, PROBLEMS, add_config_option, plugin_table, read_config
+
+HELP = "the approvals desk: a web page to decide, edit and watch tool calls (toolhooks[web])"
+DESCRIPTION = """\
+Serve the approvals desk: waiting approvals (live), decided ones, allow-always grants and the
+calls of the event log. It works over the approval store agents share: the queue route's SQLite
+file ([approvals] route = "queue") or Redis ([state] url).
+
+Every request needs a token. Tokens come from $TOOLHOOKS_DESK_TOKENS (name=token pairs,
+comma separated) or from the token file, which keeps only their SHA-256; the first start makes
+a token named admin and prints it once. --add-token NAME makes another (decisions record the
+name of the token that made them)."""
+DEFAULT_PORT = 8765
+DEFAULT_LOG = ".toolhooks/events.jsonl"
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("serve", help=HELP, description=DESCRIPTION,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only)")  # fmt: skip
+    parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
+                        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")  # fmt: skip
+    parser.add_argument("--tokens", metavar="FILE", default=None,
+                        help="the token file (default: .toolhooks/desk-tokens.json)")  # fmt: skip
+    parser.add_argument("--add-token", metavar="NAME",
+                        help="make a token called NAME, print it once, and exit")  # fmt: skip
+    parser.add_argument("--log", metavar="FILE",
+                        help="the event log (default: [plugins.event_log] path in config)")  # fmt: skip
+    add_config_option(parser)
+    parser.set_defaults(func=run)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
+    return int(text)
+
+
+def _tokens_file(args: argparse.Namespace) -> Path:
+    return Path(args.tokens or ".toolhooks/desk-tokens.json")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.add_token:
+        from ..web._auth import add_token  # no FastAPI needed to make a token
+
+        secret = add_token(_tokens_file(args), args.add_token)
+        print(f"desk token for {args.add_token} (shown once, keep it):\n{secret}")
+        return OK
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError:
+        print("toolhooks serve: needs the web extra: pip install 'toolhooks[web]'", file=sys.stderr)
+        return PROBLEMS
+    from ..web import CallLog, Desk, create_app, load_tokens, open_store
+
+    config = read_config(args)
+    log = args.log or plugin_table(config, "event_log").get("path", DEFAULT_LOG)
+    store, runtime = open_store(config)
+    tokens, made = load_tokens(_tokens_file(args))
+    listener = _listen(args.host, args.port)
+    try:
+        app = create_app(Desk(store, CallLog(Path(os.path.expanduser(str(log))))), tokens)
+        host, port = listener.getsockname()[:2]
+        shown = f"[{host}]" if ":" in host else host
+        if made is not None:
+            print(f"desk token for admin (shown once, keep it; kept as a hash in "
+                  f"{_tokens_file(args)}):\n{made}")  # fmt: skip
+        if not ipaddress.ip_address(host).is_loopback:
+            print(f"toolhooks serve: listening on {host}: anyone who can reach it and holds a "
+                  "token can decide approvals", file=sys.stderr)  # fmt: skip
+        print(f"toolhooks desk on http://{shown}:{port}/ (tokens: {', '.join(tokens.names)})")
+        sys.stdout.flush()
+        server = uvicorn.Server(
+            uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
+        )
+        server.run(sockets=[listener])
+    finally:
+        listener.close()
+        runtime.close()
+    return OK
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    try:
+        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:
+        raise ToolhooksError(f"serve: --host must be an IP address, got {host!r}") from None
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        raise ToolhooksError(f"serve: cannot listen on {host}:{port}: {exc.strerror}") from None
+    listener.listen(128)
+    return listener

@@ -1,0 +1,233 @@
+"""The desk's server-rendered pages: waiting approvals, decided ones, grants, calls, one call.
+
+Jinja2 escapes every value (autoescape on for every template), so text from a tool call (a tool
+name, a description, params) reaches the page as text. The page's script only swaps in
+fragments these same templates rendered, and sets text with ``textContent``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from .._store import StoredApproval
+from ._auth import COOKIE
+from ._calls import CallSummary
+from ._desk import Desk, DeskError, rewritten_fields, stamp
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATUSES = ("ok", "error", "blocked", "denied", "pending", "running")
+_env = Environment(
+    loader=FileSystemLoader(TEMPLATES),
+    autoescape=select_autoescape(enabled_extensions=("html",), default=True),
+    auto_reload=False,
+)
+Filter = Annotated[str | None, Query(max_length=200)]
+
+router = APIRouter(include_in_schema=False)
+
+
+def _render(name: str, status: int = 200, **values: Any) -> HTMLResponse:
+    return HTMLResponse(_env.get_template(name).render(**values), status_code=status)
+
+
+def _page(request: Request, name: str, page: str, title: str, **values: Any) -> HTMLResponse:
+    identity = request.state.identity
+    return _render(
+        name,
+        page=page,
+        title=title,
+        who=identity.name,
+        csrf=request.app.state.tokens.csrf(identity),
+        **values,
+    )
+
+
+def _desk(request: Request) -> Desk:
+    desk: Desk = request.app.state.desk
+    return desk
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+def _countdown(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def _card(row: StoredApproval, now: float) -> dict[str, Any]:
+    rewritten = {item["field"]: item for item in rewritten_fields(row)}
+    fields = []
+    for name in sorted(set(row.params) | set(rewritten)):
+        changed = rewritten.get(name)
+        fields.append(
+            {
+                "name": name,
+                "value": _json(row.params[name]) if name in row.params else "(removed)",
+                "rewritten_by": None if changed is None else changed["plugin"],
+                "proposed": None
+                if changed is None
+                else "(absent)"
+                if changed["was_absent"]
+                else _json(changed["proposed"]),
+            }
+        )
+    return {
+        "id": row.id,
+        "short_id": row.short_id,
+        "call_id": row.call_id,
+        "title": row.title,
+        "description": row.description,
+        "severity": row.severity,
+        "tool": row.tool,
+        "plugin": row.plugin,
+        "sender": row.sender_id,
+        "session_id": row.session_id,
+        "digest": row.digest,
+        "expires_at": row.expires_at,
+        "expires_in": _countdown(row.expires_at - now),
+        "allowed_decisions": row.allowed_decisions,
+        "fields": fields,
+        "params_json": _json(row.params),
+        "schema_json": json.dumps(row.schema or {}, ensure_ascii=False),
+    }
+
+
+def _summary(summary: CallSummary) -> dict[str, Any]:
+    values = summary.to_dict()
+    values["when"] = stamp(summary.updated) if summary.updated else ""
+    return values
+
+
+def login_page(request: Request, status: int = 200, error: str | None = None) -> HTMLResponse:
+    wanted = request.url.path if request.url.path != "/login" else "/"
+    return _render("login.html", status=status, error=error, next=_safe_next(wanted))
+
+
+def _safe_next(path: str) -> str:
+    """Only a path on this desk: never ``//host`` or a scheme (an open redirect)."""
+    if not path.startswith("/") or path.startswith("//") or "\\" in path:
+        return "/"
+    return path
+
+
+@router.get("/login")
+def login_form(request: Request) -> HTMLResponse:
+    return login_page(request)
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    form = parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=4)
+    token = (form.get("token") or [""])[0]
+    identity = request.app.state.tokens.check(token)
+    if identity is None:
+        return login_page(request, status=401, error="That token is not valid.")
+    target = _safe_next((form.get("next") or ["/"])[0])
+    response = RedirectResponse(target, status_code=303)
+    response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+    return response
+
+
+@router.get("/")
+def waiting(request: Request) -> HTMLResponse:
+    now = time.time()
+    cards = [_card(row, now) for row in _desk(request).waiting()]
+    return _page(request, "waiting.html", "waiting", "Waiting", approvals=cards)
+
+
+@router.get("/fragments/waiting")
+def waiting_fragment(request: Request) -> HTMLResponse:
+    now = time.time()
+    return _render("_cards.html", approvals=[_card(row, now) for row in _desk(request).waiting()])
+
+
+@router.get("/history")
+def history(request: Request) -> HTMLResponse:
+    rows = []
+    for row in _desk(request).history():
+        item = row.to_dict()
+        item["when"] = stamp(row.decided_at or row.expires_at)
+        rows.append(item)
+    return _page(request, "history.html", "history", "Decided", approvals=rows)
+
+
+@router.get("/grants")
+def grants(request: Request) -> HTMLResponse:
+    rows = []
+    for grant in _desk(request).grants():
+        item = grant.to_dict()
+        item["when"] = stamp(grant.created_at)
+        rows.append(item)
+    return _page(request, "grants.html", "grants", "Grants", grants=rows)
+
+
+def _filtered(
+    request: Request, session: str | None, trace: str | None, tool: str | None, status: str | None
+) -> tuple[dict[str, str | None], list[dict[str, Any]]]:
+    filters = {"session": session or None, "trace": trace or None, "tool": tool or None,
+               "status": status or None}  # fmt: skip
+    found = _desk(request).calls.calls(
+        session=filters["session"], trace=filters["trace"], tool=filters["tool"],
+        status=filters["status"],
+    )  # fmt: skip
+    return filters, [_summary(summary) for summary in found]
+
+
+@router.get("/calls")
+def calls(
+    request: Request,
+    session: Filter = None,
+    trace: Filter = None,
+    tool: Filter = None,
+    status: Filter = None,
+) -> HTMLResponse:
+    filters, rows = _filtered(request, session, trace, tool, status)
+    log_path = str(_desk(request).calls.path)
+    return _page(request, "calls.html", "calls", "Calls", calls=rows, filters=filters,
+                 statuses=STATUSES, log_path=log_path)  # fmt: skip
+
+
+@router.get("/fragments/calls")
+def calls_fragment(
+    request: Request,
+    session: Filter = None,
+    trace: Filter = None,
+    tool: Filter = None,
+    status: Filter = None,
+) -> HTMLResponse:
+    _, rows = _filtered(request, session, trace, tool, status)
+    return _render("_calls.html", calls=rows)
+
+
+@router.get("/calls/{call_id}")
+def call(request: Request, call_id: str) -> HTMLResponse:
+    desk = _desk(request)
+    summary = desk.calls.call(call_id)
+    if summary is None:
+        raise DeskError(404, f"no call {call_id!r} in the event log")
+    events = []
+    envelope = ("ts", "event", "trace_id", "call_id", "session_id", "tool", "plugin")
+    for event in desk.calls.timeline(call_id):
+        ts = event.get("ts")
+        data = {key: value for key, value in event.items() if key not in envelope}
+        events.append(
+            {
+                "when": stamp(float(ts)) if isinstance(ts, (int, float)) else "",
+                "event": event.get("event"),
+                "plugin": event.get("plugin"),
+                "data": _json(data),
+            }
+        )
+    return _page(request, "call.html", "call", "Call", call=summary.to_dict(), events=events)

@@ -1,0 +1,190 @@
+"""The desk under test: a real approval store (Redis; SQLite when the queue store is there), a
+real agent runtime that defers into it, a real event log, and the app through an HTTP client.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolhooks import Runtime, hookimpl
+from toolhooks._config import load_config
+from toolhooks.plugins.event_log import EventLogPlugin
+from toolhooks.testing import require
+
+REDIS_URL = os.environ.get("TOOLHOOKS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+SECRETS = {"alice": "alice-secret-token-0001", "bob": "bob-secret-token-00002"}
+
+
+def redis_reachable(url: str = REDIS_URL) -> bool:
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except redis.RedisError:
+        return False
+
+
+def sqlite_store_available() -> bool:
+    try:
+        import toolhooks._store_sqlite  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class Gate:
+    """Asks for approval on every call; rewrites ``path`` under /ws/ first (a hook's rewrite)."""
+
+    name = "gate"
+    priority = 50
+
+    def __init__(self, **request: Any) -> None:
+        self.request = {
+            "title": "Write a file?",
+            "description": "it writes to disk",
+            "allowed_decisions": ["allow-once", "allow-always", "deny", "edit"],
+            **request,
+        }
+
+    @hookimpl
+    def before_tool_call(self, call):
+        path = str(call.params.get("path", ""))
+        if path.startswith("/forbidden"):
+            return {"block": True, "block_reason": "/forbidden is off limits"}
+        result: dict[str, Any] = {"require_approval": self.request}
+        if not path.startswith("/ws/"):
+            result["params"] = {"path": "/ws" + (path if path.startswith("/") else "/" + path)}
+        return result
+
+
+def write(path: str, text: str) -> str:
+    """Write text to a file (pretend)."""
+    return f"wrote {len(text)} chars to {path}"
+
+
+@pytest.fixture(autouse=True)
+def _no_outside_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests choose their store and tokens; an operator's environment must not leak in."""
+    monkeypatch.delenv("TOOLHOOKS_STATE_URL", raising=False)
+    monkeypatch.delenv("TOOLHOOKS_DESK_TOKENS", raising=False)
+    monkeypatch.delenv("TOOLHOOKS_CONFIG", raising=False)
+
+
+def _redis_config(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    require(redis_reachable(), f"no Redis server at {REDIS_URL} (set TOOLHOOKS_TEST_REDIS_URL)")
+    import redis
+
+    prefix = f"toolhooks-desk-{uuid.uuid4().hex[:12]}"
+    yield {"state": {"url": REDIS_URL, "key_prefix": prefix}}
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+def _sqlite_config(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    require(
+        sqlite_store_available(), "the SQLite approval store (toolhooks._store_sqlite) is missing"
+    )
+    yield {"approvals": {"route": "queue", "wait_s": 0, "db": str(tmp_path / "approvals.db")}}
+
+
+STORES: dict[str, Callable[[Path], Iterator[dict[str, Any]]]] = {
+    "redis": _redis_config,
+    "sqlite": _sqlite_config,
+}
+
+
+# The SQLite store joins the parameters once it exists (it is landing separately).
+STORE_KINDS = ["redis", *(["sqlite"] if sqlite_store_available() else [])]
+
+
+@pytest.fixture(params=STORE_KINDS)
+def config(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """A config whose approval store agents share, and an event log under ``tmp_path``."""
+    made = STORES[request.param](tmp_path)
+    table = next(made)
+    table.setdefault("plugins", {})["event_log"] = {"path": str(tmp_path / "events.jsonl")}
+    yield table
+    next(made, None)
+
+
+@pytest.fixture
+def agent(config: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``agent(**request)``: a runtime that defers every approval into the shared store."""
+    monkeypatch.chdir(tmp_path)
+    made: list[Runtime] = []
+
+    def build(**request: Any) -> Runtime:
+        runtime = Runtime(
+            config=config,
+            plugins=[Gate(**request), EventLogPlugin],
+            tools=[write],
+            approver=lambda pending: "defer",
+            load_entrypoints=False,
+        )
+        made.append(runtime)
+        return runtime
+
+    yield build
+    for runtime in made:
+        runtime.close()
+
+
+@pytest.fixture
+def desk_app(config: dict[str, Any], tmp_path: Path):
+    from toolhooks.web import CallLog, Desk, create_app, open_store
+    from toolhooks.web._auth import Tokens, _digest
+
+    store, owner = open_store(load_config(config))
+    desk = Desk(store, CallLog(tmp_path / "events.jsonl"))
+    app = create_app(desk, Tokens({name: _digest(secret) for name, secret in SECRETS.items()}))
+    yield app
+    owner.close()
+
+
+class Api:
+    """An HTTP client signed in as one token's owner, with that owner's CSRF token."""
+
+    def __init__(self, client: Any, name: str) -> None:
+        self.client = client
+        self.name = name
+        self.auth = {"authorization": f"Bearer {SECRETS[name]}"}
+        me = client.get("/api/me", headers=self.auth)
+        assert me.status_code == 200, me.text
+        self.csrf = me.json()["csrf_token"]
+
+    def get(self, path: str, **kwargs: Any) -> Any:
+        return self.client.get(path, headers=self.auth, **kwargs)
+
+    def post(self, path: str, body: Any = None, **kwargs: Any) -> Any:
+        headers = {**self.auth, "x-csrf-token": self.csrf}
+        return self.client.post(path, json=body, headers=headers, **kwargs)
+
+    def decide(self, approval_id: str, decision: str, **fields: Any) -> Any:
+        return self.post(f"/api/approvals/{approval_id}/decision", {"decision": decision, **fields})
+
+
+@pytest.fixture
+def client(desk_app):
+    from fastapi.testclient import TestClient
+
+    with TestClient(desk_app) as http:
+        yield http
+
+
+@pytest.fixture
+def api(client) -> Callable[[str], Api]:
+    return lambda name="alice": Api(client, name)
