@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._config import LoadedConfig
-from .._errors import ConfigError
-from .._frozen import ParamsError, freeze_params, thaw
+from .._errors import ConfigError, ParamsError
+from .._frozen import freeze_params, thaw
 from .._store import AmbiguousId, ApprovalStore, Grant, StoredApproval
 from .._store_memory import MemoryStore
 from ._calls import CallLog
