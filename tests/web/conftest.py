@@ -34,11 +34,18 @@ def redis_reachable(url: str = REDIS_URL) -> bool:
 
 
 def sqlite_store_available() -> bool:
-    try:
-        import toolhooks._store_sqlite  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether the runtime opens the SQLite store for the queue route (landing separately)."""
+    import tempfile
+
+    from toolhooks._store_memory import MemoryStore
+
+    with tempfile.TemporaryDirectory() as folder:
+        queue = {"approvals": {"route": "queue", "db": f"{folder}/approvals.db"}}
+        runtime = Runtime(config=queue, load_entrypoints=False)
+        try:
+            return not isinstance(runtime.approvals, MemoryStore)
+        finally:
+            runtime.close()
 
 
 class Gate:
