@@ -75,6 +75,10 @@ def gate(
         pending = make_pending(
             call.with_params(frozen), plugin, request, digest, run.proposed, rewritten(state)
         )
+        stores_rows = interactive and getattr(ctx.approver, "stores_rows", False)
+        failed: Resolution | None = None
+        if stores_rows:
+            pending, failed = record(ctx, pending, state)
         ctx.emit(
             "approval.requested",
             *call_ids(call),
@@ -90,14 +94,64 @@ def gate(
         )
         if not interactive:
             return pending
+        if failed is not None:
+            return apply(ctx, run, verdict, plugin, digest, pending.id, failed)
         resolution = yield from ask(ctx.approver, pending, ctx.passthrough)
         if resolution.decision == "defer":
             return pending
+        if stores_rows:
+            closed = close(ctx, pending, resolution)
+            if closed is None:  # another call used this approval first: ask again
+                continue
+            resolution = closed
         if resolution.decision != "edit":
             return apply(ctx, run, verdict, plugin, digest, pending.id, resolution)
         verdict, covered = yield from edit(ctx, run, pending, resolution)
     reason = f"Blocked: more than {MAX_EDIT_ROUNDS} rounds of edits"
     return Verdict("blocked", verdict.params, None, "approval", reason, CORE)
+
+
+def record(
+    ctx: Context, pending: PendingApproval, state: BeforeState
+) -> tuple[PendingApproval, Resolution | None]:
+    """Put ``pending`` in the store before asking (the queue route waits there).
+
+    A restarted agent proposing the same call (same digest and plugin) finds the row its
+    predecessor left, still pending or decided meanwhile, and waits on / takes that one.
+    A store that fails gives the deny to conclude with (fail closed: nobody can be asked).
+    """
+    try:
+        reused = ctx.store.reusable(pending.digest, pending.plugin)
+        if reused is not None:
+            pending = replace(
+                pending,
+                id=reused.id,
+                short_id=reused.short_id,
+                expires_at=max(pending.expires_at, reused.expires_at),
+            )
+        ctx.store.add(
+            stored_from_pending(pending, expires_at=pending.expires_at, quiet=state.quiet)
+        )
+    except Exception as exc:
+        why = f"Approval unavailable (store: {type(exc).__name__}: {exc})"
+        return pending, Resolution("deny", why)
+    return pending, None
+
+
+def close(ctx: Context, pending: PendingApproval, resolution: Resolution) -> Resolution | None:
+    """The call got its answer: the stored approval is used up, once, whatever the answer.
+
+    None: the answer allowed the call but another call (a twin in this process, a resume in
+    another) used the approval first; the caller asks again.
+    """
+    try:
+        used = ctx.store.consume(pending.id)
+    except Exception as exc:
+        why = f"Approval {pending.short_id} cannot be used: {type(exc).__name__}: {exc}"
+        return resolution if resolution.decision == "deny" else Resolution("deny", why)
+    if used is None and resolution.decision != "deny" and not resolution.cancelled:
+        return None
+    return resolution
 
 
 def apply(

@@ -1,48 +1,52 @@
-"""The approval routes named by ``[approvals] route``: ``queue`` (SQLite) and ``tty`` (terminal).
+"""The approval routes named by ``[approvals] route``: ``queue`` (the store) and ``tty``.
 
 Both are plain sync callables: the runtime runs them in a daemon thread under the request's
 timeout, so they may block. Each also enforces the deadline itself (``PendingApproval.expires_at``)
 so that a thread the runtime gave up on does not linger.
 
-Restart of the agent (queue route): an approval row is keyed by the call's digest (tool, frozen
-params, sender, session) plus the requesting plugin. When a call is proposed, the approver first
-looks for a row with the same digest and plugin that is not past its deadline and was never
-picked up: still pending (the agent that asked died while waiting), or decided while no agent was
-waiting. It waits on / takes that row instead of creating a new one. Picking up a decision marks
-the row consumed (atomically, once), so an allow-once is used by exactly one call.
+The queue route waits on the runtime's approval store (a SQLite file, or Redis with ``[state]
+url``): the pipeline records the approval there before asking (``stores_rows``), an operator
+decides it from another process (``toolhooks approvals approve``), and the pipeline consumes it
+once the answer is in, so an allow-once is used exactly once. ``[approvals] wait_s = 0`` defers at
+once; a smaller ``wait_s`` than the request's timeout defers when it runs out.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import select
+import shlex
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import IO
 
 from ._approvals import ApprovalUnavailable, Approver
-from ._config import LoadedConfig
+from ._config import LoadedConfig, discover, load_config
 from ._driver import TimedOut
 from ._frozen import thaw
-from ._models import new_id
-from ._queue import ApprovalQueue
 from ._results import ApprovalDecision, PendingApproval
+from ._store import ApprovalStore
 
 NO_TTY = "no terminal to ask on (/dev/tty cannot be opened)"
 TTY_EOF = "the terminal closed (end of file) before an answer"
-PARAMS_SHOWN = 2000
+PARAMS_HEAD = 1500
+PARAMS_TAIL = 500
+"""The prompt shows this many characters of long params from the start and from the end."""
 _ANSWERS = {"o": "allow-once", "once": "allow-once", "a": "allow-always", "always": "allow-always",
             "d": "deny", "deny": "deny", "n": "deny", "no": "deny"}  # fmt: skip
 _LABELS = {"allow-once": "[o]nce", "allow-always": "[a]lways", "deny": "[d]eny"}
 
 
-def approver_for_route(route: str, config: LoadedConfig) -> Approver:
-    """The approver for a configured route; relative db paths are relative to the cwd now."""
+def approver_for_route(route: str, config: LoadedConfig, store: ApprovalStore) -> Approver:
+    """The approver for a configured route; the queue route waits on ``store``."""
     if route == "queue":
-        table = config.approvals
-        return QueueApprover(ApprovalQueue(table.db), table.poll_interval_s)
+        return QueueApprover(store, config.approvals.wait_s, cli_flags(config, store))
     if route == "tty":
         return TtyApprover()
     raise config.error(
@@ -50,28 +54,71 @@ def approver_for_route(route: str, config: LoadedConfig) -> Approver:
     )
 
 
+def cli_flags(config: LoadedConfig, store: ApprovalStore) -> str:
+    """What ``toolhooks approvals`` needs, run in this directory, to find this runtime's store."""
+    try:
+        found, _ = discover()
+        same = found is not None and config.source is not None
+        same = same and Path(str(found)).resolve() == Path(str(config.source)).resolve()
+        cli_db = Path(load_config(found).approvals.db).expanduser().absolute()
+    except Exception:  # the operator's default cannot be read: name the store explicitly
+        same, cli_db = False, None
+    path = getattr(store, "path", None)
+    if isinstance(path, Path):  # SQLite: --db unless the CLI's default is this very file
+        return "" if cli_db == path else f" --db {_quote(str(path))}"
+    if same or config.source is None:
+        return ""
+    return f" --config {_quote(str(Path(str(config.source)).absolute()))}"
+
+
+def _quote(text: str) -> str:
+    return shlex.quote(printable(text, keep=""))
+
+
 class QueueApprover:
-    """Submit the approval to the SQLite queue and poll until it is decided or expires."""
+    """Wait on the approval store until someone decides, the request times out, or ``wait_s``."""
 
-    def __init__(self, queue: ApprovalQueue, poll_interval_s: float = 0.2) -> None:
-        self.queue = queue
-        self.poll_interval_s = poll_interval_s
+    stores_rows = True
+    """The pipeline records the approval in the store before asking, and consumes it after."""
 
-    def __call__(self, pending: PendingApproval) -> ApprovalDecision:
-        queue = self.queue
-        row_id = pending.id
-        try:
-            while time.time() < pending.expires_at:
-                row = queue.submit_or_reuse(pending, id=row_id)
-                remaining = pending.expires_at - time.time()
-                decision = queue.wait(row.id, remaining, self.poll_interval_s)
-                if decision is not None and queue.consume(row.id):
-                    return decision
-                # Expired early (a reused row had an earlier deadline), or another call took the
-                # decision first: ask again, under a fresh id, for the time that is left.
-                row_id = f"appr_{new_id()}"
-        finally:
-            queue.close()
+    def __init__(self, store: ApprovalStore, wait_s: float | None = None, flags: str = "",
+                 stream: IO[str] | None = None) -> None:  # fmt: skip
+        self.store = store
+        self.wait_s = wait_s
+        self.flags = flags
+        self.stream = stream
+
+    def _say(self, pending: PendingApproval, what: str) -> None:
+        """One stderr line: which approval, and the exact command that approves it."""
+        short = pending.short_id or pending.id
+        line = (
+            f"toolhooks: approval {short} {what} ({printable(pending.request.title, keep='')}, "
+            f"tool {printable(pending.call.name, keep='')}): "
+            f"toolhooks approvals approve {short}{self.flags}"
+        )
+        stream = self.stream if self.stream is not None else sys.stderr
+        # stderr closed: the approval itself must still work
+        with contextlib.suppress(OSError, ValueError):
+            print(line, file=stream, flush=True)
+
+    def __call__(self, pending: PendingApproval) -> ApprovalDecision | str:
+        if self.wait_s == 0:
+            self._say(pending, "deferred")
+            return "defer"
+        remaining = pending.expires_at - time.time()
+        wait = remaining if self.wait_s is None else min(self.wait_s, remaining)
+        deferring = wait < remaining
+        self._say(pending, "is waiting for a decision")
+        row = self.store.wait(pending.id, wait)
+        if row is None:
+            raise ApprovalUnavailable(f"approval {pending.short_id} left the store")
+        if row.state in ("decided", "consumed") and row.decision is not None:
+            # Consumed already: a twin call took it; the pipeline sees that and asks again.
+            return ApprovalDecision(row.decision, row.reason, row.decided_by, row.decided_params)
+        if row.state == "consumed":
+            raise ApprovalUnavailable(f"approval {pending.short_id} was closed elsewhere")
+        if row.state == "pending" and deferring:
+            return "defer"
         raise TimedOut(pending.request.timeout_s)
 
 
@@ -80,24 +127,42 @@ def printable(text: str, keep: str = "\n\t") -> str:
     return "".join(ch if ch.isprintable() or ch in keep else repr(ch)[1:-1] for ch in text)
 
 
+def clip(text: str, head: int = PARAMS_HEAD, tail: int = PARAMS_TAIL) -> str:
+    """``text``'s head and tail, with the length and sha256 of what was cut between them."""
+    if len(text) <= head + tail:
+        return text
+    cut = text[head : len(text) - tail]
+    digest = hashlib.sha256(cut.encode("utf-8", "surrogatepass")).hexdigest()
+    return (
+        f"{text[:head]}\n[... {len(cut)} characters cut of {len(text)}, "
+        f"sha256 {digest} ...]\n{text[len(text) - tail :]}"
+    )
+
+
 def describe(pending: PendingApproval) -> str:
-    """What the operator reads before deciding."""
+    """What the operator reads before deciding; one line per field, whatever the text holds.
+
+    Newlines and control characters in caller-controlled text are shown escaped, so that a
+    description cannot draw prompt lines of its own.
+    """
     request, call = pending.request, pending.call
     params = json.dumps(
         thaw(call.params), indent=2, sort_keys=True, ensure_ascii=True, default=repr
     )
-    if len(params) > PARAMS_SHOWN:
-        params = params[:PARAMS_SHOWN] + f"\n[... {len(params) - PARAMS_SHOWN} more characters]"
     sender = call.sender.id if call.sender else "-"
-    tool, plugin = printable(call.name), printable(pending.plugin)
+
+    def one(text: str) -> str:
+        return printable(text, keep="")
+
     lines = [
         "",
-        f"=== Approval requested: {printable(request.title)} ===",
-        printable(request.description),
-        f"severity: {request.severity}   tool: {tool}   plugin: {plugin}",
-        f"sender: {printable(sender)}   session: {printable(call.session_id or '-')}   id: {pending.id}",
+        f"=== Approval requested: {one(request.title)} ===",
+        one(request.description),
+        f"severity: {request.severity}   tool: {one(call.name)}   plugin: {one(pending.plugin)}",
+        f"sender: {one(sender)}   session: {one(call.session_id or '-')}   "
+        f"id: {one(pending.short_id or pending.id)}",
         "params:",
-        *("  " + line for line in params.splitlines()),
+        *("  " + one(line) for line in clip(params).splitlines()),
     ]
     return "\n".join(lines) + "\n"
 

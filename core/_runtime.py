@@ -70,12 +70,13 @@ class Runtime(RuntimeApprovals):
         self._adjusted = AdjustedParams()
         self._skipped: list[PluginInfo] = []
         self._registry.on_change = self._plugins_changed
+        store = approval_store if approval_store is not None else self._default_store()
         self._context = Context(
             self._registry,
             self._tools,
             self._events,
-            approval_store if approval_store is not None else self._default_store(),
-            approver if approver is not None else self._route_approver(),
+            store,
+            approver if approver is not None else self._route_approver(store),
             self._adjusted,
             defer_ttl_s=self.config.approvals.defer_ttl_s,
         )
@@ -255,6 +256,7 @@ class Runtime(RuntimeApprovals):
             closer = getattr(record.plugin, "close", None)
             if callable(closer) and not inspect.ismodule(record.plugin):
                 closer()
+        self._context.store.close()
         self._background.close()
 
     def __enter__(self) -> Runtime:
@@ -292,13 +294,13 @@ class Runtime(RuntimeApprovals):
             (h.plugin, h.function, bool(h.argnames)) for h in self._registry.chain("on_event")
         )
 
-    def _route_approver(self) -> Approver | None:
+    def _route_approver(self, store: ApprovalStore) -> Approver | None:
         route = self.config.approvals.route
         if route == "none":
             return None
         from ._routes import approver_for_route
 
-        return approver_for_route(route, self.config)
+        return approver_for_route(route, self.config, store)
 
 
 def _no_function(name: str) -> Callable[..., Any]:

@@ -16,7 +16,7 @@ from ._pipeline import Context, Execute
 from ._registry import Registry
 from ._results import Decision, Outcome
 from ._resume import run_decide, run_resume
-from ._store import ApprovalStore
+from ._store import ApprovalStore, StoreError
 from ._store_memory import MemoryStore
 from ._tools import Tool
 from ._visibility import hidden_by, internal_only
@@ -144,10 +144,21 @@ class RuntimeApprovals:
         return self._context.store.revoke(plugin=plugin, tool=tool, sender=sender)
 
     def _default_store(self) -> ApprovalStore:
-        """[state] url: the shared Redis store; else memory (this process only)."""
+        """[state] url: the shared Redis store; the queue route: its SQLite file; else memory."""
+        table = self.config.approvals
         state = getattr(self, "state", None)
         if state is not None:
             from ._store_redis import RedisStore
 
-            return RedisStore(state, retention_s=self.config.approvals.retention_s)
-        return MemoryStore(retention_s=self.config.approvals.retention_s)
+            return RedisStore(state, retention_s=table.retention_s)
+        if table.route == "queue":
+            from ._store_sqlite import SQLiteStore
+
+            store = SQLiteStore(
+                table.db, retention_s=table.retention_s, poll_interval_s=table.poll_interval_s
+            )
+            try:
+                return store.open()  # a bad file fails here, not at the first approval
+            except StoreError as exc:
+                raise self.config.error(str(exc), "approvals", "db") from None
+        return MemoryStore(retention_s=table.retention_s)

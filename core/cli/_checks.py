@@ -298,12 +298,12 @@ def check_approvals(config: LoadedConfig) -> Check:
                 'run the agent in a terminal, or use route = "queue"',
             )
         return Check("ok", "approvals", "route 'tty': approvals are asked on this terminal")
-    from .._queue import ApprovalQueue
+    from .._store_sqlite import SQLiteStore
 
     existed = Path(table.db).expanduser().exists()
     try:
-        with ApprovalQueue(table.db) as queue:
-            pending = len(queue.list("pending"))
+        with SQLiteStore(table.db) as store:
+            pending = len(store.open().list(states=["pending"], limit=100_000))
     except Exception as exc:
         return Check(
             "error",

@@ -20,8 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from toolhooks import emit, hookimpl
-from toolhooks._queue import ApprovalQueue
+from toolhooks import SQLiteStore, emit, hookimpl
 
 MODES = ["call", "acall"]
 
@@ -667,8 +666,8 @@ def wait_for_pending(db: Path, count: int = 1, timeout: float = 30) -> list:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if db.exists():
-            with ApprovalQueue(db) as queue:
-                rows = queue.list("pending")
+            with SQLiteStore(db) as store:
+                rows = store.list(states=["pending"])
             if len(rows) >= count:
                 return rows
         time.sleep(0.05)
@@ -718,10 +717,10 @@ def test_a_pending_approval_survives_sigkill_and_is_resolved_after_restart(agent
     # The approval is still there, pending, in an intact database, and the CLI lists it.
     with contextlib.closing(sqlite3.connect(db)) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    with ApprovalQueue(db) as queue:
-        assert queue.get(row.id).status == "pending"
+    with SQLiteStore(db) as store:
+        assert store.get(row.id).state == "pending"
     listed = cli(agent_dir, "list")
-    assert listed.returncode == 0 and row.id in listed.stdout
+    assert listed.returncode == 0 and row.short_id in listed.stdout
     assert not (agent_dir / "deployed.txt").exists()
     # The restarted agent proposes the same call and waits on the same row; approving it runs
     # the call exactly once.
@@ -734,10 +733,10 @@ def test_a_pending_approval_survives_sigkill_and_is_resolved_after_restart(agent
     result = json.loads(out)
     assert result["status"] == "ok" and result["approval"] == "allow-once"
     assert (agent_dir / "deployed.txt").read_text() == "prod\n"
-    with ApprovalQueue(db) as queue:
-        rows = queue.list()
+    with SQLiteStore(db) as store:
+        rows = store.list()
         assert [r.id for r in rows] == [row.id]  # reused, not asked again
-        assert rows[0].status == "allow-once" and rows[0].consumed_at is not None
+        assert rows[0].decision == "allow-once" and rows[0].state == "consumed"
 
 
 def test_an_approval_decided_while_the_agent_was_dead_is_used_once_after_restart(agents):
