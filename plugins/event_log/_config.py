@@ -21,7 +21,8 @@ class EventLogConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     path: str = Field(default=DEFAULT_PATH, min_length=1)
-    """The log file; relative paths are relative to the working directory at construction."""
+    """The log file; relative paths are relative to the working directory at construction; its
+    folder is created on the first write."""
     max_bytes: int = Field(default=50_000_000, ge=0)
     """Rotate when a flush would take the file past this size; 0 never rotates."""
     backup_count: int = Field(default=5, ge=0, le=1000)

@@ -129,7 +129,8 @@ class PolicyConfig(BaseModel):
     deny: list[ToolEntry] = Field(default_factory=list)
     """Removes these entries; wins over everything."""
     groups: dict[str, list[ToolEntry]] = Field(default_factory=dict)
-    """User groups, used as ``group:<name>``; members are names, patterns or other groups."""
+    """User groups, used as ``group:<name>`` (the key may be written ``name`` or
+    ``"group:name"``); members are names, patterns or other groups."""
     profiles: dict[str, ProfileConfig] = Field(default_factory=dict)
     """User profiles, by name."""
     by_agent: dict[str, NarrowingRules] = Field(default_factory=dict)
