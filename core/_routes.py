@@ -38,8 +38,16 @@ TTY_EOF = "the terminal closed (end of file) before an answer"
 PARAMS_HEAD = 1500
 PARAMS_TAIL = 500
 """The prompt shows this many characters of long params from the start and from the end."""
-_ANSWERS = {"o": "allow-once", "once": "allow-once", "a": "allow-always", "always": "allow-always",
-            "d": "deny", "deny": "deny", "n": "deny", "no": "deny"}  # fmt: skip
+_ANSWERS = {
+    "o": "allow-once",
+    "once": "allow-once",
+    "a": "allow-always",
+    "always": "allow-always",
+    "d": "deny",
+    "deny": "deny",
+    "n": "deny",
+    "no": "deny",
+}
 _LABELS = {"allow-once": "[o]nce", "allow-always": "[a]lways", "deny": "[d]eny"}
 
 
@@ -81,8 +89,13 @@ class QueueApprover:
     stores_rows = True
     """The pipeline records the approval in the store before asking, and consumes it after."""
 
-    def __init__(self, store: ApprovalStore, wait_s: float | None = None, flags: str = "",
-                 stream: IO[str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        store: ApprovalStore,
+        wait_s: float | None = None,
+        flags: str = "",
+        stream: IO[str] | None = None,
+    ) -> None:
         self.store = store
         self.wait_s = wait_s
         self.flags = flags
@@ -170,8 +183,9 @@ def describe(pending: PendingApproval) -> str:
 class _Terminal:
     """A line-oriented terminal: a tty file descriptor, or a pair of text streams (tests)."""
 
-    def __init__(self, fd: int | None = None, input: IO[str] | None = None,
-                 output: IO[str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, fd: int | None = None, input: IO[str] | None = None, output: IO[str] | None = None
+    ) -> None:
         self.fd, self.input, self.output = fd, input, output
 
     def write(self, text: str) -> None:

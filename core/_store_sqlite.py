@@ -38,8 +38,16 @@ from ._store import (
 
 T = TypeVar("T")
 SCHEMA_VERSION = 2
-MUTABLE = ("state", "expires_at", "decision", "decided_params", "decided_by", "decided_at",
-           "reason", "consumed_at")  # fmt: skip
+MUTABLE = (
+    "state",
+    "expires_at",
+    "decision",
+    "decided_params",
+    "decided_by",
+    "decided_at",
+    "reason",
+    "consumed_at",
+)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS approval (
     id TEXT PRIMARY KEY,
@@ -240,9 +248,17 @@ class SQLiteStore:
                     + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at"
                     " WHERE state = 'pending'",
-                    (approval.id, id_key(approval.id), approval.call_id, approval.digest,
-                     approval.plugin, approval.created_at, _dumps(data), *values),
-                )  # fmt: skip
+                    (
+                        approval.id,
+                        id_key(approval.id),
+                        approval.call_id,
+                        approval.digest,
+                        approval.plugin,
+                        approval.created_at,
+                        _dumps(data),
+                        *values,
+                    ),
+                )
 
         self._do("recording an approval", insert)
         if time.monotonic() - self._purged_at > PURGE_EVERY_S or not self._purged_at:

@@ -327,8 +327,12 @@ def _edited(args: argparse.Namespace) -> dict[str, Any] | None:
         raise Failed(f"{source}: {exc}") from None
 
 
-def decide(args: argparse.Namespace, store: ApprovalStore, decision: str,
-           params: dict[str, Any] | None = None) -> int:  # fmt: skip
+def decide(
+    args: argparse.Namespace,
+    store: ApprovalStore,
+    decision: str,
+    params: dict[str, Any] | None = None,
+) -> int:
     row = find(store, args.id)
     if row.state != "pending":
         raise Failed(_why_not(row))
@@ -399,8 +403,11 @@ def cmd_grants(args: argparse.Namespace, store: ApprovalStore) -> int:
 
 
 def _grant(store: ApprovalStore, key: str) -> Grant:
-    matches = [g for g in store.grants() if g.id == key or g.id.startswith(key) or
-               g.id.removeprefix("grant_").startswith(key)]  # fmt: skip
+    matches = [
+        g
+        for g in store.grants()
+        if g.id == key or g.id.startswith(key) or g.id.removeprefix("grant_").startswith(key)
+    ]
     if not key or not matches:
         raise Failed(f"no grant {key!r} in {getattr(store, 'where', 'the store')}")
     if len(matches) > 1:

@@ -298,8 +298,20 @@ def check_approvals(config: LoadedConfig) -> Check:
                 'run the agent in a terminal, or use route = "queue"',
             )
         return Check("ok", "approvals", "route 'tty': approvals are asked on this terminal")
+    from .._state import state_from
     from .._store_sqlite import SQLiteStore
 
+    try:
+        state = state_from(config.state)
+    except Exception as exc:  # reported by the state check; say where approvals would be
+        state, why = None, f"{type(exc).__name__}: {exc}"
+        return Check("error", "approvals", f"route 'queue': the shared state is unusable: {why}")
+    if state is not None:  # the queue route waits on the shared Redis store, not a file
+        return Check(
+            "ok",
+            "approvals",
+            f"route 'queue': approvals in the shared state at {state.label} ([state] url)",
+        )
     existed = Path(table.db).expanduser().exists()
     try:
         with SQLiteStore(table.db) as store:

@@ -240,3 +240,27 @@ def test_the_commands_work_on_the_redis_store_of_state_url(tmp_path):
         if keys:
             client.delete(*keys)
         client.close()
+
+
+def test_doctor_names_the_store_the_queue_route_uses(tmp_path):
+    (tmp_path / "toolhooks.toml").write_text('[approvals]\nroute = "queue"\ndb = "a.db"\n')
+    doctor = subprocess.run(
+        [CONSOLE, "doctor", "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    (check,) = [c for c in json.loads(doctor.stdout)["checks"] if c["check"] == "approvals"]
+    assert check["status"] == "ok" and "a.db opens (0 pending, created empty)" in check["detail"]
+    (tmp_path / "a.db").write_text("not a database\n" * 50)
+    doctor = subprocess.run(
+        [CONSOLE, "doctor", "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    (check,) = [c for c in json.loads(doctor.stdout)["checks"] if c["check"] == "approvals"]
+    assert check["status"] == "error" and "not a toolhooks approvals database" in check["detail"]
+    require(_redis_up(), f"no Redis server at {REDIS_URL} (set TOOLHOOKS_TEST_REDIS_URL)")
+    (tmp_path / "toolhooks.toml").write_text(
+        f'[approvals]\nroute = "queue"\n\n[state]\nurl = "{REDIS_URL}"\n'
+    )
+    doctor = subprocess.run(
+        [CONSOLE, "doctor", "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    (check,) = [c for c in json.loads(doctor.stdout)["checks"] if c["check"] == "approvals"]
+    assert "approvals in the shared state at" in check["detail"]

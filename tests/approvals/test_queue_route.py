@@ -49,8 +49,8 @@ class Observer:
     @hookimpl
     def on_event(self, event):
         events.write(json.dumps({"event": event.event, "call_id": event.call_id,
-                                 "pid": __import__("os").getpid(), "data": event.data},
-                                default=str) + "\n")
+                                 "plugin": event.plugin, "pid": __import__("os").getpid(),
+                                 "data": event.data}, default=str) + "\n")
         events.flush()
 
 def touch(path: str) -> str:
@@ -60,13 +60,17 @@ def touch(path: str) -> str:
 
 config = {"approvals": {"route": "queue", "db": opts["db"], "poll_interval_s": 0.05,
                         **opts.get("approvals", {})}}
+answer = opts.get("approver")
+if answer:  # the reference run: an approver answering at once, no store
+    config = {}
 with Runtime(plugins=[Gate(), Observer()], tools=[touch], config=config,
-             load_entrypoints=False) as rt:
+             load_entrypoints=False,
+             approver=(lambda pending: answer) if answer else None) as rt:
     print("ready", flush=True)
     if "resume" in opts:
         if opts.get("go"):
             sys.stdin.readline()
-        outcome = rt.resume(opts["resume"])
+        outcome = rt.resume(opts["resume"], opts.get("decision"))
     else:
         call = {"name": "touch", "params": {"path": opts["marker"]}, "session_id": "sess-1"}
         if "call_id" in opts:
@@ -304,6 +308,38 @@ def test_wait_s_0_defers_and_a_restarted_agent_finishes_the_call_by_its_id(tmp_p
     assert trail[0]["pid"] == first.proc.pid
     quiet = trail[-1]["data"]["quiet"]
     assert ("observer", "before_tool_call") in [(q["plugin"], q["hook"]) for q in quiet]
+
+
+def _trail(events: Path, call_id: str) -> list[tuple]:
+    """A call's events in order: name, plugin and what identifies a decision, no timings."""
+    trail = []
+    for event in events_of(events):
+        if event["call_id"] != call_id:
+            continue
+        data = event["data"]
+        quiet = tuple((q["plugin"], q["hook"], q["priority"]) for q in data.get("quiet", ()))
+        trail.append((event["event"], event["plugin"], data.get("decision"), data.get("status"),
+                      quiet))  # fmt: skip
+    return trail
+
+
+def test_resumed_in_another_process_the_call_is_exactly_the_call_decided_at_once(tmp_path):
+    # Reference: one process, an approver that answers allow-once at once.
+    (tmp_path / "ref").mkdir()
+    reference = Agent(tmp_path / "ref", call_id="c", approver="allow-once")
+    assert reference.outcome()["status"] == "ok"
+    # The same call deferred by one process and resumed by another over the SQLite file.
+    (tmp_path / "split").mkdir()
+    first = Agent(tmp_path / "split", call_id="c", approvals={"wait_s": 0})
+    first.stderr_line()
+    pending = first.outcome()["pending"]
+    second = Agent(tmp_path / "split", resume=pending["short_id"], decision="allow-once")
+    assert second.outcome()["status"] == "ok"
+    expected = _trail(reference.events, "c")
+    split = _trail(first.events, "c")
+    assert [e for e in split if e[0] != "approval.deferred"] == expected
+    assert [e[0] for e in split].count("approval.deferred") == 1
+    assert expected[-1][0] == "tool.injected" and expected[-1][4]  # quiet handlers listed
 
 
 def test_wait_s_shorter_than_the_timeout_waits_then_defers(tmp_path, agents):
