@@ -1,8 +1,10 @@
 """What happened to one call, in words: the decision kinds the demo and replay print.
 
-Kinds (``Decision.kinds``, in this order): ``blocked_by_policy``, ``approval_requested_then_blocked``,
-``loop_critical``, ``blocked`` (any other hook, or the core), ``approval_denied``,
-``approval_granted``, ``rewritten``, ``loop_warning``, ``truncated``, ``result_changed``,
+Kinds (``Decision.kinds``, in this order): ``resumed`` (a paused call finished by a later line),
+``blocked_by_policy``, ``approval_requested_then_blocked``, ``loop_critical``, ``blocked`` (any
+other hook, or the core), ``approval_pending`` (deferred: the call waits for a decision),
+``approval_denied``, ``approval_granted``, ``approval_edited`` (a person edited the params and
+the chain ran again on them), ``rewritten``, ``loop_warning``, ``truncated``, ``result_changed``,
 ``error`` (the tool failed), ``allowed`` (ran, nothing else to say).
 """
 
@@ -16,12 +18,15 @@ from .._events import Event
 from .._results import Outcome
 
 LABELS = {
+    "resumed": "resumed",
     "blocked_by_policy": "blocked by policy",
     "approval_requested_then_blocked": "approval requested, then blocked",
     "loop_critical": "loop critical (blocked)",
     "blocked": "blocked",
+    "approval_pending": "approval pending",
     "approval_denied": "approval denied",
     "approval_granted": "approval granted",
+    "approval_edited": "approval edited",
     "rewritten": "rewritten",
     "loop_warning": "loop warning",
     "truncated": "truncated",
@@ -52,10 +57,10 @@ class Decision:
 
     @property
     def label(self) -> str:
-        first = LABELS[self.kinds[0]]
-        if self.kinds[0] == "blocked" and self.by:
-            first = f"blocked by {self.by[0]}"
-        return " + ".join([first, *(LABELS[k] for k in self.kinds[1:])])
+        return " + ".join(
+            f"blocked by {self.by[0]}" if kind == "blocked" and self.by else LABELS[kind]
+            for kind in self.kinds
+        )
 
     @property
     def detail(self) -> str:
@@ -99,12 +104,22 @@ def _shown(value: Any, limit: int = 60) -> str:
 
 
 def classify(
-    index: int, line: int, proposed: dict[str, Any], outcome: Outcome, events: list[Event]
+    index: int,
+    line: int,
+    proposed: dict[str, Any],
+    outcome: Outcome,
+    events: list[Event],
+    resumed: int | None = None,
 ) -> Decision:
-    """Explain ``outcome`` with the events recorded for its call."""
+    """Explain ``outcome`` with the events recorded for its call (``resumed``: the number of the
+    line whose paused call this line finished)."""
     decision = Decision(
         index, line, outcome.tool, dict(outcome.params or proposed), outcome.status, outcome.call_id
     )
+    if resumed is not None:
+        deferred = next((e for e in events if e.event == "approval.deferred"), None)
+        which = f" (approval {deferred.data.get('short_id')})" if deferred is not None else ""
+        decision.add("resumed", f"finishes the call of line {resumed}{which}, under its call id")
     asked = next(
         (
             e
@@ -141,6 +156,10 @@ def classify(
             decision.add("loop_critical", reason, by, "blocked")
         else:
             decision.add("blocked", reason, by, "blocked")
+    elif outcome.status == "pending" and outcome.pending is not None:
+        waiting = f"deferred: approval {outcome.pending.short_id} waits for a decision"
+        text = f"{asked_text}; {waiting}" if asked else waiting
+        decision.add("approval_pending", text, outcome.pending.plugin, "asked_approval")
     elif outcome.status == "denied":
         plugin = asked.plugin if asked else None
         text = f"{asked_text}; {outcome.reason}" if asked else outcome.reason
@@ -171,6 +190,9 @@ def _ran(
             asked_by,
             "asked_approval",
         )
+    elif outcome.approval == "edit":
+        decision.add("approval_edited", _edited(asked_text, proposed, outcome, events), asked_by,
+                     "asked_approval")  # fmt: skip
     final = outcome.params or {}
     for name, plugin in outcome.rewritten_by.items():
         before = _shown(proposed[name]) if name in proposed else "(absent)"
@@ -213,18 +235,38 @@ def _ran(
         decision.add("allowed", None)
 
 
+def _edited(asked_text: str, proposed: dict[str, Any], outcome: Outcome,
+            events: list[Event]) -> str:  # fmt: skip
+    edited = next((e for e in events if e.event == "approval.edited"), None)
+    who = (edited.data.get("by") if edited is not None else None) or "a person"
+    final = outcome.params or {}
+    changes = [
+        f"{name}: {_shown(proposed[name]) if name in proposed else '(absent)'} -> "
+        f"{_shown(final[name]) if name in final else '(removed)'}"
+        for name in (edited.data.get("fields", []) if edited is not None else [])
+    ]
+    said = f"{who} edited " + ", ".join(changes) if changes else f"{who} approved it unchanged"
+    parts = [asked_text] if asked_text else []
+    return "; ".join([*parts, said, "the chain ran again on the edited params"])
+
+
 def summarize(decisions: list[Decision]) -> dict[str, Any]:
-    """Counts by status, by decision kind, and by plugin and action."""
-    by_status = Counter(d.status for d in decisions)
+    """Counts by status (each call's last decision: a paused call may be finished by a later
+    line), by decision kind, and by plugin and action (once per call)."""
+    last = {d.call_id: d for d in decisions}
+    by_status = Counter(d.status for d in last.values())
     by_kind = Counter(kind for d in decisions for kind in d.kinds)
-    by_plugin: dict[str, Counter[str]] = {}
+    actions: dict[str, dict[tuple[str, str], None]] = {}
     for d in decisions:
-        for plugin, action in dict.fromkeys(d.actions):
+        actions.setdefault(d.call_id, {}).update(dict.fromkeys(d.actions))
+    by_plugin: dict[str, Counter[str]] = {}
+    for done in actions.values():
+        for plugin, action in done:
             by_plugin.setdefault(plugin, Counter())[action] += 1
     return {
-        "calls": len(decisions),
+        "calls": len(last),
         "by_status": {
-            s: by_status[s] for s in ("ok", "error", "blocked", "denied") if by_status[s]
+            s: by_status[s] for s in ("ok", "error", "blocked", "denied", "pending") if by_status[s]
         },
         "by_kind": {k: by_kind[k] for k in LABELS if by_kind[k]},
         "by_plugin": {p: {a: c[a] for a in ACTIONS if c[a]} for p, c in sorted(by_plugin.items())},

@@ -1,9 +1,11 @@
 """``toolhooks demo``: a coding agent's recorded session through the real pipeline, explained.
 
 The built-ins (policy, loop_detection, result_budget, event_log), the example plugin
-``workspace_guard`` when ``toolhooks-example`` is installed, and ``change_window`` (defined here,
-demo only) run on the embedded config ``toolhooks/demo/toolhooks.toml``; the approver answers
-from the transcript ``toolhooks/demo/transcript.jsonl``. Nothing real runs: each call's recorded
+``workspace_guard`` when ``toolhooks-example`` is installed, and ``push_review`` and
+``change_window`` (defined here, demo only) run on the embedded config
+``toolhooks/demo/toolhooks.toml``; the approver answers from the transcript
+``toolhooks/demo/transcript.jsonl``: it allows, denies, edits, or defers a call that a later line
+resumes. Nothing real runs: each call's recorded
 result stands in for the tool. Files go to a fresh temporary folder, or ``--dir PATH``.
 """
 
@@ -116,6 +118,39 @@ class ChangeWindow:
         )
 
 
+class PushReview:
+    """Demo-only plugin: a person reviews every ``git push``, and may edit the command.
+
+    Its request lists "edit", so the demo shows an edit-and-approve (the chain runs again on the
+    edited command) and a review that waits (deferred) while the agent goes on.
+    """
+
+    name: ClassVar[str] = "push_review"
+    priority: ClassVar[int] = 200
+
+    class Config(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+        push_pattern: str = r"^\s*git\s+push\b"
+
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or self.Config()
+        self.push = re.compile(self.config.push_pattern)
+
+    @hookimpl(tools=["exec"])
+    def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
+        command = call.params.get("command")
+        if not isinstance(command, str) or not self.push.search(command):
+            return None
+        return BeforeToolCallResult(
+            require_approval={
+                "title": "Push to the remote?",
+                "description": f"The agent wants to run: {command[:400]}",
+                "allowed_decisions": ["allow-once", "deny", "edit"],
+            }
+        )
+
+
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
@@ -197,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     example, missing = example_state()
     config = demo_config(folder, example)
-    plugins: list[Any] = [ChangeWindow]
+    plugins: list[Any] = [PushReview, ChangeWindow]
     if example == "registered":
         plugins.append(example_plugin())
     text = (
@@ -224,7 +259,10 @@ def run(args: argparse.Namespace) -> int:
     print(
         _table.pairs(
             [
-                ("plugins", chain + "change_window (demo) > result_budget"),
+                (
+                    "plugins",
+                    chain + "push_review (demo) > change_window (demo) > result_budget",
+                ),
                 ("events", "event_log writes every event of every call to a JSONL file"),
                 (
                     "config",
@@ -237,12 +275,10 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"note     {EXAMPLE} is not part of this run: {missing}")
     print()
+    lines = {line.number: line for line in transcript.lines}
+    calls = {n: lines[line.resume] if line.resume else line for n, line in lines.items()}
     rows = [
-        [
-            d.index,
-            describe_call(d.tool, transcript.lines[d.index - 1].call.get("params") or {}),
-            d.label,
-        ]
+        [d.index, describe_call(d.tool, calls[d.line].call.get("params") or {}), d.label]
         for d in decisions
     ]
     print(
@@ -256,9 +292,12 @@ def run(args: argparse.Namespace) -> int:
             notes=[d.detail_lines for d in decisions],
         )
     )
-    statuses = summarize(decisions)["by_status"]
+    summary = summarize(decisions)  # a paused call and the line resuming it: one call
     print()
-    print(f"{len(decisions)} calls: " + ", ".join(f"{n} {s}" for s, n in statuses.items()))
+    print(
+        f"{summary['calls']} calls: "
+        + ", ".join(f"{n} {s}" for s, n in summary["by_status"].items())
+    )
     print()
     print(
         _table.pairs(

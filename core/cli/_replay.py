@@ -45,10 +45,12 @@ The transcript is JSON Lines, one call per line:
   {"name": "exec", "params": {"command": "ls"}, "session_id": "s1", "result": "a.txt"}
 keys: name, params, id, session_id, run_id, trace_id, agent_id, sender, origin,
 context_window_tokens, result (what the tool returned) or error (its failure message), approve
-(allow-once / allow-always / deny: the answer to an approval), note (ignored).
+(allow-once / allow-always / deny / edit / defer: the answer to an approval), edit (with
+"approve": "edit": the params to run instead), note (ignored). A call answered defer pauses; a
+later line {"resume": N, "approve": "allow-once"} finishes the call of line N.
 
 Exit code 1 when a line cannot be read or a call ends with a --fail-on status."""
-STATUSES = ("ok", "error", "blocked", "denied")
+STATUSES = ("ok", "error", "blocked", "denied", "pending")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -72,7 +74,7 @@ def add_parser(subparsers: Any) -> None:
         default=[],
         type=_status,
         help="exit 1 when a call ends with STATUS (blocked, denied, "
-        "error, ok; repeatable or comma-separated)",
+        "error, ok, pending; repeatable or comma-separated)",
     )
     parser.add_argument(
         "--events",
@@ -120,12 +122,16 @@ def replay(
     runtime._register_observer(recorder, recorder.name)  # not subject to [plugins] only
     decisions: list[Decision] = []
 
+    calls = {line.number: line.call for line in transcript.lines}
+
     def collect(line: Line, outcome: Any, events: list[Any]) -> None:
-        params = line.call.get("params") or {}
-        decisions.append(classify(len(decisions) + 1, line.number, params, outcome, events))
+        call = calls[line.resume] if line.resume is not None else line.call
+        params = call.get("params") or {}
+        index = len(decisions) + 1
+        decisions.append(classify(index, line.number, params, outcome, events, line.resume))
 
     try:
-        run_lines(runtime, transcript.lines, answers, recorder, collect)
+        run_lines(runtime, transcript.lines, answers, recorder, collect, transcript.errors)
     finally:
         runtime.close()
     return decisions, recorder
@@ -165,7 +171,9 @@ def run(args: argparse.Namespace) -> int:
         decisions, _ = replay(effective, transcript, answers)
     summary = summarize(decisions)
     failing = {status for group in args.fail_on for status in group}
-    failed = [d for d in decisions if d.status in failing]
+    # How each call ended: a paused call's last line is the one that resumed it, if any.
+    ended = {d.call_id: d for d in decisions}.values()
+    failed = [d for d in ended if d.status in failing]
     problems = bool(transcript.errors) or bool(failed)
     if args.json:
         print_json(
@@ -183,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         _table.pairs(
             [
-                ("transcript", f"{args.transcript} ({len(decisions)} calls)"),
+                ("transcript", f"{args.transcript} ({summary['calls']} calls)"),
                 ("config", shown_config(config)),
             ]
         )

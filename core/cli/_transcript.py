@@ -8,9 +8,18 @@ A transcript is JSON Lines: one object per call, in the order the agent made the
 Keys: ``name`` (required), ``params``, and the other :class:`~toolhooks.ToolCall` fields
 (``id``, ``session_id``, ``run_id``, ``trace_id``, ``agent_id``, ``sender``, ``origin``,
 ``context_window_tokens``); ``result`` (any JSON: what the tool returned) or ``error`` (a string:
-the tool failed with it); ``approve`` (``allow-once`` / ``allow-always`` / ``deny``: the answer
-when a hook asks for an approval); ``note`` (free text, ignored). Other keys are errors, so a
-typo never silently changes a call. Blank lines are skipped.
+the tool failed with it); ``approve`` (``allow-once`` / ``allow-always`` / ``deny`` / ``edit`` /
+``defer``: the answer when a hook asks for an approval); ``edit`` (with ``"approve": "edit"``:
+the whole params the person wants to run instead); ``note`` (free text, ignored). Other keys are
+errors, so a typo never silently changes a call. Blank lines are skipped.
+
+A call answered ``defer`` pauses (its outcome is "pending"). A later line resumes it::
+
+    {"resume": 3, "approve": "allow-once"}
+
+``resume`` is the number of the paused call's line; ``approve`` (and ``edit``) the decision it is
+resumed with, ``note`` optional, nothing else: the call, its result and its id are the paused
+line's.
 """
 
 from __future__ import annotations
@@ -38,7 +47,8 @@ CALL_KEYS = (
     "origin",
     "context_window_tokens",
 )
-EXTRA_KEYS = ("result", "error", "approve", "note")
+EXTRA_KEYS = ("result", "error", "approve", "edit", "note")
+RESUME_KEYS = ("resume", "approve", "edit", "note")
 KEPT_EVENTS = frozenset(
     {
         "hook.decision",
@@ -46,7 +56,9 @@ KEPT_EVENTS = frozenset(
         "params.conflict",
         "tool.blocked",
         "approval.requested",
+        "approval.deferred",
         "approval.resolved",
+        "approval.edited",
         "result.trimmed",
         "loop.warning",
         "loop.critical",
@@ -69,6 +81,10 @@ class Line:
     error: str | None = None
     approve: str | None = None
     note: str | None = None
+    edit: dict[str, Any] | None = None
+    """With ``approve`` "edit": the params the person runs instead."""
+    resume: int | None = None
+    """A resume line: the number of the line whose paused call it finishes."""
 
     def execute(self, _params: dict[str, Any]) -> Any:
         """Stands in for the tool: returns the recorded result or raises the recorded error."""
@@ -83,6 +99,18 @@ class Transcript:
     errors: list[tuple[int, str]] = field(default_factory=list)
 
 
+def _answer(data: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
+    """A line's ``approve`` and ``edit``, checked together."""
+    approve, edit = data.get("approve"), data.get("edit")
+    if approve is not None and approve not in DECISIONS:
+        raise ValueError(f"'approve' must be one of {', '.join(DECISIONS)}, got {approve!r}")
+    if approve == "edit" and not isinstance(edit, dict):
+        raise ValueError("'approve': 'edit' needs 'edit': the params to run, as an object")
+    if "edit" in data and approve != "edit":
+        raise ValueError("'edit' goes with 'approve': 'edit'")
+    return approve, edit
+
+
 def parse_line(number: int, text: str, prefix: str) -> Line:
     """One line of a transcript; ValueError says what is wrong with it."""
     try:
@@ -91,6 +119,8 @@ def parse_line(number: int, text: str, prefix: str) -> Line:
         raise ValueError(f"not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+    if "resume" in data:
+        return _resume_line(number, data)
     unknown = [key for key in data if key not in CALL_KEYS and key not in EXTRA_KEYS]
     if unknown:
         raise ValueError(
@@ -100,29 +130,51 @@ def parse_line(number: int, text: str, prefix: str) -> Line:
         raise ValueError("'name' must be a non-empty string")
     if "params" in data and not isinstance(data["params"], dict):
         raise ValueError("'params' must be an object")
-    error, approve, note = data.get("error"), data.get("approve"), data.get("note")
+    error, note = data.get("error"), data.get("note")
     if error is not None and not isinstance(error, str):
         raise ValueError("'error' must be a string")
     if "error" in data and "result" in data:
         raise ValueError("give 'result' or 'error', not both")
-    if approve is not None and approve not in DECISIONS:
-        raise ValueError(f"'approve' must be one of {', '.join(DECISIONS)}, got {approve!r}")
+    approve, edit = _answer(data)
     call = {key: data[key] for key in CALL_KEYS if key in data}
     call.setdefault("id", f"{prefix}-{number:04d}")
-    return Line(
-        number, call, data.get("result"), error, approve, note if isinstance(note, str) else None
-    )
+    note = note if isinstance(note, str) else None
+    return Line(number, call, data.get("result"), error, approve, note, edit)
+
+
+def _resume_line(number: int, data: dict[str, Any]) -> Line:
+    unknown = [key for key in data if key not in RESUME_KEYS]
+    if unknown:
+        raise ValueError(
+            f"unknown key {unknown[0]!r} in a resume line (expected {', '.join(RESUME_KEYS)})"
+        )
+    target = data["resume"]
+    if type(target) is not int or not 0 < target < number:
+        raise ValueError("'resume' must be the number of an earlier line")
+    approve, edit = _answer(data)
+    if approve is None or approve == "defer":
+        raise ValueError("a resume line needs 'approve': the decision to resume the call with")
+    note = data.get("note")
+    note = note if isinstance(note, str) else None
+    return Line(number, {}, approve=approve, note=note, edit=edit, resume=target)
 
 
 def read_transcript(lines: Iterable[str], prefix: str | None = None) -> Transcript:
     """Every line parsed; bad lines are collected as (line number, problem), not raised."""
     prefix = prefix or f"replay-{secrets.token_hex(3)}"
     transcript = Transcript()
+    deferred: set[int] = set()  # lines answered "defer"
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
         try:
-            transcript.lines.append(parse_line(number, text, prefix))
+            line = parse_line(number, text, prefix)
+            if line.resume is not None:
+                if line.resume not in deferred:
+                    raise ValueError(f"'resume': line {line.resume} is not a call answered 'defer'")
+            elif line.approve == "defer":
+                deferred.add(number)
+            transcript.lines.append(line)
         except ValueError as exc:
             transcript.errors.append((number, str(exc)))
     return transcript
@@ -140,19 +192,19 @@ class Answers:
     def __init__(self, default: str = "deny", by: str = "transcript") -> None:
         self.default = default
         self.by = by
-        self.by_call: dict[str, str] = {}
+        self.by_call: dict[str, Line] = {}
         self.asked: list[str] = []
 
     def expect(self, line: Line) -> None:
         if line.approve is not None:
-            self.by_call[str(line.call["id"])] = line.approve
+            self.by_call[str(line.call["id"])] = line
 
     def __call__(self, pending: PendingApproval) -> ApprovalDecision:
         self.asked.append(pending.call.id)
-        decision = self.by_call.pop(pending.call.id, None)
-        if decision is None:
+        line = self.by_call.pop(pending.call.id, None)
+        if line is None or line.approve is None:
             return ApprovalDecision(self.default, by=f"{self.by} (default answer)")
-        return ApprovalDecision(decision, by=self.by)
+        return ApprovalDecision(line.approve, by=self.by, params=line.edit)
 
 
 class Recorder:
@@ -180,9 +232,36 @@ def run_lines(
     answers: Answers,
     recorder: Recorder,
     on_result: Callable[[Line, Any, list[Event]], None],
+    errors: list[tuple[int, str]],
 ) -> None:
-    """Each line through ``runtime.call`` with its recorded result standing in for the tool."""
+    """Each line through ``runtime.call`` with its recorded result standing in for the tool.
+
+    A resume line finishes its paused call with ``runtime.resume``. A paused call's events stay
+    with the recorder until then, so the final decision is explained by the whole story. A
+    resume line whose call is not paused (a hook blocked it first, or an earlier resume line
+    finished it) is added to ``errors``.
+    """
+    paused: dict[int, tuple[Line, str]] = {}
     for line in lines:
-        answers.expect(line)
-        outcome = runtime.call(line.call, execute=line.execute)
-        on_result(line, outcome, recorder.take(outcome.call_id))
+        if line.resume is not None:
+            held = paused.pop(line.resume, None)
+            if held is None:
+                errors.append((line.number, f"'resume': line {line.resume}'s call is not paused"))
+                continue
+            source, approval_id = held
+            outcome = runtime.resume(
+                approval_id,
+                line.approve,
+                params=line.edit,
+                execute=source.execute,
+                by=answers.by,
+            )
+        else:
+            source = line
+            answers.expect(line)
+            outcome = runtime.call(line.call, execute=line.execute)
+        if outcome.pending is not None:  # an edit may lead to another approval: still paused
+            paused[source.number] = (source, outcome.pending.id)
+            on_result(line, outcome, list(recorder.events.get(outcome.call_id, ())))
+        else:
+            on_result(line, outcome, recorder.take(outcome.call_id))

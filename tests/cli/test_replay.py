@@ -231,3 +231,65 @@ def test_origin_sender_and_agent_fields(cli):
     )
     statuses = [c["status"] for c in calls(cli("replay", str(path), "--json"))]
     assert statuses == ["blocked", "blocked", "blocked", "ok"]
+
+
+PAUSED = [
+    {
+        "name": "exec",
+        "params": {"command": "sudo make install"},
+        "session_id": "s1",
+        "result": "installed",
+        "approve": "defer",
+    },
+    {"name": "exec", "params": {"command": "sudo reboot"}, "session_id": "s1", "approve": "defer"},
+    {"name": "read", "params": {"path": "a.txt"}, "session_id": "s1", "result": "a"},
+    {"resume": 1, "approve": "allow-once", "note": "decided later"},
+]
+
+
+def test_a_deferred_call_is_finished_by_the_line_that_resumes_it(cli):
+    cli.config(POLICY)
+    path = cli.jsonl("paused.jsonl", PAUSED)
+    result = cli("replay", str(path), "--json")
+    assert result.code == 0, result.err
+    rows = calls(result)
+    assert [r["status"] for r in rows] == ["pending", "pending", "ok", "ok"]
+    assert rows[0]["kinds"] == ["approval_pending"]
+    assert rows[3]["kinds"] == ["resumed", "approval_granted"]
+    assert rows[3]["call_id"] == rows[0]["call_id"] and rows[3]["line"] == 4
+    assert rows[3]["tool"] == "exec" and rows[3]["params"] == {"command": "sudo make install"}
+    # Line 2 is never resumed: its call ends pending. Three calls, not four rows.
+    assert result.json()["summary"]["by_status"] == {"ok": 2, "pending": 1}
+    table = cli("replay", str(path)).out
+    assert "paused.jsonl (3 calls)" in table and "3 calls: 2 ok, 1 pending" in table
+    assert "finishes the call of line 1 (approval " in table
+    failing = cli("replay", str(path), "--fail-on", "pending", "--json")
+    assert failing.code == 1 and failing.json()["failed"] == [2]
+
+
+def test_resume_lines_are_checked(cli):
+    cli.config(POLICY)
+    lines = [
+        {"name": "exec", "params": {"command": "sudo ls"}, "approve": "defer"},
+        {"name": "read", "params": {"path": "a"}, "result": "a"},
+        {"resume": 2, "approve": "allow-once"},
+        {"resume": 9, "approve": "allow-once"},
+        {"resume": 1},
+        {"resume": 1, "approve": "allow-once", "result": "x"},
+        {"name": "exec", "params": {"command": "sudo ls"}, "edit": {"command": "ls"}},
+        {"name": "exec", "params": {"command": "sudo ls"}, "approve": "edit"},
+        {"resume": 1, "approve": "deny"},
+        {"resume": 1, "approve": "allow-once"},
+    ]
+    result = cli("replay", str(cli.jsonl("r.jsonl", lines)))
+    assert result.code == 1
+    err = result.err
+    assert "r.jsonl:3: skipped: 'resume': line 2 is not a call answered 'defer'" in err
+    assert "r.jsonl:4: skipped: 'resume' must be the number of an earlier line" in err
+    assert "r.jsonl:5: skipped: a resume line needs 'approve'" in err
+    assert "r.jsonl:6: skipped: unknown key 'result' in a resume line" in err
+    assert "r.jsonl:7: skipped: 'edit' goes with 'approve': 'edit'" in err
+    assert "r.jsonl:8: skipped: 'approve': 'edit' needs 'edit'" in err
+    # Line 9 denies the paused call; line 10 finds nothing paused any more.
+    assert "r.jsonl:10: skipped: 'resume': line 1's call is not paused" in err
+    assert "approval denied" in result.out and "2 calls: 1 ok, 1 denied" in result.out
