@@ -158,8 +158,8 @@ def classify(
             decision.add("blocked", reason, by, "blocked")
     elif outcome.status == "pending" and outcome.pending is not None:
         waiting = f"deferred: approval {outcome.pending.short_id} waits for a decision"
-        text = f"{asked_text}; {waiting}" if asked else waiting
-        decision.add("approval_pending", text, outcome.pending.plugin, "asked_approval")
+        shown = f"{asked_text}; {waiting}" if asked else waiting
+        decision.add("approval_pending", shown, outcome.pending.plugin, "asked_approval")
     elif outcome.status == "denied":
         plugin = asked.plugin if asked else None
         text = f"{asked_text}; {outcome.reason}" if asked else outcome.reason
