@@ -4,17 +4,22 @@ real agent runtime that defers into it, a real event log, and the app through an
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from toolhooks import Runtime, hookimpl
+from toolhooks import Runtime
 from toolhooks._config import load_config
 from toolhooks.plugins.event_log import EventLogPlugin
 from toolhooks.testing import require
+
+from .desk_agent import Gate, write
 
 REDIS_URL = os.environ.get("TOOLHOOKS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 SECRETS = {"alice": "alice-secret-token-0001", "bob": "bob-secret-token-00002"}
@@ -46,36 +51,6 @@ def sqlite_store_available() -> bool:
             return not isinstance(runtime.approvals, MemoryStore)
         finally:
             runtime.close()
-
-
-class Gate:
-    """Asks for approval on every call; rewrites ``path`` under /ws/ first (a hook's rewrite)."""
-
-    name = "gate"
-    priority = 50
-
-    def __init__(self, **request: Any) -> None:
-        self.request = {
-            "title": "Write a file?",
-            "description": "it writes to disk",
-            "allowed_decisions": ["allow-once", "allow-always", "deny", "edit"],
-            **request,
-        }
-
-    @hookimpl
-    def before_tool_call(self, call):
-        path = str(call.params.get("path", ""))
-        if path.startswith("/forbidden"):
-            return {"block": True, "block_reason": "/forbidden is off limits"}
-        result: dict[str, Any] = {"require_approval": self.request}
-        if not path.startswith("/ws/"):
-            result["params"] = {"path": "/ws" + (path if path.startswith("/") else "/" + path)}
-        return result
-
-
-def write(path: str, text: str) -> str:
-    """Write text to a file (pretend)."""
-    return f"wrote {len(text)} chars to {path}"
 
 
 @pytest.fixture(autouse=True)
@@ -195,3 +170,121 @@ def client(desk_app):
 @pytest.fixture
 def api(client) -> Callable[[str], Api]:
     return lambda name="alice": Api(client, name)
+
+
+AGENT = Path(__file__).with_name("desk_agent.py")
+
+
+class Served:
+    """A ``toolhooks serve`` process: its URL, and its output so far."""
+
+    def __init__(self, process: subprocess.Popen[str], url: str, lines: list[str]) -> None:
+        self.process = process
+        self.url = url
+        self.lines = lines
+
+
+def start_serve(config_file: Path, cwd: Path, env: dict[str, str], *extra: str) -> Served:
+    """Start ``toolhooks serve --port 0`` and wait for the line that gives its URL."""
+    command = [sys.executable, "-m", "toolhooks", "serve", "--config", str(config_file),
+               "--port", "0", *extra]  # fmt: skip
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    lines: list[str] = []
+    assert process.stdout is not None
+    for line in process.stdout:  # blocks until the server says where it is, or exits
+        lines.append(line.rstrip("\n"))
+        if line.startswith("toolhooks desk on "):
+            return Served(process, line.split()[3], lines)
+    process.wait(10)
+    raise AssertionError("toolhooks serve exited:\n" + "\n".join(lines))
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLHOOKS_")}
+    return {**env, **extra}
+
+
+@pytest.fixture
+def config_file(config: dict[str, Any], tmp_path: Path) -> Path:
+    path = tmp_path / "desk-config.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+@pytest.fixture
+def served(config: dict[str, Any], tmp_path: Path) -> Iterator[Served]:
+    """The desk as users run it: ``toolhooks serve`` in a process, named tokens from the env."""
+    toml = tmp_path / "toolhooks.toml"
+    toml.write_text(to_toml(config))
+    tokens = ",".join(f"{name}={secret}" for name, secret in SECRETS.items())
+    server = start_serve(toml, tmp_path, child_env(TOOLHOOKS_DESK_TOKENS=tokens))
+    yield server
+    stop(server.process)
+
+
+def to_toml(config: dict[str, Any]) -> str:
+    """The test's config as a TOML file (tables of scalars, one level of sub-tables)."""
+    lines: list[str] = []
+
+    def table(name: str, values: dict[str, Any]) -> None:
+        lines.append(f"[{name}]")
+        lines.extend(f"{key} = {json.dumps(value)}" for key, value in values.items()
+                     if not isinstance(value, dict))  # fmt: skip
+        for key, value in values.items():
+            if isinstance(value, dict):
+                table(f"{name}.{key}", value)
+
+    for name, values in config.items():
+        table(name, values)
+    return "\n".join(lines) + "\n"
+
+
+class AgentProcess:
+    """``desk_agent.py`` in its own process: it defers, waits on the store, resumes."""
+
+    def __init__(self, config_file: Path, params: dict[str, Any], cwd: Path, *flags: str) -> None:
+        params_file = cwd / f"params-{uuid.uuid4().hex[:8]}.json"
+        params_file.write_text(json.dumps(params))
+        self.process = subprocess.Popen(
+            [sys.executable, str(AGENT), str(config_file), str(params_file), *flags],
+            cwd=cwd, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+    def said(self) -> dict[str, Any]:
+        """The next JSON line the agent printed (it prints one per step)."""
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            self.process.wait(10)
+            assert self.process.stderr is not None
+            raise AssertionError(f"the agent exited: {self.process.stderr.read()}")
+        found: dict[str, Any] = json.loads(line)
+        return found
+
+
+@pytest.fixture
+def agent_process(config_file: Path, tmp_path: Path) -> Iterator[Callable[..., AgentProcess]]:
+    started: list[AgentProcess] = []
+
+    def start(params: dict[str, Any], *flags: str) -> AgentProcess:
+        process = AgentProcess(config_file, params, tmp_path, *flags)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        stop(process.process)

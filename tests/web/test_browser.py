@@ -1,0 +1,148 @@
+"""The desk in headless Chromium (Debian's, driven by Playwright): a real agent process defers,
+the page shows it live, a click decides, the agent's call completes. Hostile text stays text.
+
+TOOLHOOKS_UPDATE_SCREENSHOT=1 also writes docs/img/desk.png, the README's screenshot.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolhooks.testing import require
+
+from .conftest import SECRETS
+from .desk_agent import HOSTILE
+
+CHROMIUM = os.environ.get("TOOLHOOKS_TEST_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "img" / "desk.png"
+WAIT_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    require(
+        os.path.exists(CHROMIUM) or shutil.which("chromium") is not None,
+        f"no Chromium at {CHROMIUM} (apt-get install chromium, or set TOOLHOOKS_TEST_CHROMIUM)",
+    )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(
+            executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"),
+            headless=True,
+            args=FLAGS,
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium, served):
+    context = chromium.new_context(viewport={"width": 1180, "height": 900})
+    page = context.new_page()
+    problems: list[str] = []
+    # The sign-in page answers 401 by design; what must never happen is a script error or a
+    # Content-Security-Policy refusal (which would mean the page relies on something it forbids).
+    page.on("console", lambda m: problems.append(m.text) if "Refused" in m.text else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.set_default_timeout(WAIT_MS)
+    page.goto(served.url)
+    page.fill('input[name="token"]', SECRETS["alice"])
+    page.click('button[type="submit"]')
+    page.wait_for_selector("#live[data-state='live']")
+    page.problems = problems
+    yield page
+    context.close()
+    assert problems == [], problems  # no script error, no CSP violation
+
+
+def test_a_deferred_call_shows_up_live_and_one_click_lets_the_agent_finish(page, agent_process):
+    assert page.locator("article.card").count() == 0
+    agent = agent_process({"path": "notes.txt", "text": "hello"})
+    approval_id = agent.said()["pending"]
+    card = page.locator(f"article.card[data-id='{approval_id}']")
+    card.wait_for()  # arrives over server-sent events, no reload
+    assert card.locator(".tool").text_content() == "write"
+    row = card.locator("tr.rewritten")
+    assert row.locator("th").text_content() == "path"
+    assert '"/ws/notes.txt"' in row.locator("td").nth(0).text_content()
+    assert '"notes.txt"' in row.locator("pre.proposed").text_content()
+    assert "expires in" in card.locator(".countdown").text_content()
+    if os.environ.get("TOOLHOOKS_UPDATE_SCREENSHOT"):
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOT), full_page=False)
+    card.locator("button[data-decision='allow-once']").click()
+    done = agent.said()
+    assert done["status"] == "ok" and done["content"] == "wrote 5 chars to /ws/notes.txt"
+    page.wait_for_function(
+        "id => document.querySelector(`article[data-id='${id}'] output.result`)"
+        ".dataset.kind === 'approved'",
+        arg=approval_id,
+    )
+    page.goto(page.url.rsplit("/", 1)[0] + "/history")
+    assert "alice" in page.locator("table.list tbody").text_content()
+
+
+def test_an_edit_is_checked_in_the_page_then_flows_through_the_chain(page, agent_process):
+    agent = agent_process({"path": "a.txt", "text": "first"})
+    approval_id = agent.said()["pending"]
+    card = page.locator(f"article.card[data-id='{approval_id}']")
+    card.locator("button.open-edit").click()
+    box = card.locator("textarea.edit-params")
+    box.fill('{"path": "/ws/b.txt"}')  # the schema requires text
+    card.locator("button[data-decision='edit']").click()
+    assert "text: required" in card.locator("ul.edit-errors").text_content()
+    box.fill('{"path": "/ws/b.txt", "text": 5}')
+    card.locator("button[data-decision='edit']").click()
+    assert "expected string" in card.locator("ul.edit-errors").text_content()
+    box.fill('{"path": "/ws/b.txt", "text": "edited"}')
+    card.locator("button[data-decision='edit']").click()
+    done = agent.said()
+    assert done["status"] == "ok" and done["params"] == {"path": "/ws/b.txt", "text": "edited"}
+    page.wait_for_function(
+        "id => document.querySelector(`article[data-id='${id}'] output.result`)"
+        ".dataset.kind === 'approved-as-edited'",
+        arg=approval_id,
+    )
+
+
+def test_an_edit_the_chain_changes_again_shows_a_new_approval(page, agent_process):
+    agent = agent_process({"path": "a.txt", "text": "x"})
+    first = agent.said()["pending"]
+    card = page.locator(f"article.card[data-id='{first}']")
+    card.locator("button.open-edit").click()
+    card.locator("textarea.edit-params").fill('{"path": "elsewhere.txt", "text": "x"}')
+    card.locator("button[data-decision='edit']").click()
+    second = agent.said()["pending"]
+    assert second != first
+    page.locator(f"article.card[data-id='{second}']").wait_for()
+    assert "new approval" in card.locator("output.result").text_content()
+    page.locator(f"article.card[data-id='{second}'] button[data-decision='deny']").click()
+    assert agent.said()["status"] == "denied"
+
+
+def test_a_hostile_tool_name_and_description_render_as_text(page, agent_process):
+    agent = agent_process({"path": "/ws/x", "text": HOSTILE}, "--hostile")
+    approval_id = agent.said()["pending"]
+    card = page.locator(f"article.card[data-id='{approval_id}']")
+    card.wait_for()
+    assert card.locator(".tool").text_content() == HOSTILE
+    assert card.locator("h2.title").text_content() == HOSTILE
+    assert card.locator("p.description").text_content() == HOSTILE
+    assert page.locator("article.card img, article.card script").count() == 0
+    assert page.title() != "pwned"
+    card.locator("input.reason").fill(HOSTILE)
+    card.locator("button[data-decision='deny']").click()
+    done = agent.said()
+    assert done["status"] == "denied"
+    page.goto(page.url.rsplit("/", 1)[0] + "/calls")
+    assert HOSTILE in page.locator("#calls").text_content()
+    assert page.locator("#calls img, #calls script").count() == 0
+    assert page.title() != "pwned"
