@@ -63,6 +63,15 @@ def page(chromium, served):
     assert problems == [], problems  # no script error, no CSP violation
 
 
+def shown_as(page, approval_id: str, result: str) -> None:
+    """Wait until the card of ``approval_id`` shows ``result`` (the page polls the outcome)."""
+    page.wait_for_function(
+        "([id, kind]) => document.querySelector(`article[data-id='${id}'] output.result`)"
+        "?.dataset.kind === kind",
+        arg=[approval_id, result],
+    )
+
+
 def test_a_deferred_call_shows_up_live_and_one_click_lets_the_agent_finish(page, agent_process):
     assert page.locator("article.card").count() == 0
     agent = agent_process({"path": "notes.txt", "text": "hello"})
@@ -81,11 +90,7 @@ def test_a_deferred_call_shows_up_live_and_one_click_lets_the_agent_finish(page,
     card.locator("button[data-decision='allow-once']").click()
     done = agent.said()
     assert done["status"] == "ok" and done["content"] == "wrote 5 chars to /ws/notes.txt"
-    page.wait_for_function(
-        "id => document.querySelector(`article[data-id='${id}'] output.result`)"
-        ".dataset.kind === 'approved'",
-        arg=approval_id,
-    )
+    shown_as(page, approval_id, "approved")
     page.goto(page.url.rsplit("/", 1)[0] + "/history")
     assert "alice" in page.locator("table.list tbody").text_content()
 
@@ -106,11 +111,7 @@ def test_an_edit_is_checked_in_the_page_then_flows_through_the_chain(page, agent
     card.locator("button[data-decision='edit']").click()
     done = agent.said()
     assert done["status"] == "ok" and done["params"] == {"path": "/ws/b.txt", "text": "edited"}
-    page.wait_for_function(
-        "id => document.querySelector(`article[data-id='${id}'] output.result`)"
-        ".dataset.kind === 'approved-as-edited'",
-        arg=approval_id,
-    )
+    shown_as(page, approval_id, "approved-as-edited")
 
 
 def test_an_edit_the_chain_changes_again_shows_a_new_approval(page, agent_process):
@@ -123,6 +124,7 @@ def test_an_edit_the_chain_changes_again_shows_a_new_approval(page, agent_proces
     second = agent.said()["pending"]
     assert second != first
     page.locator(f"article.card[data-id='{second}']").wait_for()
+    shown_as(page, first, "new-approval")
     assert "new approval" in card.locator("output.result").text_content()
     page.locator(f"article.card[data-id='{second}'] button[data-decision='deny']").click()
     assert agent.said()["status"] == "denied"
