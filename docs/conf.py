@@ -26,7 +26,7 @@ myst_heading_anchors = 4
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
-autodoc_default_options = {"members": True, "exclude-members": "model_config"}
+autodoc_default_options = {"members": True, "exclude-members": "model_config, Config"}
 
 html_theme = "alabaster"
 html_title = "toolhooks"

@@ -162,6 +162,9 @@ def test_docs_build_with_warnings_as_errors(built: Path):
         assert f'id="toolhooks.spec.{hook}"' in hooks
     api = (html / "reference" / "api.html").read_text()
     assert 'id="toolhooks.Runtime.call"' in api and 'id="toolhooks.hookimpl"' in api
+    plugins = (html / "reference" / "plugins.html").read_text()
+    assert 'id="toolhooks.plugins.policy.PolicyPlugin.explain"' in plugins
+    assert 'id="toolhooks.testing.require"' in (html / "reference" / "testing.html").read_text()
     config = (html / "reference" / "config.html").read_text()
     for key in LoopDetectionPlugin.Config.model_fields:
         assert f'<span class="pre">{key}</span>' in config, key
