@@ -214,7 +214,7 @@ def _status(row: StoredApproval, now: float) -> str:
     """What happened to it, in words."""
     who = f" by {row.decided_by}" if row.decided_by else ""
     if row.state == "pending":
-        return f"pending, expires {_ago(row.expires_at, now)}"
+        return f"expires {_ago(row.expires_at, now)}"
     if row.state == "expired":
         return f"expired {_ago(row.expires_at, now)}"
     if row.state == "decided":
@@ -242,7 +242,7 @@ def cmd_list(args: argparse.Namespace, store: ApprovalStore) -> int:
         for r in rows
     ]
     headers = ["ID", "STATE", "SEVERITY", "TOOL", "SENDER", "TITLE", "WHEN"]
-    print(render(headers, table, flex=[5, 6], status=[1, 2], drop=[4]))
+    print(render(headers, table, flex=[5, 3], status=[1, 2], drop=[4]))
     if any(r.state == "pending" for r in rows):
         print("\nDecide with: toolhooks approvals approve ID  (or deny ID; show ID for params)")
     return 0
@@ -258,7 +258,7 @@ def cmd_show(args: argparse.Namespace, store: ApprovalStore) -> int:
     fields: list[tuple[str, object]] = [
         ("id", row.id),
         ("short id", row.short_id),
-        ("state", _status(row, now)),
+        ("state", f"{row.state}: {_status(row, now)}"),
         ("title", row.title),
         ("description", row.description),
         ("severity", row.severity),
