@@ -42,9 +42,7 @@ REPR_LIMIT = 200
 _MAX_DEPTH = 300  # deeper than orjson nests (254), so the two paths cut at the same place
 _DESCRIBE_LIMIT = 2_000
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
-# orjson spells floats below 1e-4 differently from repr (0.00001 for 1e-05, 1e-7 for 1e-07).
-# Those spellings contain one of these; a match inside a string only costs a stdlib re-encode.
-_ORJSON_ONLY_FLOAT = re.compile(rb"0\.0000|\de-\d(?!\d)")
+_DIGITS = frozenset(b"0123456789")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -70,18 +68,18 @@ def _line_default(value: Any) -> Any:
     """What a log line holds for a value JSON has no type for (and for subclasses of the types it
     has, so both encoders read them the way the stdlib does). Never raises."""
     try:
+        # Subclasses of JSON's types, read the way the stdlib's C encoder reads them: a dict
+        # through items(), a list or tuple through iteration, a str, int or float by its value.
+        if isinstance(value, dict):  # FrozenDict, the params in most events: first
+            return dict(value.items())
+        if isinstance(value, (list, tuple)):
+            return list(value)
         if isinstance(value, str):
             return str.__str__(value)
         if isinstance(value, int):  # IntEnum too: the stdlib writes its number
             return int.__int__(value)
         if isinstance(value, float):
             return float.__float__(value)
-        if isinstance(value, dict):
-            return dict(value.items())
-        if isinstance(value, list):
-            return list.copy(value)
-        if isinstance(value, tuple):
-            return list(tuple.__iter__(value))
         if isinstance(value, (bytes, bytearray, memoryview)):
             return tag_bytes(value)
         if isinstance(value, (set, frozenset)):
@@ -209,14 +207,27 @@ def _stdlib_line(value: Any) -> bytes:
     return _utf8(text)
 
 
+def _may_differ(line: bytes) -> bool:
+    """Whether orjson's ``line`` may spell a float unlike ``repr``: it writes floats below 1e-4
+    as ``0.00001`` (repr: ``1e-05``) and ``1e-7`` (repr: ``1e-07``). A hit inside a string only
+    costs a stdlib re-encode. Byte searches: a regex here cost several times more."""
+    if b"0.0000" in line:
+        return True
+    at = line.find(b"e-")
+    while at > 0:
+        one_digit_exponent = line[at + 2 : at + 3].isdigit() and not line[at + 3 : at + 4].isdigit()
+        if one_digit_exponent and line[at - 1] in _DIGITS:
+            return True
+        at = line.find(b"e-", at + 2)
+    return False
+
+
 def _orjson_line(value: Any) -> bytes:
     try:
         line: bytes = orjson.dumps(value, default=_line_default, option=_ORJSON_OPTIONS)
     except Exception:  # a non-str key, a huge int, a lone surrogate, a cycle: the stdlib decides
         return _stdlib_line(value)
-    if (b"e-" in line or b"0.0000" in line) and _ORJSON_ONLY_FLOAT.search(line):
-        return _stdlib_line(value)
-    return line
+    return _stdlib_line(value) if _may_differ(line) else line
 
 
 def json_line(value: Any) -> bytes:

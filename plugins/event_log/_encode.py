@@ -35,9 +35,19 @@ def head_and_tail(text: str, keep: int) -> str:
 
 def flat(event: Event) -> dict[str, Any]:
     """The line's fields: the envelope, then ``data``'s (an envelope key in data is dropped)."""
-    line: dict[str, Any] = {key: getattr(event, key, None) for key in ENVELOPE}
-    data = getattr(event, "data", None)
-    if isinstance(data, Mapping):
+    line: dict[str, Any] = {
+        "ts": event.ts,
+        "event": event.event,
+        "trace_id": event.trace_id,
+        "call_id": event.call_id,
+        "session_id": event.session_id,
+        "tool": event.tool,
+        "plugin": event.plugin,
+    }
+    data = event.data
+    if type(data) is dict and line.keys().isdisjoint(data):
+        line.update(data)  # the usual case, in one step
+    elif isinstance(data, Mapping):
         for key, value in data.items():
             if key not in line:
                 line[key] = value
