@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DEFAULT_PATH = ".toolhooks/events.jsonl"
-DEFAULT_FLUSH_ON = ("tool.injected", "approval.requested")
+CALL_END_EVENTS = ("tool.injected", "approval.requested")
+"""With ``durability = "call"`` or ``"fsync"`` these events are written before they return: the
+end of every call, and a request for approval before the call waits for it."""
+
+_REPLACED = {
+    "fsync": 'durability = "fsync"',
+    "flush_on": 'durability = "call" (written when each call ends)',
+    "flush_interval_s": "flush_interval_ms",
+    "buffer_bytes": "max_queue_bytes",
+}
 
 
 def _check_names(values: list[str], key: str) -> list[str]:
@@ -16,48 +27,53 @@ def _check_names(values: list[str], key: str) -> list[str]:
 
 
 class EventLogConfig(BaseModel):
-    """Where the JSONL log goes, when it is flushed and rotated, and which events it keeps."""
+    """Where the JSONL log goes, when lines reach it, how it is rotated, which events it keeps."""
 
     model_config = ConfigDict(extra="forbid")
 
     path: str = Field(default=DEFAULT_PATH, min_length=1)
     """The log file; relative paths are relative to the working directory at construction; its
     folder is created on the first write."""
+    durability: Literal["interval", "call", "fsync"] = "interval"
+    """When a finished call's lines are on disk.
+
+    ``"interval"``: a writer thread writes them within ``flush_interval_ms`` (the caller only
+    encodes and queues). ``"call"``: they are written (in the OS page cache, safe from a crash
+    of the process) before ``call`` returns. ``"fsync"``: as ``"call"``, then ``os.fsync`` (safe
+    from a power loss; costs milliseconds).
+    """
+    flush_interval_ms: int = Field(default=100, ge=0, le=3_600_000)
+    """The writer thread writes queued lines at this period; 0 (only with ``"call"`` or
+    ``"fsync"``) runs no writer thread: lines are written when calls end, when the queue is full
+    and at close."""
+    max_queue_bytes: int = Field(default=4 * 1024 * 1024, ge=0, le=1024 * 1024 * 1024)
+    """When this much is queued, the caller writes the queue itself (it waits, nothing is
+    dropped); 0 writes every event as it comes."""
     max_bytes: int = Field(default=50_000_000, ge=0)
-    """Rotate when a flush would take the file past this size; 0 never rotates."""
+    """Rotate when a write would take the file past this size; 0 never rotates."""
     backup_count: int = Field(default=5, ge=0, le=1000)
     """Rotated files kept (``events.jsonl.1`` is the newest); 0 discards the old file."""
-    fsync: bool = False
-    """``os.fsync`` after every flush (durable against power loss; costs milliseconds)."""
     events: list[str] | None = None
     """Allow-list of event names (``*`` wildcard, e.g. ``"tool.*"``); None keeps every event."""
-    flush_on: list[str] = Field(default_factory=lambda: list(DEFAULT_FLUSH_ON))
-    """Events after which the buffer is written at once (one ``os.write``).
-
-    ``[]`` leaves writing to ``buffer_bytes``, the background flush and close: one write less per
-    call (throughput), but a finished call's events reach the file up to ``flush_interval_s``
-    later.
-    """
-    flush_interval_s: float = Field(default=0.5, ge=0, le=3600)
-    """A background thread writes buffered events at this period; 0 disables it."""
-    buffer_bytes: int = Field(default=65_536, ge=0, le=64 * 1024 * 1024)
-    """Write as soon as this many bytes are buffered; 0 writes every event on its own."""
     max_line_bytes: int = Field(default=1_048_576, ge=1024)
     """A longer event is re-encoded with shortened values and ``"_truncated": true``."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _replaced_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key, instead in _REPLACED.items():
+                if key in data:
+                    raise ValueError(f"{key} was replaced by {instead}")
+        return data
+
+    @model_validator(mode="after")
+    def _interval_needs_a_writer(self) -> EventLogConfig:
+        if self.durability == "interval" and self.flush_interval_ms == 0:
+            raise ValueError('durability = "interval" needs flush_interval_ms of at least 1')
+        return self
 
     @field_validator("events")
     @classmethod
     def _check_events(cls, value: list[str] | None) -> list[str] | None:
         return None if value is None else _check_names(value, "events")
-
-    @field_validator("flush_on")
-    @classmethod
-    def _check_flush_on(cls, value: list[str]) -> list[str]:
-        return _check_names(value, "flush_on")
-
-    @field_validator("flush_interval_s")
-    @classmethod
-    def _check_interval(cls, value: float) -> float:
-        if value != value:
-            raise ValueError("flush_interval_s must be a number")
-        return value

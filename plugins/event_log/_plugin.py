@@ -9,7 +9,7 @@ from collections.abc import Container, Iterable
 from toolhooks import Event, hookimpl
 from toolhooks._names import name_patterns
 
-from ._config import EventLogConfig
+from ._config import CALL_END_EVENTS, EventLogConfig
 from ._encode import LineEncoder
 from ._writer import EventLogStats, JsonlWriter
 
@@ -21,13 +21,13 @@ def _name_set(patterns: Iterable[str]) -> Container[str]:
 class EventLogPlugin:
     """Appends every event to a JSONL file (``.toolhooks/events.jsonl`` by default).
 
-    Lines are buffered and written with one ``os.write`` when a call ends (``tool.injected``),
-    when an approval is requested, when the buffer is full, by a background flush every
-    ``flush_interval_s``, at :meth:`close` and at interpreter exit. Writing never raises into the
-    call: failures are counted (:meth:`stats`) and warned about once on the ``toolhooks`` logger.
-    ``flush_on = []`` leaves writing to ``buffer_bytes`` and the background flush: fewer writes
-    (higher throughput), but a finished call's events reach the file up to ``flush_interval_s``
-    later, and a SIGKILL can lose them.
+    Each event is encoded to its line on the caller's thread (so the line shows the event exactly
+    as it was) and queued. A writer thread writes the queue with one ``os.write`` every
+    ``flush_interval_ms``; with ``durability = "call"`` (or ``"fsync"``) the event that ends a
+    call writes the queue before it returns. A queue of ``max_queue_bytes`` is written by the
+    caller that fills it: a caller may wait, nothing is dropped. :meth:`close`, garbage
+    collection and interpreter exit write what is queued. Writing never raises into the call:
+    failures are counted (:meth:`stats`) and warned about once on the ``toolhooks`` logger.
     """
 
     name = "event_log"
@@ -42,41 +42,39 @@ class EventLogPlugin:
             self.path,
             max_bytes=config.max_bytes,
             backup_count=config.backup_count,
-            fsync=config.fsync,
-            buffer_bytes=config.buffer_bytes,
-            flush_interval_s=config.flush_interval_s,
+            fsync=config.durability == "fsync",
+            queue_bytes=config.max_queue_bytes,
+            interval_s=config.flush_interval_ms / 1000,
         )
         self._keep = None if config.events is None else _name_set(config.events)
-        self._flush_on = _name_set(config.flush_on)
-        self._encode = self._encoder.encode  # bound once: on_event runs for every event
-        self._append = self._writer.append
-        # Flushes what is buffered when the plugin is garbage-collected or the interpreter exits.
+        self._ends_call = frozenset(CALL_END_EVENTS if config.durability != "interval" else ())
+        # Writes what is queued when the plugin is garbage-collected or the interpreter exits.
         self._finalizer = weakref.finalize(self, self._writer.close)
 
     @hookimpl
     def on_event(self, event: Event) -> None:
-        """Buffer the event's line; write the buffer when the event ends a call."""
+        """Queue the event's line; write the queue now if the event ends a call (``"call"``)."""
         try:
             name = event.event
             keep = self._keep
             if keep is not None and name not in keep:
-                if name in self._flush_on:
+                if name in self._ends_call:
                     self._writer.flush()
                 return
-            self._append(self._encode(event), name in self._flush_on)
+            self._writer.append(self._encoder.encode(event), name in self._ends_call)
         except Exception as error:  # never into the call
             self._writer.note_dropped(1, error)
 
     def flush(self) -> None:
-        """Write everything buffered now."""
+        """Write everything queued now."""
         self._writer.flush()
 
     def close(self) -> None:
-        """Flush and close the file. Events that arrive later reopen it."""
+        """Write what is queued and close the file. Events that arrive later reopen it."""
         self._writer.close()
 
     def stats(self) -> EventLogStats:
-        """Events written and dropped, bytes written, rotations, events buffered, last error."""
+        """Events written and dropped, bytes written, rotations, events queued, last error."""
         return self._writer.stats()
 
     def __enter__(self) -> EventLogPlugin:

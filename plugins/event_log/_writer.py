@@ -1,9 +1,12 @@
-"""The append-only JSONL file: a line buffer, whole-buffer writes, size rotation, error counting.
+"""The append-only JSONL file: a queue of lines, whole-batch writes, size rotation, error counting.
 
 Lines are appended to one shared list (``list.append`` is atomic, so threads and tasks never
-interleave inside a line and need no lock to buffer). A flush takes the I/O lock, removes the
+interleave inside a line, need no lock to queue, and the list's order is the order of the calls
+to ``append``). A flush - by the writer thread every ``interval_s``, by the caller when a call
+ends (durability ``"call"``) or when ``queue_bytes`` are queued - takes the I/O lock, removes the
 lines it found from the front of the list and writes them with a single ``os.write`` on an
-``O_APPEND`` descriptor, so appends from several threads or processes land as whole lines. If a
+``O_APPEND`` descriptor, so the file keeps the queue's order and appends from several threads or
+processes land as whole lines. If a
 write is cut short (a full disk, a kill), the next write starts with a newline, so a torn line
 never glues itself to the next one; readers skip the fragment. Write errors are counted, warned
 about once on the ``toolhooks`` logger, and never raised.
@@ -61,17 +64,17 @@ class JsonlWriter:
         max_bytes: int,
         backup_count: int,
         fsync: bool,
-        buffer_bytes: int,
-        flush_interval_s: float,
+        queue_bytes: int,
+        interval_s: float,
     ) -> None:
         self.path = path
         self._max_bytes = max_bytes
         self._backup_count = backup_count
         self._fsync = fsync
-        self._buffer_bytes = buffer_bytes
-        self._interval = flush_interval_s
+        self._queue_bytes = queue_bytes
+        self._interval = interval_s
         self._lines: list[bytes] = []
-        self._pending = 0  # approximate buffered characters (only decides when to flush)
+        self._pending = 0  # approximate queued bytes (only decides when the caller writes)
         self._io_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self._timer: threading.Thread | None = None
@@ -96,10 +99,10 @@ class JsonlWriter:
     # -- buffering ---------------------------------------------------------------------------
 
     def append(self, line: bytes, flush: bool = False) -> None:
-        """Buffer one complete line (ending in a newline); write the buffer if ``flush``."""
+        """Queue one complete line (ending in a newline); write the queue if ``flush`` or full."""
         self._lines.append(line)
         self._pending += len(line)
-        if flush or self._pending >= self._buffer_bytes:
+        if flush or self._pending >= self._queue_bytes:
             self.flush()
         elif self._timer is None and self._interval:
             self._start_timer()
@@ -145,7 +148,7 @@ class JsonlWriter:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5.0)
 
-    # -- background flusher -------------------------------------------------------------------
+    # -- the writer thread -------------------------------------------------------------------
 
     def _start_timer(self) -> None:
         with self._state_lock:

@@ -80,7 +80,9 @@ def make_plugin(log_path: Path):
 
     def make(**config: Any) -> EventLogPlugin:
         config.setdefault("path", str(log_path))
-        config.setdefault("flush_interval_s", 0)
+        # Written when each call ends and by nothing else: the tests see exactly when lines land.
+        config.setdefault("durability", "call")
+        config.setdefault("flush_interval_ms", 0)
         plugin = EventLogPlugin(EventLogConfig(**config))
         made.append(plugin)
         return plugin
@@ -289,6 +291,7 @@ def test_default_path_is_relative_to_the_working_directory_and_created_lazily(
         assert plugin.path == str(tmp_path / ".toolhooks" / "events.jsonl")
         assert not (tmp_path / ".toolhooks").exists()
         emit_call(plugin, "c1")
+        plugin.flush()
         assert len(lines_of(tmp_path / ".toolhooks" / "events.jsonl")) == len(CALL_EVENTS)
     finally:
         plugin.close()
@@ -322,18 +325,10 @@ def test_approval_requested_flushes_before_the_wait(make_plugin, log_path):
     assert len(lines_of(log_path)) == 2
 
 
-def test_flush_on_is_configurable(make_plugin, log_path):
-    plugin = make_plugin(flush_on=["tool.*"])
-    plugin.on_event(make_event("hook.decision"))
-    assert lines_of(log_path) == []
-    plugin.on_event(make_event("tool.started"))
-    assert len(lines_of(log_path)) == 2
-
-
-def test_flush_on_empty_leaves_writing_to_the_interval_and_the_buffer_size(
+def test_durability_interval_leaves_writing_to_the_writer_thread(
     make_plugin, log_path, monkeypatch
 ):
-    plugin = make_plugin(flush_on=[], flush_interval_s=0.05)
+    plugin = make_plugin(durability="interval", flush_interval_ms=50)
     writers: list[threading.Thread] = []
     sizes: list[int] = []
     real_write = os.write
@@ -359,23 +354,23 @@ def test_flush_on_empty_leaves_writing_to_the_interval_and_the_buffer_size(
     assert plugin.stats() == EventLogStats(len(records), 0, sum(sizes), 0, 0, None)
 
 
-def test_flush_on_empty_without_a_background_flush_writes_by_size_and_at_close(
+def test_durability_interval_writes_a_full_queue_on_the_caller_and_the_rest_at_close(
     make_plugin, log_path
 ):
-    plugin = make_plugin(flush_on=[], flush_interval_s=0, buffer_bytes=4096)
+    plugin = make_plugin(durability="interval", flush_interval_ms=3_600_000, max_queue_bytes=4096)
     emit_call(plugin, "c0")
     assert lines_of(log_path) == []  # buffered: neither tool.injected nor a timer writes
     for i in range(1, 20):
         emit_call(plugin, f"c{i}")
     written = len(lines_of(log_path))
-    assert 0 < written < 20 * len(CALL_EVENTS)  # buffer_bytes wrote whole lines
+    assert 0 < written < 20 * len(CALL_EVENTS)  # a full queue wrote whole lines
     plugin.close()
     assert len(lines_of(log_path)) == 20 * len(CALL_EVENTS)
     assert all(json.loads(line) for line in lines_of(log_path))
 
 
-def test_buffer_bytes_triggers_a_write(make_plugin, log_path):
-    plugin = make_plugin(buffer_bytes=1000, flush_on=[])
+def test_a_full_queue_makes_the_caller_write(make_plugin, log_path):
+    plugin = make_plugin(durability="interval", flush_interval_ms=3_600_000, max_queue_bytes=1000)
     for i in range(10, 31):  # lines of ~250 bytes: a write every 4 events
         plugin.on_event(make_event("hook.decision", f"c{i}", pad="p" * 100))
     written = len(lines_of(log_path))
@@ -384,15 +379,15 @@ def test_buffer_bytes_triggers_a_write(make_plugin, log_path):
     assert len(lines_of(log_path)) == 21
 
 
-def test_buffer_bytes_zero_writes_every_event(make_plugin, log_path):
-    plugin = make_plugin(buffer_bytes=0, flush_on=[])
+def test_max_queue_bytes_zero_writes_every_event(make_plugin, log_path):
+    plugin = make_plugin(durability="interval", flush_interval_ms=3_600_000, max_queue_bytes=0)
     for i in range(3):
         plugin.on_event(make_event("hook.decision", f"c{i}"))
         assert len(lines_of(log_path)) == i + 1
 
 
 def test_background_flush_writes_events_of_an_unfinished_call(make_plugin, log_path):
-    plugin = make_plugin(flush_interval_s=0.05)
+    plugin = make_plugin(flush_interval_ms=50)
     plugin.on_event(make_event("tool.started"))
     deadline = time.monotonic() + 10
     while not lines_of(log_path) and time.monotonic() < deadline:
@@ -401,7 +396,7 @@ def test_background_flush_writes_events_of_an_unfinished_call(make_plugin, log_p
 
 
 def test_close_flushes_and_later_events_reopen_the_file(make_plugin, log_path):
-    plugin = make_plugin(flush_interval_s=30)
+    plugin = make_plugin(flush_interval_ms=30_000)
     plugin.on_event(make_event("tool.started", "c1"))
     plugin.close()
     assert len(lines_of(log_path)) == 1
@@ -411,14 +406,14 @@ def test_close_flushes_and_later_events_reopen_the_file(make_plugin, log_path):
 
 
 def test_context_manager_closes(log_path):
-    with EventLogPlugin(EventLogConfig(path=str(log_path))) as plugin:
+    with EventLogPlugin(EventLogConfig(path=str(log_path), flush_interval_ms=30_000)) as plugin:
         plugin.on_event(make_event("tool.started"))
         assert lines_of(log_path) == []
     assert len(lines_of(log_path)) == 1
 
 
 def test_garbage_collected_plugin_flushes(log_path):
-    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), flush_interval_s=30))
+    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), flush_interval_ms=30_000))
     plugin.on_event(make_event("tool.started"))
     del plugin
     gc.collect()
@@ -441,7 +436,7 @@ def test_interpreter_exit_flushes_what_is_buffered(log_path):
         import sys
         from toolhooks import Event
         from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
-        plugin = EventLogPlugin(EventLogConfig(path=sys.argv[1], flush_interval_s=0))
+        plugin = EventLogPlugin(EventLogConfig(path=sys.argv[1], flush_interval_ms=3_600_000))
         for i in range(5):
             plugin.on_event(Event(event="tool.started", trace_id="t", call_id=f"c{i}"))
         """,
@@ -485,12 +480,13 @@ def test_excluded_flush_event_still_flushes(make_plugin, log_path):
     [
         {"max_bytes": -1},
         {"backup_count": -1},
-        {"buffer_bytes": -5},
-        {"flush_interval_s": -0.1},
-        {"flush_interval_s": float("nan")},
+        {"max_queue_bytes": -5},
+        {"flush_interval_ms": -1},
+        {"flush_interval_ms": 0.5},
+        {"durability": "interval", "flush_interval_ms": 0},
+        {"durability": "sometimes"},
         {"max_line_bytes": 10},
         {"events": [""]},
-        {"flush_on": ["  "]},
         {"path": ""},
         {"unknown_key": 1},
     ],
@@ -500,19 +496,34 @@ def test_bad_config_is_rejected(config):
         EventLogConfig(**config)
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "instead"),
+    [
+        ("fsync", True, 'durability = "fsync"'),
+        ("flush_on", [], 'durability = "call"'),
+        ("flush_interval_s", 0.5, "flush_interval_ms"),
+        ("buffer_bytes", 0, "max_queue_bytes"),
+    ],
+)
+def test_a_replaced_key_names_its_replacement(key, value, instead):
+    with pytest.raises(ValidationError, match=f"{key} was replaced by {instead}"):
+        EventLogConfig(**{key: value})
+
+
 def test_config_defaults():
     config = EventLogConfig()
     assert config.path == ".toolhooks/events.jsonl"
-    assert (config.max_bytes, config.backup_count, config.fsync) == (50_000_000, 5, False)
+    assert (config.max_bytes, config.backup_count) == (50_000_000, 5)
+    assert (config.durability, config.flush_interval_ms) == ("interval", 100)
+    assert config.max_queue_bytes == 4 * 1024 * 1024
     assert config.events is None
-    assert config.flush_on == ["tool.injected", "approval.requested"]
     assert EventLogPlugin.Config is EventLogConfig
     assert isinstance(EventLogPlugin.priority, int)
 
 
 def test_explicit_registration_reads_plugins_event_log(log_path):
     assert EventLogPlugin.name == "event_log"
-    config = {"plugins": {"event_log": {"path": str(log_path), "flush_interval_s": 0}}}
+    config = {"plugins": {"event_log": {"path": str(log_path), "durability": "call"}}}
     runtime = Runtime(
         config=config, plugins=[EventLogPlugin], load_entrypoints=False, tools=[read_file]
     )
@@ -525,10 +536,10 @@ def test_explicit_registration_reads_plugins_event_log(log_path):
         runtime.close()
 
 
-def test_fsync_option_calls_fsync(make_plugin, log_path, monkeypatch):
+def test_durability_fsync_calls_fsync_when_a_call_ends(make_plugin, log_path, monkeypatch):
     synced: list[int] = []
     monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
-    plugin = make_plugin(fsync=True)
+    plugin = make_plugin(durability="fsync")
     emit_call(plugin, "c1")
     assert len(synced) == 1
     assert len(lines_of(log_path)) == len(CALL_EVENTS)
@@ -537,9 +548,14 @@ def test_fsync_option_calls_fsync(make_plugin, log_path, monkeypatch):
 # -- threads, tasks, processes -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("buffer_bytes", [0, 512, 65_536])
-def test_threads_lose_and_duplicate_nothing(make_plugin, log_path, buffer_bytes):
-    plugin = make_plugin(buffer_bytes=buffer_bytes, flush_interval_s=0.01)
+@pytest.mark.parametrize(
+    ("durability", "max_queue_bytes"),
+    [("call", 0), ("call", 65_536), ("interval", 512), ("interval", 65_536)],
+)
+def test_threads_lose_and_duplicate_nothing(make_plugin, log_path, durability, max_queue_bytes):
+    plugin = make_plugin(
+        durability=durability, max_queue_bytes=max_queue_bytes, flush_interval_ms=10
+    )
     threads_n, calls_n = 8, 300
     barrier = threading.Barrier(threads_n)
 
@@ -566,7 +582,7 @@ def test_threads_lose_and_duplicate_nothing(make_plugin, log_path, buffer_bytes)
 
 
 def test_thousand_async_sessions_and_threads(make_plugin, log_path):
-    plugin = make_plugin(flush_interval_s=0.01, buffer_bytes=4096)
+    plugin = make_plugin(durability="interval", flush_interval_ms=10, max_queue_bytes=4096)
     sessions, thread_calls = 1000, 200
 
     async def session(n: int) -> None:
@@ -598,9 +614,10 @@ APPENDER = """
 import sys
 from toolhooks import Event
 from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
-path, who, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
-max_bytes = int(sys.argv[4]) if len(sys.argv) > 4 else 0
-plugin = EventLogPlugin(EventLogConfig(path=path, max_bytes=max_bytes, backup_count=1000))
+path, who, calls, durability = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+max_bytes = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+plugin = EventLogPlugin(EventLogConfig(path=path, max_bytes=max_bytes, backup_count=1000,
+                                       durability=durability, flush_interval_ms=5))
 names = ("tool.proposed", "hook.decision", "tool.finished", "tool.injected")
 for i in range(calls):
     for seq, name in enumerate(names):
@@ -616,8 +633,10 @@ def spawn(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def test_several_processes_append_whole_lines(log_path):
-    processes = [spawn(str(log_path), f"p{n}", "400") for n in range(4)]
+@pytest.mark.parametrize("durability", ["call", "interval"])
+def test_several_processes_append_whole_lines(log_path, durability):
+    # "call": a write per call; "interval": a write of many calls' lines every 5 ms.
+    processes = [spawn(str(log_path), f"p{n}", "400", durability) for n in range(4)]
     for process in processes:
         _, err = process.communicate(timeout=120)
         assert process.returncode == 0, err
@@ -628,7 +647,7 @@ def test_several_processes_append_whole_lines(log_path):
 
 @pytest.mark.skipif(not POSIX, reason="rotation between processes is coordinated with flock")
 def test_several_processes_rotating_lose_nothing(log_path):
-    processes = [spawn(str(log_path), f"p{n}", "600", "30000") for n in range(3)]
+    processes = [spawn(str(log_path), f"p{n}", "600", "call", "30000") for n in range(3)]
     for process in processes:
         _, err = process.communicate(timeout=120)
         assert process.returncode == 0, err
@@ -662,8 +681,8 @@ KILL_LOOP = """
 import sys
 from toolhooks import Event
 from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
-plugin = EventLogPlugin(EventLogConfig(path=sys.argv[1], buffer_bytes=int(sys.argv[2]),
-                                       flush_interval_s=0.001, max_bytes=0))
+plugin = EventLogPlugin(EventLogConfig(path=sys.argv[1], max_queue_bytes=int(sys.argv[2]),
+                                       flush_interval_ms=1, max_bytes=0))
 names = ("tool.proposed", "hook.decision", "tool.started", "tool.finished", "tool.injected")
 i = 0
 while True:
@@ -680,9 +699,9 @@ while True:
 def test_sigkill_mid_writing_leaves_only_whole_lines(log_path):
     log_path.parent.mkdir(parents=True)
     kills = 4
-    for run, buffer_bytes in enumerate((0, 65_536, 4096, 0)[:kills]):
+    for run, queue_bytes in enumerate((0, 65_536, 4096, 0)[:kills]):
         with subprocess.Popen(
-            [sys.executable, "-c", KILL_LOOP, str(log_path), str(buffer_bytes), f"r{run}"],
+            [sys.executable, "-c", KILL_LOOP, str(log_path), str(queue_bytes), f"r{run}"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -710,6 +729,73 @@ def test_sigkill_mid_writing_leaves_only_whole_lines(log_path):
     assert list(read_events(log_path)) == records
     for record in records:
         assert set(record) >= {"ts", "event", "trace_id", "call_id", "seq", "pad"}
+
+
+KILL_CALLS = """
+import os, sys
+from toolhooks import Runtime
+from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
+
+def echo(i: int) -> str:
+    return f"echo {i}"
+
+plugin = EventLogPlugin(EventLogConfig(path=sys.argv[1], durability=sys.argv[2], max_bytes=0))
+runtime = Runtime(plugins=[plugin], load_entrypoints=False, tools=[echo])
+i = 0
+while True:
+    runtime.call({"name": "echo", "params": {"i": i}, "session_id": f"k{i}"})
+    os.write(1, f"{i}\\n".encode())  # after call returned: this call is finished
+    i += 1
+"""
+
+
+def finished_and_logged(log_path: Path, durability: str, after: int) -> tuple[list[int], set[int]]:
+    """Run KILL_CALLS, SIGKILL it once ``after`` calls have finished and the log has lines, and
+    return the calls that finished (in order) and the calls whose tool.injected is logged."""
+    with subprocess.Popen(
+        [sys.executable, "-c", KILL_CALLS, str(log_path), durability],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        finished: list[int] = []
+        while len(finished) < after or not (log_path.exists() and log_path.stat().st_size):
+            line = process.stdout.readline()
+            if not line:
+                pytest.fail(f"the caller stopped: {process.stderr.read().decode()}")
+            finished.append(int(line))
+        os.kill(process.pid, signal.SIGKILL)
+        rest = process.stdout.read()  # what it reported before it died
+        process.wait(timeout=30)
+        assert process.returncode == -signal.SIGKILL
+    finished += [int(line) for line in rest.split()]
+    logged = {
+        int(record["session_id"][1:])
+        for record in read_events(log_path)
+        if record["event"] == "tool.injected"
+    }
+    return finished, logged
+
+
+@pytest.mark.skipif(not POSIX, reason="SIGKILL")
+@pytest.mark.parametrize("durability", ["call", "fsync"])
+def test_sigkill_loses_no_finished_call_with_durability_call_or_fsync(log_path, durability):
+    finished, logged = finished_and_logged(log_path, durability, after=300)
+    assert finished == list(range(len(finished)))
+    assert set(finished) <= logged  # every call that returned is in the log
+    assert len(logged) <= len(finished) + 1  # plus at most the call cut short by the kill
+
+
+@pytest.mark.skipif(not POSIX, reason="SIGKILL")
+def test_sigkill_with_durability_interval_loses_only_the_last_calls(log_path):
+    finished, logged = finished_and_logged(log_path, "interval", after=300)
+    lost = [i for i in finished if i not in logged]
+    # The writer thread writes the queue in order, so what a kill loses is the tail: calls that
+    # finished after its last write (within flush_interval_ms of the kill), never one before.
+    assert logged and lost == finished[len(finished) - len(lost) :]
+    assert max(logged) <= finished[-1] + 1
+    raw = log_path.read_bytes()
+    assert all(_parses(line) for line in raw.split(b"\n")[:-1])  # whole lines only
 
 
 # -- rotation ----------------------------------------------------------------------------------
@@ -978,10 +1064,11 @@ def test_path_under_a_file_or_a_directory_path_never_raises(tmp_path, caplog):
 def test_encoder_failure_is_counted_not_raised(make_plugin, log_path, monkeypatch):
     plugin = make_plugin()
 
-    def explode(_event: Event) -> str:
-        raise MemoryError("no memory")
+    class Exploding:
+        def encode(self, _event: Event) -> bytes:
+            raise MemoryError("no memory")
 
-    monkeypatch.setattr(plugin, "_encode", explode)
+    monkeypatch.setattr(plugin, "_encoder", Exploding())
     plugin.on_event(make_event())
     assert plugin.stats().dropped == 1
 
@@ -1054,7 +1141,7 @@ class Blocker:
 
 
 def test_runtime_calls_are_in_the_log_when_call_returns(log_path):
-    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), flush_interval_s=0))
+    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), durability="call"))
     runtime = Runtime(plugins=[Blocker(), plugin], load_entrypoints=False, tools=[read_file])
     try:
         ok = runtime.call({"name": "read_file", "params": {"path": "a.txt"}, "session_id": "s9"})
@@ -1083,7 +1170,7 @@ def test_runtime_calls_are_in_the_log_when_call_returns(log_path):
 
 
 def test_runtime_close_flushes_the_log(log_path):
-    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), flush_on=[], flush_interval_s=0))
+    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), flush_interval_ms=3_600_000))
     runtime = Runtime(plugins=[plugin], load_entrypoints=False, tools=[read_file])
     runtime.call({"name": "read_file", "params": {"path": "a.txt"}})
     assert lines_of(log_path) == []
@@ -1092,7 +1179,7 @@ def test_runtime_close_flushes_the_log(log_path):
 
 
 def test_runtime_with_a_full_disk_still_runs_the_call(log_path, monkeypatch):
-    plugin = EventLogPlugin(EventLogConfig(path=str(log_path)))
+    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), durability="call"))
     runtime = Runtime(plugins=[plugin], load_entrypoints=False, tools=[read_file])
 
     def full(_fd: int, _data: bytes) -> int:
@@ -1108,7 +1195,7 @@ def test_runtime_with_a_full_disk_still_runs_the_call(log_path, monkeypatch):
 
 
 def test_async_runtime_sessions(log_path):
-    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), flush_interval_s=0))
+    plugin = EventLogPlugin(EventLogConfig(path=str(log_path), durability="call"))
     runtime = Runtime(plugins=[plugin], load_entrypoints=False, tools=[read_file])
 
     async def main() -> list[Any]:
