@@ -1,9 +1,11 @@
-"""Items 2 and 3: the default pipeline, and ``acall`` against ``call``.
+"""Items 2 to 4: the default pipeline, the same paced like an agent, ``acall`` against ``call``.
 
 The default pipeline is what ``Runtime.from_config()`` gives with the built-ins loaded through
 their entry points: policy (profile "coding"), loop detection (default window), result budget
-(default budget) and the JSONL event log (default flushing: one ``os.write`` per call, when
-``tool.injected`` arrives), writing to a file in a temporary directory. The tool is
+(default budget) and the JSONL event log, writing to a file in a temporary directory. The log
+runs with its default ``durability = "interval"`` (the caller encodes and queues; a writer thread
+writes every 100 ms) and, in a second row, with ``durability = "call"`` (the call's lines are
+written with one ``os.write`` before ``call`` returns). The tool is
 ``read(path: str) -> str`` returning about 200 characters; every call has small params
 (``{"path": "src/module_N.py"}``) and a session id. The proposals cycle through 1,000 distinct
 paths, so that loop detection sees an agent making progress, as a real one would, and never
@@ -17,12 +19,15 @@ the event log with an ``on_event`` that does nothing: the core still builds and 
 event, so the row shows what the events cost the core, apart from the log.
 
 The two "floor" rows are what the design's audit trail costs at the least, with no pipeline
-around it: the raw-pluggy row, plus the four events a default call has (tool.proposed,
-tool.started, tool.finished and tool.injected listing the quiet handlers; PLUGINS.md, Events), each
-built as an ``Event`` (the data dicts of one real call, reused rather than rebuilt: a lower
-bound) and handed to the event log's own encoder and buffer, and the one write per call at
-``tool.injected``. The second floor skips the encoding (lines made once, in advance):
-what is left is the Event objects, the buffer and the write.
+around it: the raw-pluggy row, plus the events a default call has (tool.proposed, tool.started,
+tool.finished and tool.injected listing the quiet handlers), each built as an ``Event`` (the data
+dicts of one real call, reused rather than rebuilt: a lower bound) and handed to the event log's
+own encoder and queue (``durability = "interval"``). The second floor skips the encoding (lines
+made once, in advance): what is left is the Event objects and the queue.
+
+"Paced like an agent" times single calls one by one, with a 500 µs sleep before each (an agent
+waits for its model between tool calls, and meanwhile other work takes the CPU caches), on the
+wall clock, and reports the median and the 99th percentile.
 """
 
 from __future__ import annotations
@@ -51,9 +56,9 @@ def read(path: str) -> str:
 BUILTINS = ("policy", "loop_detection", "result_budget", "event_log")
 
 
-def config(log_dir: str) -> dict[str, Any]:
+def config(log_dir: str, durability: str = "interval") -> dict[str, Any]:
     plugins: dict[str, Any] = {
-        "event_log": {"path": os.path.join(log_dir, "events.jsonl")},
+        "event_log": {"path": os.path.join(log_dir, "events.jsonl"), "durability": durability},
         "result_budget": {"artifact_dir": os.path.join(log_dir, "artifacts")},
     }
     # Other installed plugins (the example plugin from contrib/, say) are not the default.
@@ -63,8 +68,8 @@ def config(log_dir: str) -> dict[str, Any]:
     return {"tools": {"profile": "coding"}, "plugins": plugins}
 
 
-def default_runtime(log_dir: str, with_log: bool = True) -> Runtime:
-    cfg = config(log_dir)
+def default_runtime(log_dir: str, with_log: bool = True, durability: str = "interval") -> Runtime:
+    cfg = config(log_dir, durability)
     if not with_log:
         cfg["plugins"]["event_log"]["enabled"] = False
     rt = Runtime(config=cfg, tools=[read])
@@ -85,14 +90,20 @@ def proposals(session: str = "bench") -> Callable[[], dict[str, Any]]:
 
 
 def pipeline_contenders(log_dir: str) -> tuple[dict[str, Callable[[], object]], list[Runtime]]:
-    """Rows of item 2: the default pipeline, the same without the log, and raw pluggy."""
+    """Rows of item 2: the default pipeline in both durabilities, without the log, raw pluggy."""
     rt = default_runtime(log_dir)
+    per_call = default_runtime(os.path.join(log_dir, "call"), durability="call")
     quiet = default_runtime(log_dir, with_log=False)
     discarding = default_runtime(log_dir, with_log=False)
     discarding.register(_Discard(), name="discard")
     next_proposal, next_quiet = proposals("bench"), proposals("bench-quiet")
-    next_discarded = proposals("bench-discard")
-    for runtime, make in ((rt, next_proposal), (quiet, next_quiet), (discarding, next_discarded)):
+    next_discarded, next_per_call = proposals("bench-discard"), proposals("bench-call")
+    for runtime, make in (
+        (rt, next_proposal),
+        (per_call, next_per_call),
+        (quiet, next_quiet),
+        (discarding, next_discarded),
+    ):
         outcome = runtime.call(make())
         assert outcome.status == "ok" and not outcome.notes, outcome
 
@@ -117,16 +128,43 @@ def pipeline_contenders(log_dir: str) -> tuple[dict[str, Callable[[], object]], 
         value = read(**call.params)
         return after(call=call, result=ToolResult("ok", value, value, None, 0.0, None))
 
-    floor, floor_pre_encoded, floor_rt = _floors(log_dir, raw_pluggy)
+    floor, floor_pre_encoded, floor_rt, events = _floors(log_dir, raw_pluggy)
     call_rt, call_quiet, call_discarding = rt.call, quiet.call, discarding.call
+    call_per_call = per_call.call
     return {
-        "toolhooks default pipeline": lambda: call_rt(next_proposal()),
+        DEFAULT: lambda: call_rt(next_proposal()),
+        PER_CALL: lambda: call_per_call(next_per_call()),
         "  same, event log off": lambda: call_quiet(next_quiet()),
         "  same, a sink that drops events instead": lambda: call_discarding(next_discarded()),
-        "raw pluggy, same 3 plugins": raw_pluggy,
-        "floor: raw pluggy + the log's work for 8 events": floor,
+        PLUGGY: raw_pluggy,
+        f"floor: raw pluggy + the log's work for a call's {events} events": floor,
         "floor: same, lines encoded in advance": floor_pre_encoded,
-    }, [rt, quiet, discarding, floor_rt]
+    }, [rt, per_call, quiet, discarding, floor_rt]
+
+
+DEFAULT = 'toolhooks default pipeline (durability "interval")'
+PER_CALL = '  same, durability "call"'
+PLUGGY = "raw pluggy, same 3 plugins"
+
+
+def paced(
+    rt: Runtime, make: Callable[[], object], calls: int, gap_s: float = 0.0005
+) -> list[float]:
+    """Wall-clock seconds of ``calls`` single calls, each after a ``gap_s`` sleep."""
+    latencies = []
+    call, clock, sleep = rt.call, time.perf_counter, time.sleep
+    for _ in range(calls):
+        sleep(gap_s)
+        proposal = make()
+        start = clock()
+        call(proposal)  # type: ignore[arg-type]
+        latencies.append(clock() - start)
+    return latencies
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 class _Discard:
@@ -148,7 +186,7 @@ class _Capture:
 
 def _floors(
     log_dir: str, raw_pluggy: Callable[[], object]
-) -> tuple[Callable[[], None], Callable[[], None], Runtime]:
+) -> tuple[Callable[[], None], Callable[[], None], Runtime, int]:
     """The two floor rows (see the module docstring), on the events of one real default call."""
     rt = default_runtime(os.path.join(log_dir, "floor"))
     capture = _Capture()
@@ -158,7 +196,6 @@ def _floors(
     template = [
         (e.event, e.plugin, e.data, e.trace_id, e.session_id, e.tool) for e in capture.events
     ]
-    assert len(template) == 4, [name for name, *_ in template]
     log = rt.get_plugin("event_log")
     encode, append = log._encoder.encode, log._writer.append
     counter = itertools.count()
@@ -166,10 +203,10 @@ def _floors(
 
     def floor() -> None:
         raw_pluggy()
-        call_id = f"call_floor_{next(counter)}"  # a new call: the envelope cache misses once
+        call_id = f"call_floor_{next(counter)}"
         for name, plugin, data, trace_id, session_id, tool in template:
             event = make_event(name, now(), trace_id, call_id, session_id, tool, plugin, data)
-            append(encode(event), name == "tool.injected")
+            append(encode(event))
 
     lines = [encode(event) for event in capture.events]
 
@@ -180,9 +217,9 @@ def _floors(
             lines, template, strict=True
         ):
             make_event(name, now(), trace_id, call_id, session_id, tool, plugin, data)
-            append(line, name == "tool.injected")
+            append(line)
 
-    return floor, floor_pre_encoded, rt
+    return floor, floor_pre_encoded, rt, len(template)
 
 
 def async_contenders(

@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -26,6 +27,8 @@ import scale
 import timing
 from timing import micro
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
 
 @dataclass
 class Sizes:
@@ -40,9 +43,10 @@ class Sizes:
     threads: int = 8
     per_thread: int = 1_000
     async_batch: int = 200
+    paced_calls: int = 2_000
 
 
-QUICK = Sizes(3, 0.002, (1, 10, 50), 500, 200, (100_000, 1_000_000), 20, 2, 8, 5, 20)
+QUICK = Sizes(3, 0.002, (1, 10, 50), 500, 200, (100_000, 1_000_000), 20, 2, 8, 5, 20, 50)
 
 
 @dataclass
@@ -107,7 +111,7 @@ def item_dispatch(sizes: Sizes) -> Table:
         }
         if count == 10:
             table.notes.append(
-                f"target at 10 plugins: toolhooks (ToolCall) <= 1.0x raw pluggy: {ratio:.2f}x, {verdict(ratio <= 1.0)}"
+                f"target at 10 plugins: toolhooks (ToolCall) <= 1.3x raw pluggy: {ratio:.2f}x, {verdict(ratio <= 1.3)}"
             )
     table.notes.append(
         "toolhooks also runs the tool, the empty after chain and builds the Outcome; see bench/dispatch.py"
@@ -120,29 +124,69 @@ def item_pipeline(sizes: Sizes, workdir: str) -> Table:
     t = timing.compare(rows, sizes.rounds, sizes.slot_s)
     for rt in runtimes:
         rt.close()
-    reference = "raw pluggy, same 3 plugins"
+    reference = pipeline.PLUGGY
     table = Table(
         "2. default pipeline: policy, loop detection, result budget, JSONL event log",
-        ["", "per call", "/ raw pluggy"],
+        ["", "caller CPU per call", "/ raw pluggy"],
     )
     for label in rows:
         table.rows.append(
             [label, micro(t[label].median), f"{timing.paired_ratio(t, label, reference):.2f}x"]
         )
-    full = t["toolhooks default pipeline"].median
-    floor = t["floor: raw pluggy + the log's work for 8 events"].median
-    table.data = {k: v.median for k, v in t.items()}
-    table.notes.append(f"target: <= 25 µs a call: {micro(full)}, {verdict(full <= 25e-6)}")
+    interval, per_call = t[pipeline.DEFAULT].median, t[pipeline.PER_CALL].median
+    ratio = timing.paired_ratio(t, pipeline.DEFAULT, reference)
+    table.data = {k: v.median for k, v in t.items()} | {"ratio_interval": ratio}
     table.notes.append(
-        f"the floor rows have no pipeline at all: pluggy plus the events alone take {micro(floor)}"
-        " (see bench/pipeline.py)"
+        f'target: durability "interval" <= 25 µs a call: {micro(interval)}, '
+        f"{verdict(interval <= 25e-6)}; <= 2.7x raw pluggy: {ratio:.2f}x, {verdict(ratio <= 2.7)}"
+        f" (stretch 15 µs: {verdict(interval <= 15e-6)})"
+    )
+    table.notes.append(
+        f'target: durability "call" <= 30 µs a call: {micro(per_call)}, {verdict(per_call <= 30e-6)}'
+    )
+    table.notes.append(
+        "the writer thread's work for \"interval\" is not the caller's: it is not in these times"
+        " (see bench/pipeline.py for the floor rows)"
+    )
+    return table
+
+
+def item_paced(sizes: Sizes, workdir: str) -> Table:
+    table = Table(
+        "3. paced like an agent: single calls, 500 µs sleep before each, wall clock",
+        ["", "p50", "p99"],
+    )
+    runtimes = {
+        pipeline.DEFAULT: pipeline.default_runtime(workdir),
+        pipeline.PER_CALL.strip(): pipeline.default_runtime(
+            os.path.join(workdir, "call"), durability="call"
+        ),
+        "same, event log off": pipeline.default_runtime(workdir, with_log=False),
+    }
+    latencies: dict[str, list[float]] = {label: [] for label in runtimes}
+    makes = {label: pipeline.proposals(f"paced-{n}") for n, label in enumerate(runtimes)}
+    # Interleaved in slices, so that a noisy minute hits every row alike.
+    for _ in range(10):
+        for label, rt in runtimes.items():
+            latencies[label] += pipeline.paced(rt, makes[label], sizes.paced_calls // 10)
+    for rt in runtimes.values():
+        rt.close()
+    for label, values in latencies.items():
+        p50, p99 = pipeline.percentile(values, 0.5), pipeline.percentile(values, 0.99)
+        table.rows.append([label, micro(p50), micro(p99)])
+        table.data[label] = {"p50": p50, "p99": p99}
+    default = table.data[pipeline.DEFAULT]
+    table.notes.append(
+        f"target with the log on: p50 <= 150 µs: {micro(default['p50'])}, "
+        f"{verdict(default['p50'] <= 150e-6)}; p99 <= 450 µs: {micro(default['p99'])}, "
+        f"{verdict(default['p99'] <= 450e-6)} ({sizes.paced_calls:,} calls a row)"
     )
     return table
 
 
 def item_async(sizes: Sizes, workdir: str) -> Table:
     table = Table(
-        "3. async: acall vs call, same plugins", ["plugins", "call", "acall", "acall / call"]
+        "4. async: acall vs call, same plugins", ["plugins", "call", "acall", "acall / call"]
     )
     setups: list[tuple[str, Any, Callable[[], object]]] = []
     _, rt10 = dispatch.contenders(10)
@@ -167,7 +211,7 @@ def item_async(sizes: Sizes, workdir: str) -> Table:
             "acall": t["acall"].median / n,
             "ratio": ratio,
         }
-    table.notes.append(f"target: acall <= 2x call: worst {worst:.2f}x, {verdict(worst <= 2.0)}")
+    table.notes.append(f"target: acall <= 1.3x call: worst {worst:.2f}x, {verdict(worst <= 1.3)}")
     table.notes.append(
         f"acall is awaited {sizes.async_batch} times in a row in one coroutine on a running loop"
     )
@@ -181,7 +225,7 @@ def item_scale(sizes: Sizes) -> Table:
     rt.close()
     labels = ("1 session", f"1 of {live:,} sessions", f"any of {live:,} sessions")
     table = Table(
-        f"4. scale: loop detection with 1 vs {live:,} live sessions",
+        f"5. scale: loop detection with 1 vs {live:,} live sessions",
         ["", *labels, "ratio, 1 of", "ratio, any of"],
     )
     ratios: dict[str, tuple[float, float]] = {}
@@ -210,7 +254,7 @@ def item_scale(sizes: Sizes) -> Table:
 
 def item_budget(sizes: Sizes, workdir: str) -> Table:
     table = Table(
-        "5. result budget on large results",
+        "6. result budget on large results",
         ["result", "time", "time per MB", "peak memory / input", "plain write of the text"],
     )
     for size in sizes.results:
@@ -238,7 +282,7 @@ def item_budget(sizes: Sizes, workdir: str) -> Table:
 def item_concurrency(sizes: Sizes, workdir: str) -> Table:
     report = concurrency.run(workdir, sizes.tasks, sizes.per_task, sizes.threads, sizes.per_thread)
     table = Table(
-        f"6. concurrency: {sizes.tasks:,} asyncio sessions and {sizes.threads} threads on one runtime",
+        f"7. concurrency: {sizes.tasks:,} asyncio sessions and {sizes.threads} threads on one runtime",
         ["calls", "wall time", "calls / s", "log lines", "lost", "duplicated", "strays", "unparsable", "dropped", "not ok"],
     )  # fmt: skip
     table.rows.append(
@@ -249,6 +293,34 @@ def item_concurrency(sizes: Sizes, workdir: str) -> Table:
     table.notes.append(
         f"target: no lost or duplicated events: {verdict(report.clean and not report.not_ok)}"
     )
+    return table
+
+
+def item_langchain(quick: bool, workdir: str) -> Table:
+    """bench/langchain.py in its own process (it must not be imported as ``langchain`` here)."""
+    out = os.path.join(workdir, "langchain.json")
+    command = [sys.executable, os.path.join(HERE, "langchain.py"), "--json", out]
+    done = subprocess.run(
+        [*command, "--quick"] if quick else command, capture_output=True, text=True, check=False
+    )
+    table = Table(
+        "8. what a user pays anyway: one LangChain create_agent tool-call step, scripted model",
+        ["", "per tool call"],
+    )
+    if done.returncode != 0:
+        table.notes.append(f"bench/langchain.py failed: {done.stderr.strip().splitlines()[-1:]}")
+        return table
+    with open(out, encoding="utf-8") as handle:
+        result = json.load(handle)
+    share = result["toolhooks_share"]
+    table.rows += [
+        ["LangChain's own step (model turn + tool call)", micro(result["per_call_langchain_s"])],
+        ["toolhooks' own time in that step", micro(result["toolhooks_own_s"])],
+        ["toolhooks' share", f"{share * 100:.2f} %"],
+    ]
+    table.data = result
+    table.notes.append(f"target: share < 1.5 %: {share * 100:.2f} %, {verdict(share < 0.015)}")
+    table.notes.append("wall clock; see bench/langchain.py and BENCHMARKS.md for the method")
     return table
 
 
@@ -269,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="tiny sizes: checks that everything runs"
     )
-    parser.add_argument("--only", default="1,2,3,4,5,6", help="items to run, e.g. 1,2")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,8", help="items to run, e.g. 1,2")
     parser.add_argument(
         "--clock",
         choices=sorted(timing.CLOCKS),
@@ -293,10 +365,12 @@ def main(argv: list[str] | None = None) -> int:
         items: dict[int, Callable[[], Table]] = {
             1: lambda: item_dispatch(sizes),
             2: lambda: item_pipeline(sizes, sub("pipeline")),
-            3: lambda: item_async(sizes, sub("async")),
-            4: lambda: item_scale(sizes),
-            5: lambda: item_budget(sizes, sub("budget")),
-            6: lambda: item_concurrency(sizes, sub("concurrency")),
+            3: lambda: item_paced(sizes, sub("paced")),
+            4: lambda: item_async(sizes, sub("async")),
+            5: lambda: item_scale(sizes),
+            6: lambda: item_budget(sizes, sub("budget")),
+            7: lambda: item_concurrency(sizes, sub("concurrency")),
+            8: lambda: item_langchain(args.quick, workdir),
         }
         for number in sorted(only):
             table = items[number]()
