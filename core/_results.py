@@ -34,9 +34,13 @@ class ApprovalRequest(BaseModel):
     description: str = Field(min_length=1, max_length=512)
     severity: Literal["info", "warning", "critical"] = "warning"
     timeout_s: float = Field(default=120.0, alias="timeoutS", strict=True)
+    """How long an approver may take while the call waits (1 to 600 s); then "Approval timed
+    out". A deferred approval waits ``[approvals] defer_ttl_s`` instead."""
     allowed_decisions: tuple[DecisionName, ...] = Field(
         default=DEFAULT_ALLOWED, alias="allowedDecisions", min_length=1
     )
+    """What the approver may answer; any other answer is a deny. "edit" only when listed;
+    "defer" always (see :func:`toolhooks.spec.before_tool_call`)."""
 
     timeout_behavior: Literal["deny"] = Field(default="deny", alias="timeoutBehavior")
     """What a timeout means; only "deny" exists (accepted for OpenClaw compatibility)."""

@@ -39,10 +39,22 @@ def before_tool_call(call: ToolCall) -> BeforeToolCallResult | dict[str, Any] | 
           a field replaces an earlier one, fields it does not name are kept, and the value
           :data:`~toolhooks.REMOVE` deletes the field. Different values from two plugins for one
           field emit ``params.conflict``.
-        - ``require_approval``: the first request wins and freezes the params; afterwards only
-          the requesting plugin may still change them (others are ignored and emit
-          ``params.frozen_ignored``). Later requests are ignored. The approval is asked only
-          after the whole chain ran and the params validated.
+        - ``require_approval``: an :class:`~toolhooks.ApprovalRequest` (or a dict: ``title``,
+          ``description``, ``severity``, ``timeout_s`` or ``timeoutMs``, ``allowed_decisions``).
+          The first request wins and freezes the params; afterwards only the requesting plugin
+          may still change them (others are ignored and emit ``params.frozen_ignored``). Later
+          requests are ignored (``approval.ignored``). The approval is asked only after the
+          whole chain ran and the params validated, and then exactly those params run, bound by
+          their digest (tool, params, sender, session). ``allowed_decisions`` lists what the
+          approver may answer, by default "allow-once", "allow-always" and "deny"; any other
+          answer is a deny. "allow-always" also allows this plugin's later requests for the
+          tool and sender (the session, when there is no sender) without asking, for requests
+          that list it. "edit" (only when listed) lets the approver give whole new params:
+          the call is screened again on them, this hook included, and a request for exactly the
+          edited params is covered by the edit. "defer" is always allowed, as it decides
+          nothing: the call's outcome is "pending" until ``Runtime.resume`` finishes it, without
+          running this chain again, or ``[approvals] defer_ttl_s`` expires it. ``timeout_s``
+          bounds an approver that answers while the call waits, not a deferred approval.
         - ``block=True``: terminal. The call is blocked with ``block_reason`` (default "Tool call
           blocked by plugin <name>"); no later handler runs and no approval is asked, even if one
           was requested earlier. ``block=False`` is no decision.
@@ -60,7 +72,8 @@ def after_tool_call(
 ) -> AfterToolCallResult | dict[str, Any] | None:
     """Observe or change a call's result before it goes back into the conversation.
 
-    Fires for every call that reached a decision: executed (ok or error), blocked or denied.
+    Fires for every call that reached a decision: executed (ok or error), blocked or denied. A
+    paused call (status "pending") has not: its after hooks run once, when it is resumed.
 
     :param call: The call with the params that ran (or would have run).
     :param result: The running result, read-only: ``status``, ``value`` (the raw return, as a
