@@ -57,6 +57,7 @@ class ClientApprover:
             return await self._fallback(pending)
         ctx = scope.ctx
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            scope.asked_client = True
             return "defer"  # answered by an input-required round (Proxy._call_tool)
         answer = await ctx.session.elicit_form(
             _message(pending), _schema(pending), related_request_id=ctx.request_id
@@ -120,7 +121,7 @@ async def resume_round(
         outcome = await runtime.aresume(approval_id, decision, execute=execute, by=_who(caller))
     if outcome.status == "pending" and outcome.pending is not None:
         return proxy.approver.input_required(outcome.pending, caller)
-    return call_result(outcome, holder.result)
+    return call_result(outcome, holder.result)  # a pending outcome from the route: see _results
 
 
 def decision_of(

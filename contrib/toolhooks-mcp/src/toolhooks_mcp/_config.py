@@ -111,7 +111,9 @@ class McpTable(_Strict):
     """First wait before restarting a dead upstream; doubles up to ``restart_max_s``."""
     restart_max_s: Seconds = 30.0
     health_interval_s: Seconds = 5.0
-    """How often an idle upstream is pinged, so a dead one leaves the list without a call."""
+    """How often an upstream is pinged, so a dead one leaves the list without a call."""
+    health_timeout_s: Seconds = 10.0
+    """A ping unanswered this long means the upstream hangs: it is restarted."""
     elicit: bool = Field(default=True, strict=True)
     """Ask the MCP client's user to approve (elicitation / input-required rounds)."""
     auth: AuthTable = Field(default_factory=AuthTable)

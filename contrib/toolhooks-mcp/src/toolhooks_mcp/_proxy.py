@@ -143,7 +143,8 @@ class Proxy:
             holder.result = await upstream.call_tool(route.tool, arguments)
             return upstream_value(holder.result)
 
-        token = current_request.set(RequestScope(ctx=ctx, caller=caller))
+        scope = RequestScope(ctx=ctx, caller=caller)
+        token = current_request.set(scope)
         try:
             if params.request_state is not None:
                 return await resume_round(self, params, caller, execute, holder)
@@ -157,7 +158,7 @@ class Proxy:
             outcome = await self.runtime.acall(call, execute)
         finally:
             current_request.reset(token)
-        if outcome.status == "pending" and outcome.pending is not None:
+        if outcome.status == "pending" and outcome.pending is not None and scope.asked_client:
             return self.approver.input_required(outcome.pending, caller)
         return call_result(outcome, holder.result)
 

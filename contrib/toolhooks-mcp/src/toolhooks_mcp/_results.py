@@ -63,6 +63,17 @@ def outcome_meta(outcome: Outcome) -> dict[str, Any]:
 
 def call_result(outcome: Outcome, raw: types.CallToolResult | None) -> types.CallToolResult:
     meta = {META_KEY: outcome_meta(outcome)}
+    if outcome.status == "pending" and outcome.pending is not None:
+        # Deferred by the configured route (the queue with wait_s = 0): a human decides with
+        # `toolhooks approvals`; the same call made again picks that decision up.
+        meta[META_KEY]["approval"] = outcome.pending.short_id or outcome.pending.id
+        text = (
+            f"Waiting for approval {outcome.pending.short_id or outcome.pending.id}: "
+            f"{outcome.pending.request.title}. Make the same call again once it is decided."
+        )
+        return types.CallToolResult(
+            content=[types.TextContent(text=text)], is_error=True, _meta=meta
+        )
     if outcome.status != "ok":
         return types.CallToolResult(
             content=[types.TextContent(text=outcome.content)], is_error=True, _meta=meta

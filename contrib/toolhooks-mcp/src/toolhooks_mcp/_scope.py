@@ -29,10 +29,12 @@ class Caller:
     """One key per client connection (its HTTP session, or the stdio pipe)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class RequestScope:
     ctx: Any
     caller: Caller
+    asked_client: bool = False
+    """The approver deferred to an input-required round with this client (2026-07-28)."""
 
 
 current_request: ContextVar[RequestScope | None] = ContextVar("toolhooks_mcp_request", default=None)

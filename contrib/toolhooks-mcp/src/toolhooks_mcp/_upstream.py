@@ -140,11 +140,12 @@ class Upstream:
                 await self._lost.wait()
                 self.error = self.error or "the connection was lost"
                 return
+            limit = self.settings.health_timeout_s
             try:
-                with anyio.fail_after(min(interval, 10.0)):
+                with anyio.fail_after(limit):
                     await client.session.send_ping()
             except Exception as exc:
-                self.error = f"it stopped answering pings ({_describe(exc, min(interval, 10.0))})"
+                self.error = f"it stopped answering pings ({_describe(exc, limit)})"
                 return
 
     def down_reason(self) -> str:
@@ -168,7 +169,7 @@ class Upstream:
             ) from None
         except MCPError as exc:
             if "closed" in str(exc).lower():
-                self.error = f"the connection closed during a call to {tool}"
+                self.error = self.error or f"the connection closed during a call to {tool}"
                 self._lost.set()
                 raise ToolError(f"MCP server '{self.name}' died during the call ({exc})") from None
             raise ToolError(f"MCP server '{self.name}' refused the call: {exc}") from None
