@@ -164,8 +164,10 @@ def test_a_replayed_answer_runs_nothing_and_a_tampered_state_is_refused(
 def test_a_client_that_cannot_elicit_uses_the_configured_route(
     config, log, received, connected, tmp_path
 ):
-    """[approvals] route = "queue": the call waits for a decision made in the queue's database."""
-    from toolhooks._queue import ApprovalQueue
+    """[approvals] route = "queue": the call waits for a decision another process writes."""
+    import time
+
+    from toolhooks import SQLiteStore
 
     db = tmp_path / "approvals.db"
     settings = config(only=["AskForWrites"])
@@ -173,15 +175,17 @@ def test_a_client_that_cannot_elicit_uses_the_configured_route(
     decided = []
 
     def decide_when_asked():
-        with ApprovalQueue(db) as queue:
-            for _ in range(2400):  # poll for the request, up to about two minutes
-                rows = queue.list("pending")
+        store = SQLiteStore(db)
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:  # poll for the request, like an operator would
+                rows = store.list(states=["pending"])
                 if rows:
-                    decided.append(queue.resolve(rows[0].id, "allow-once", by="ops"))
+                    decided.append(store.decide(rows[0].id, "allow-once", by="ops") is not None)
                     return
-                import time
-
                 time.sleep(0.05)
+        finally:
+            store.close()
 
     async def main():
         async with connected(Proxy(settings, plugins=[AskForWrites()]), "legacy") as client:

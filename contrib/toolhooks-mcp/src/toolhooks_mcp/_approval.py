@@ -49,11 +49,21 @@ class ClientApprover:
         if route != "none":
             from toolhooks._routes import approver_for_route  # the core's own route approvers
 
-            self.fallback = approver_for_route(route, runtime.config)
+            self.fallback = approver_for_route(route, runtime.config, runtime.approvals)
+
+    def _client_answers(self) -> bool:
+        scope = current_request.get()
+        return scope is not None and self.settings.elicit and _can_elicit(scope.ctx)
+
+    @property
+    def stores_rows(self) -> bool:
+        """The queue route waits on a row the pipeline records before asking: say so exactly
+        when this call's approval goes to that route (read by the core's approval gate)."""
+        return bool(getattr(self.fallback, "stores_rows", False)) and not self._client_answers()
 
     async def __call__(self, pending: PendingApproval) -> str | ApprovalDecision:
         scope = current_request.get()
-        if scope is None or not self.settings.elicit or not _can_elicit(scope.ctx):
+        if scope is None or not self._client_answers():
             return await self._fallback(pending)
         ctx = scope.ctx
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:

@@ -13,6 +13,7 @@ import hmac
 import ipaddress
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from pydantic import AnyHttpUrl
@@ -80,10 +81,19 @@ def http_app(proxy: Proxy, host: str, port: int) -> Any:
     )
 
 
-async def serve_http(proxy: Proxy, host: str, port: int) -> None:
+async def serve_http(proxy: Proxy, host: str, port: int, stop: anyio.Event | None = None) -> None:
+    """Serve until interrupted, or until ``stop`` is set (then uvicorn closes its sockets)."""
     import uvicorn
 
     app = http_app(proxy, host, port)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
-    async with proxy.running():
+
+    async def stopper(stop: anyio.Event) -> None:
+        await stop.wait()
+        server.should_exit = True
+
+    async with proxy.running(), anyio.create_task_group() as group:
+        if stop is not None:
+            group.start_soon(stopper, stop)
         await server.serve()
+        group.cancel_scope.cancel()

@@ -131,6 +131,9 @@ class Proxy:
         caller = caller_of(ctx, self)
         self._remember(ctx, caller)
         route = self.routes.get(params.name)
+        if route is None and (down := self._down_owner(params.name)) is not None:
+            text = down.down_reason()
+            return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
         if route is None or not self.runtime.is_visible(
             params.name, caller.sender, agent_id=caller.agent_id
         ):
@@ -161,6 +164,15 @@ class Proxy:
         if outcome.status == "pending" and outcome.pending is not None and scope.asked_client:
             return self.approver.input_required(outcome.pending, caller)
         return call_result(outcome, holder.result)
+
+    def _down_owner(self, name: str) -> Upstream | None:
+        """The upstream that is not running whose tools ``name`` would be one of."""
+        for server, upstream in self.upstreams.items():
+            if upstream.client is not None:
+                continue
+            if not self.settings.prefix or name.startswith(server + self.settings.separator):
+                return upstream
+        return None
 
     # -- resources and prompts: passed through ---------------------------------------------------
 

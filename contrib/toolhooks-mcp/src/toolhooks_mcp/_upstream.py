@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -23,6 +24,7 @@ from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED
 from toolhooks import ToolError
 
 from ._config import McpTable, ServerTable
@@ -77,15 +79,25 @@ class Upstream:
         delay = self.settings.restart_backoff_s
         while True:
             started = time.monotonic()
+            # The deadline covers the handshake inside the client's own task groups too, and is
+            # lifted once the server has listed its tools.
+            starting = anyio.CancelScope(
+                deadline=anyio.current_time() + self.settings.start_timeout_s
+            )
             try:
-                async with self._client() as client:
-                    with anyio.fail_after(self.settings.start_timeout_s):
+                with starting:
+                    async with self._client() as client:
                         await self._list(client)
-                    self.client, self.error, self._lost = client, None, anyio.Event()
-                    logger.info("MCP server %r connected (%d tools)", self.name, len(self.tools))
-                    await self._changed()
-                    self.settled.set()
-                    await self._watch(client)
+                        starting.deadline = math.inf
+                        self.client, self.error, self._lost = client, None, anyio.Event()
+                        logger.info(
+                            "MCP server %r connected (%d tools)", self.name, len(self.tools)
+                        )
+                        await self._changed()
+                        self.settled.set()
+                        await self._watch(client)
+                if starting.cancelled_caught:
+                    self.error = f"no answer within {self.settings.start_timeout_s:g} s"
             except Exception as exc:  # the proxy outlives whatever the upstream does
                 self.error = _describe(exc, self.settings.start_timeout_s)
             except BaseException as exc:  # an ExceptionGroup from the transport's task group
@@ -144,6 +156,11 @@ class Upstream:
             try:
                 with anyio.fail_after(limit):
                     await client.session.send_ping()
+            except MCPError as exc:
+                if not _closed(exc):
+                    continue  # it answered, if only "no such method" (2026-07-28 has no ping)
+                self.error = "the connection closed"
+                return
             except Exception as exc:
                 self.error = f"it stopped answering pings ({_describe(exc, limit)})"
                 return
@@ -168,7 +185,7 @@ class Upstream:
                 f"MCP server '{self.name}' did not answer {tool} within {timeout:g} s"
             ) from None
         except MCPError as exc:
-            if "closed" in str(exc).lower():
+            if _closed(exc):
                 self.error = self.error or f"the connection closed during a call to {tool}"
                 self._lost.set()
                 raise ToolError(f"MCP server '{self.name}' died during the call ({exc})") from None
@@ -181,11 +198,17 @@ class Upstream:
         return client
 
 
+def _closed(exc: MCPError) -> bool:
+    return exc.code == CONNECTION_CLOSED
+
+
 def _describe(exc: BaseException, timeout: float) -> str:
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
     if isinstance(exc, TimeoutError):
         return f"no answer within {timeout:g} s"
+    if isinstance(exc, MCPError) and _closed(exc):
+        return "it exited or closed the connection (see its messages on stderr)"
     text = " ".join(str(exc).split())
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or text}"
