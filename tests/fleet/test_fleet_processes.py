@@ -92,14 +92,14 @@ def test_deferred_in_a_approved_with_the_cli_resumes_exactly_once_in_b(state_tab
     cli = [sys.executable, "-m", "toolhooks", "approvals"]
     listed = subprocess.run([*cli, "list", "--config", str(config)], capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
-    assert deferred["approval"] in listed.stdout and "Deploy?" in listed.stdout
+    assert deferred["short_id"] in listed.stdout and "Deploy?" in listed.stdout
     approved = subprocess.run(
         [*cli, "approve", deferred["short_id"], "--by", "ops", "--config", str(config)],
         capture_output=True,
         text=True,
     )
     assert approved.returncode == 0, approved.stderr
-    assert approved.stdout.startswith(f"{deferred['approval']}: allow-once (deploy, Deploy?)")
+    assert approved.stdout.startswith(f"{deferred['short_id']}: allow-once (deploy: Deploy?)")
     # Four workers race to finish it: the decision recorded by the CLI runs once, in one of them.
     jobs = [
         {**base, "mode": "resume", "approver": "deny", "approval": deferred["short_id"]}
