@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
@@ -44,6 +45,23 @@ def add_parser(subparsers: Any) -> None:
     servers.add_argument("--json", action="store_true", help="print the servers as JSON")
     add_config_option(servers)
     servers.set_defaults(func=run_servers)
+    wrap = commands.add_parser(
+        "wrap",
+        help="route every server of a Claude-style mcpServers file through toolhooks (and undo)",
+        description="Print (or with --write, do) what routes every server of FILE, a JSON file "
+        "with an mcpServers object (claude_desktop_config.json, .cursor/mcp.json), through the "
+        "proxy: [mcp.servers] tables for toolhooks.toml (next to FILE, or --config) and FILE "
+        "with one toolhooks server. The original is kept as FILE.before-toolhooks; --undo puts "
+        "it back.",
+    )
+    wrap.add_argument("file", metavar="FILE", help="the MCP client's JSON config")
+    action = wrap.add_mutually_exclusive_group()
+    action.add_argument("--write", action="store_true", help="write the files instead of printing")
+    action.add_argument(
+        "--undo", action="store_true", help="restore FILE from FILE.before-toolhooks"
+    )
+    add_config_option(wrap)
+    wrap.set_defaults(func=run_wrap)
     parser.set_defaults(func=lambda args: _help(parser))
 
 
@@ -104,4 +122,30 @@ def run_serve(args: argparse.Namespace) -> int:
 
     host, port = parse_address(args.http)
     anyio.run(serve_http, proxy, host, port)
+    return OK
+
+
+def run_wrap(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import _wrap
+
+    source = Path(args.file)
+    if args.undo:
+        _wrap.undo(source)
+        print(f"toolhooks: {source} is back as it was before toolhooks mcp wrap", file=sys.stderr)
+        return OK
+    given = getattr(args, "config", None)
+    target = Path(given) if given else source.absolute().parent / "toolhooks.toml"
+    wrapped = _wrap.wrap(_wrap.read_client_file(source), target, source)
+    if not args.write:
+        print(f"# {target}")
+        print(wrapped.toml)
+        print(f"# {source}")
+        print(json.dumps(wrapped.client, indent=2))
+        return OK
+    _wrap.write(wrapped, source, target)
+    names = ", ".join(wrapped.servers)
+    print(f"toolhooks: {names} now run through toolhooks ({target}); restart the MCP client. "
+          f"Undo: toolhooks mcp wrap --undo {source}", file=sys.stderr)  # fmt: skip
     return OK
