@@ -229,3 +229,12 @@ def test_the_examples_are_found_where_the_pages_have_them(built: Path):
     assert found["tutorial/first-policy"][0].config is not None
     for page in ("how-to/langchain", "how-to/pydantic-ai", "how-to/openai-agents"):
         assert len(found[page]) == 1, page  # the contrib README's example, included
+
+
+def test_the_event_model_page_names_every_event(built: Path):
+    """The events table is prose, not generated: an event the core adds must be added there."""
+    from toolhooks import EVENT_NAMES
+
+    page = (built / "html" / "explanation" / "events.html").read_text()
+    missing = [name for name in EVENT_NAMES if f'<span class="pre">{name}</span>' not in page]
+    assert missing == []
