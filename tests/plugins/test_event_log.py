@@ -659,13 +659,15 @@ def test_several_processes_rotating_lose_nothing(log_path):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-def test_a_forked_child_does_not_repeat_the_parents_buffer(make_plugin, log_path):
-    plugin = make_plugin()
+@pytest.mark.parametrize("durability", ["call", "interval"])
+def test_a_forked_child_does_not_repeat_the_parents_buffer(make_plugin, log_path, durability):
+    plugin = make_plugin(durability=durability, flush_interval_ms=3_600_000)
     plugin.on_event(make_event("tool.started", "parent"))
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         try:
             plugin.on_event(make_event("tool.injected", "child"))
+            plugin.close()  # os._exit skips atexit: "interval" would lose the child's line
         finally:
             os._exit(0)
     _, status = os.waitpid(pid, 0)
@@ -675,6 +677,28 @@ def test_a_forked_child_does_not_repeat_the_parents_buffer(make_plugin, log_path
         "parent": 1,
         "child": 1,
     }
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_gets_its_own_writer_thread(make_plugin, log_path):
+    plugin = make_plugin(durability="interval", flush_interval_ms=10)
+    emit_call(plugin, "parent")  # the parent's writer thread is running: the child has none
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        found = False
+        try:
+            plugin.on_event(make_event("tool.injected", "child"))
+            deadline = time.monotonic() + 10
+            while not found and time.monotonic() < deadline:
+                found = any('"child"' in line for line in lines_of(log_path))
+                time.sleep(0.01)
+        finally:
+            os._exit(0 if found else 1)
+    _, status = os.waitpid(pid, 0)
+    assert status == 0  # the child's line was written by its own writer thread, no flush
+    plugin.flush()
+    calls = Counter(json.loads(line)["call_id"] for line in lines_of(log_path))
+    assert calls == {"parent": len(CALL_EVENTS), "child": 1}
 
 
 KILL_LOOP = """
