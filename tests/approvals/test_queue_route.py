@@ -25,6 +25,9 @@ from pathlib import Path
 from toolhooks import ApprovalRequest, Runtime, hookimpl
 
 opts = json.loads(sys.argv[1])
+if opts.get("sigterm_exits"):  # a host that turns SIGTERM into a clean exit
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 events = open(opts["events"], "a", encoding="utf-8")
 
 class Gate:
@@ -462,6 +465,18 @@ def test_sigint_while_waiting_records_the_end_of_the_call_and_closes_the_approva
     (closed,) = rows(agent.db)
     assert closed.id == row.id and closed.state == "consumed"  # nobody can approve it now
     assert not agent.marker.exists()
+
+
+def test_sigterm_turned_into_an_exit_by_the_host_records_the_end_of_the_call_too(agents):
+    agent = agents(call_id="c-term", sigterm_exits=True)
+    agent.stderr_line()
+    agent.proc.send_signal(signal.SIGTERM)
+    agent.proc.communicate(timeout=60)
+    assert agent.proc.returncode == 143
+    trail = [e for e in events_of(agent.events) if e["call_id"] == "c-term"]
+    assert [e["event"] for e in trail][-2:] == ["approval.resolved", "tool.injected"]
+    assert trail[-2]["data"]["cancelled"] is True
+    assert rows(agent.db)[0].state == "consumed"
 
 
 def test_a_bad_db_file_fails_the_runtime_naming_the_file(tmp_path):
