@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import importlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, NoReturn
 
 from .._errors import ConfigError, PluginLoadError, PluginValidationError, ToolhooksError
-from ._common import (
+from ._commands import COMMANDS
+from ._options import (
     OK,
     PROBLEMS,
     USAGE,
@@ -26,12 +26,9 @@ from ._common import (
     add_config_option,
     add_wide_option,
 )
-from ._extensions import add_extension_commands
 from ._output import SafeStream
 
 PROG = "toolhooks"
-COMMANDS = ("_demo", "_plugins", "_explain", "_doctor", "_logs", "_replay", "_serve")
-OPTIONAL_COMMANDS = ("_approvals",)  # written separately; registered when present
 DESCRIPTION = """\
 A plugin pipeline between an AI agent's model and its tools.
 
@@ -57,7 +54,7 @@ class Parser(argparse.ArgumentParser):
         parsed: argparse.Namespace
         extras: list[str]
         parsed, extras = self.parse_known_args(args, namespace)
-        if extras:
+        if extras and not getattr(parsed, "_listed", None):  # a listed command is parsed again
             sub = self._subparser(parsed)
             hints = [_hint(extra, _options(sub, self)) for extra in extras]
             message = f"unrecognized arguments: {' '.join(extras)}"
@@ -78,6 +75,8 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         match = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if match:
+            import difflib
+
             choices = re.findall(r"'([^']*)'", match.group(2))
             close = difflib.get_close_matches(match.group(1), choices, n=1, cutoff=0.6)
             if close:
@@ -102,11 +101,41 @@ def _hint(extra: str, options: list[str]) -> str | None:
     typed = extra.split("=", 1)[0]
     if not typed.startswith("--"):
         typed = "--" + typed.lstrip("-")
+    import difflib
+
     close = difflib.get_close_matches(typed, options, n=1, cutoff=0.6)
     return f"did you mean {close[0]}?" if close else None
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for."""
+
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str = argparse.SUPPRESS,
+        help: str = "show the version and exit",
+    ) -> None:
+        super().__init__(option_strings, dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
+def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``toolhooks`` parser; ``load``: only these commands get their real parser.
+
+    Every other command is listed with its help line alone, its module not imported (so
+    ``toolhooks --help`` needs neither pydantic nor the runtime). ``None`` loads every command,
+    add-ons included: the whole command line, for documentation and tests.
+    """
     parser = Parser(
         prog=PROG,
         description=DESCRIPTION,
@@ -125,30 +154,33 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not fit tables and lines to the terminal's width (piped output is never fitted)",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
-    for module_name in COMMANDS:
-        module = importlib.import_module(f"{__package__}.{module_name}")
-        module.add_parser(subparsers)
-    for module_name in OPTIONAL_COMMANDS:
-        full = f"{__package__}.{module_name}"
-        try:
-            module = importlib.import_module(full)
-        except ModuleNotFoundError as exc:
-            if exc.name != full:
-                raise
-            continue
-        before = set(subparsers.choices)
-        module.add_parser(subparsers)
-        for name in set(subparsers.choices) - before:
-            add_config_option_if_missing(subparsers.choices[name])
-    before = set(subparsers.choices)
-    add_extension_commands(subparsers)
-    for name in set(subparsers.choices) - before:
-        add_config_option_if_missing(subparsers.choices[name])
+    for name, (module, help) in COMMANDS.items():
+        if load is None or name in load:
+            importlib.import_module(module).add_parser(subparsers)
+        else:
+            _listed(subparsers, name, help)
+    from ._extensions import add_extension_command, extension_commands, listed_help
+
+    for name, entry_point in extension_commands().items():
+        if name in subparsers.choices:
+            continue  # a built-in command's name: the built-in wins
+        if load is None or name in load:
+            if not add_extension_command(subparsers, entry_point) and load is not None:
+                _listed(subparsers, name, listed_help(entry_point), broken=True)
+        else:
+            _listed(subparsers, name, listed_help(entry_point))
     for command in subparsers.choices.values():
+        add_config_option_if_missing(command)
         add_wide_option_if_missing(command)
     return parser
+
+
+def _listed(subparsers: Any, name: str, help: str, broken: bool = False) -> None:
+    """A command shown in ``toolhooks --help`` whose module is not loaded (see ``_run``)."""
+    stub = subparsers.add_parser(name, help=help, add_help=False)
+    stub.set_defaults(_listed=name, _broken=broken)
 
 
 def add_config_option_if_missing(parser: argparse.ArgumentParser) -> None:
@@ -201,10 +233,31 @@ def run(argv: Sequence[str] | None = None) -> int:
         sys.stdout, sys.stderr = stdout, stderr
 
 
+def _command_name(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first word that is not an option or --config's value."""
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            return next(words, None)
+        if not word.startswith("-"):
+            return word
+        if "=" not in word and len(word) > 2 and "--config".startswith(word):
+            next(words, None)  # --config FILE (or an abbreviation argparse accepts)
+    return None
+
+
 def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    name = _command_name(argv)
+    parser = build_parser(load=() if name is None else (name,))
     try:
         args = parser.parse_args(argv)
+        if getattr(args, "_broken", False):
+            return PROBLEMS  # an add-on that failed to load: its one line is on stderr
+        if getattr(args, "_listed", None):
+            # The command line named its command in a way _command_name did not see: load it.
+            parser = build_parser(load=(args._listed,))
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version (0) and usage errors (2)
         return exc.code if isinstance(exc.code, int) else USAGE
     if getattr(args, "wide", False) and isinstance(sys.stdout, SafeStream):

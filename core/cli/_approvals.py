@@ -26,6 +26,7 @@ from .._errors import ParamsError, ToolhooksError
 from .._frozen import freeze_params, thaw
 from .._state import state_from
 from .._store import STATES, AmbiguousId, ApprovalStore, Grant, StoredApproval, id_key
+from ._commands import help_of
 from ._common import UsageError, add_config_option, print_json, read_config
 from ._table import clean, pairs, render
 
@@ -41,7 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     """Add ``approvals`` and its sub-commands; each sets ``func`` to a handler returning an int."""
     parser = subparsers.add_parser(
         "approvals",
-        help="list and decide approvals, list and revoke allow-always grants",
+        help=help_of("approvals"),
         description="List and decide the approvals an agent is waiting on or deferred, in the "
         "store the config selects ([state] url, else the [approvals] db file).",
     )

@@ -8,52 +8,30 @@ import dataclasses
 import importlib
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from .._config import LoadedConfig, discover, load_config
 from .._runtime import Runtime
 
-Command = Callable[[argparse.Namespace], int]
-"""What a subcommand's ``func`` default is: it gets the parsed args and returns the exit code."""
+# The options and exit codes every command shares live in the light ``_options`` (the parser
+# needs them before any command is imported); commands and add-ons import them from here too.
+from ._options import OK as OK
+from ._options import PROBLEMS as PROBLEMS
+from ._options import USAGE as USAGE
+from ._options import Command as Command
+from ._options import UsageError as UsageError
+from ._options import add_config_option as add_config_option
+from ._options import add_json_option as add_json_option
+from ._options import add_wide_option as add_wide_option
 
-OK, PROBLEMS, USAGE = 0, 1, 2
 HOOK_LABELS = {
     "before_tool_call": "before",
     "after_tool_call": "after",
     "tool_visible": "visible",
     "on_event": "event",
 }
-
-
-class UsageError(Exception):
-    """A command line that parsed but cannot be used (exit 2, like an argparse error)."""
-
-
-def add_config_option(parser: argparse.ArgumentParser) -> None:
-    """``--config FILE`` after the subcommand too; it overrides a global ``--config``."""
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        default=argparse.SUPPRESS,
-        help="the config file (default: $TOOLHOOKS_CONFIG, then toolhooks.toml, then "
-        "[tool.toolhooks] in pyproject.toml)",
-    )
-
-
-def add_wide_option(parser: argparse.ArgumentParser) -> None:
-    """``--wide`` after the subcommand too (``toolhooks --wide logs`` works as well)."""
-    parser.add_argument(
-        "--wide",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="do not fit lines to the terminal's width (piped output is never fitted)",
-    )
-
-
-def add_json_option(parser: argparse.ArgumentParser, what: str = "the result") -> None:
-    parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 
 
 def config_path(args: argparse.Namespace) -> Path | None:

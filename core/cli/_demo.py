@@ -31,12 +31,12 @@ from .._loader import autoload_disabled, discover
 from .._models import ToolCall
 from .._results import BeforeToolCallResult
 from . import _table
+from ._commands import help_of
 from ._common import OK, print_json
 from ._decisions import summarize
 from ._replay import replay
 from ._transcript import Answers, read_transcript
 
-HELP = "run a bundled agent transcript through the real pipeline and show every decision"
 DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else None
 INTRO = (
     "toolhooks demo: a coding agent's session, every call through the real pipeline\n"
@@ -154,7 +154,7 @@ class PushReview:
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help=HELP,
+        help=help_of("demo"),
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -20,9 +20,9 @@ from ._checks import (
     check_ties,
     close_all,
 )
+from ._commands import help_of
 from ._common import OK, PROBLEMS, add_config_option, add_json_option, config_path, print_json
 
-HELP = "check the config, every plugin, priority ties, folders and the approval store"
 DESCRIPTION = """\
 Check everything a runtime needs, print each check as ok / warning / error with a fix-it line:
 
@@ -42,7 +42,7 @@ MARKS = {"ok": "ok", "warning": "warning", "error": "ERROR"}
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "doctor",
-        help=HELP,
+        help=help_of("doctor"),
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -9,6 +9,7 @@ from .._inventory import HandlerInfo
 from .._models import KNOWN_TAGS, Sender, ToolSpec
 from .._runtime import Runtime
 from . import _table
+from ._commands import help_of
 from ._common import (
     OK,
     UsageError,
@@ -22,7 +23,6 @@ from ._common import (
     tools_label,
 )
 
-HELP = "the effective tool policy for a sender / agent / origin, and a tool's handler chain"
 DESCRIPTION = """\
 Show, for one scope, whether each tool is allowed or denied and which config rule decided it.
 With --tool, also every step of that tool's decision and the ordered chain of handlers that
@@ -37,7 +37,7 @@ HOOKS = ("before_tool_call", "after_tool_call")
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "explain",
-        help=HELP,
+        help=help_of("explain"),
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

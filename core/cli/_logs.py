@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ._commands import help_of
 from ._common import (
     OK,
     PROBLEMS,
@@ -32,7 +33,6 @@ from ._common import (
 )
 from ._events import KNOWN_EVENTS, Ambiguous, EventFilter, GroupedPrinter, parse_since, resolve
 
-HELP = "read the JSONL event log (filter by trace, call, session, time, event; --follow)"
 DESCRIPTION = """\
 Print the events of the JSONL event log ([plugins.event_log] path, default
 .toolhooks/events.jsonl), oldest first, rotated files included. A person sees each call's events
@@ -49,7 +49,7 @@ MAX_PARTIAL = 64 << 20  # a "line" longer than this without a newline is dropped
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "logs",
-        help=HELP,
+        help=help_of("logs"),
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

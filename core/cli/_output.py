@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 from typing import Any, TextIO
 
@@ -72,11 +71,19 @@ def is_terminal(stream: Any) -> bool:
 
 
 def terminal_width(default: int = 100) -> int:
-    """The terminal's width in cells; ``$COLUMNS`` wins, ``default`` when not a terminal."""
+    """The terminal's width in cells; ``$COLUMNS`` wins, ``default`` when not a terminal.
+
+    What ``shutil.get_terminal_size`` does, without importing shutil (and with it bz2 and
+    lzma: 3 to 12 ms of ``toolhooks --help``, measured with ``python -X importtime``).
+    """
     columns = os.environ.get("COLUMNS", "")
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
-    return shutil.get_terminal_size((default, 24)).columns
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno()) if sys.__stdout__ else None
+    except (AttributeError, ValueError, OSError):
+        size = None  # not a terminal, detached or closed
+    return size.columns if size is not None and size.columns > 0 else default
 
 
 def output_width(stream: Any = None) -> int | None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from .._inventory import PluginInfo
 from . import _table
+from ._commands import help_of
 from ._common import (
     OK,
     add_config_option,
@@ -20,7 +21,6 @@ from ._common import (
     tools_label,
 )
 
-HELP = "list the plugins: name, version, distribution, source, priority, hooks, tools, mode"
 DESCRIPTION = """\
 List the plugins a runtime built from this config loads, highest priority first: built-ins and
 installed entry points. --all adds the ones that are not loaded (disabled in config, blocked as a
@@ -33,7 +33,7 @@ A plugin that fails to load is an error (exit 1) unless --all is given or the co
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "plugins",
-        help=HELP,
+        help=help_of("plugins"),
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

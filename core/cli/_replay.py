@@ -19,6 +19,7 @@ from typing import Any
 from .._config import LoadedConfig
 from .._results import DECISIONS
 from . import _table
+from ._commands import help_of
 from ._common import (
     OK,
     PROBLEMS,
@@ -35,7 +36,6 @@ from ._common import (
 from ._decisions import ACTIONS, Decision, classify, summarize
 from ._transcript import Answers, Line, Recorder, Transcript, load_transcript, run_lines
 
-HELP = "feed a recorded transcript (JSONL) through the pipeline and print every decision"
 DESCRIPTION = """\
 Feed recorded tool calls through the pipeline of this config (--config FILE) without running
 any tool: each line's recorded result stands in for the tool. Prints the decision of every call
@@ -56,7 +56,7 @@ STATUSES = ("ok", "error", "blocked", "denied", "pending")
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "replay",
-        help=HELP,
+        help=help_of("replay"),
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

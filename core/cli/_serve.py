@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ToolhooksError
+from ._commands import help_of
 from ._common import OK, PROBLEMS, add_config_option, plugin_table, read_config
 
-HELP = "the approvals desk: a web page to decide, edit and watch tool calls (toolhooks[web])"
 DESCRIPTION = """\
 Serve the approvals desk: waiting approvals (live), decided ones, allow-always grants and the
 calls of the event log. It works over the approval store agents share: the queue route's SQLite
@@ -32,7 +32,7 @@ DEFAULT_LOG = ".toolhooks/events.jsonl"
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("serve", help=HELP, description=DESCRIPTION,
+    parser = subparsers.add_parser("serve", help=help_of("serve"), description=DESCRIPTION,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")  # fmt: skip

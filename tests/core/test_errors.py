@@ -26,7 +26,7 @@ def test_the_value_errors_have_toolhooks_error_first_and_value_error_second(erro
 def test_every_exported_exception_is_a_toolhooks_error_except_the_tools_own():
     exported = {
         name: value
-        for name, value in vars(toolhooks).items()
+        for name, value in ((name, getattr(toolhooks, name)) for name in toolhooks.__all__)
         if isinstance(value, type) and issubclass(value, BaseException)
     }
     # ToolError is raised by a tool to give the model a message, never by toolhooks.

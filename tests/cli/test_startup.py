@@ -1,0 +1,57 @@
+"""Issue #17 item 7: ``toolhooks --help`` and ``--version`` start without pydantic, pluggy or
+the runtime; a command imports what it needs when it runs. (What this saves is measured, not
+asserted: see the CLI decisions in PLUGINS.md.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pydantic", "pluggy", "toolhooks._runtime", "toolhooks._config", "toolhooks._pipeline")
+PROBE = """
+import json, sys
+from toolhooks.cli import main
+code = main({argv!r})
+print(json.dumps({{"code": code, "heavy": sorted(m for m in {heavy!r} if m in sys.modules)}}))
+"""
+
+
+def loaded_by(argv: list[str]) -> dict[str, object]:
+    """What ``main(argv)`` imported, in a fresh interpreter (stdout's last line)."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], [], ["--wide", "--help"]])
+def test_help_and_version_import_no_pydantic_pluggy_or_runtime(argv):
+    result = loaded_by(argv)
+    assert result["heavy"] == []
+    assert result["code"] == (2 if argv == [] else 0)
+
+
+def test_a_command_imports_what_it_needs_when_it_runs():
+    result = loaded_by(["plugins", "--json"])
+    assert result == {"code": 0, "heavy": sorted(HEAVY)}
+
+
+def test_the_console_script_imports_no_pydantic_for_help():
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "toolhooks", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and "usage: toolhooks" in done.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "toolhooks.cli._app" in imported  # the probe sees the command line's own imports
+    assert not {name for name in imported if name.split(".")[0] in ("pydantic", "pluggy")}
