@@ -17,6 +17,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from .._routes import printable
 from .._store import StoredApproval
 from ._auth import COOKIE
 from ._calls import CallSummary
@@ -24,10 +25,19 @@ from ._desk import Desk, DeskError, rewritten_fields, stamp
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATUSES = ("ok", "error", "blocked", "denied", "pending", "running")
+
+
+def _shown(value: Any) -> Any:
+    """Control and bidi-override characters made visible as escapes (a title must not reorder
+    or hide the text around it); everything is HTML-escaped after this."""
+    return printable(value) if isinstance(value, str) else value
+
+
 _env = Environment(
     loader=FileSystemLoader(TEMPLATES),
     autoescape=select_autoescape(enabled_extensions=("html",), default=True),
     auto_reload=False,
+    finalize=_shown,
 )
 Filter = Annotated[str | None, Query(max_length=200)]
 
@@ -56,7 +66,14 @@ def _desk(request: Request) -> Desk:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+    """Indented JSON; a character that is not printable becomes its JSON escape (same value)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+    return "".join(ch if ch.isprintable() or ch == "\n" else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    units = ch.encode("utf-16-be")
+    return "".join(f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2))
 
 
 def _countdown(seconds: float) -> str:
