@@ -73,7 +73,9 @@ def _json(value: Any) -> str:
 
 def _escape(ch: str) -> str:
     units = ch.encode("utf-16-be")
-    return "".join(f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2))
+    return "".join(
+        f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2)
+    )
 
 
 def _countdown(seconds: float) -> str:
