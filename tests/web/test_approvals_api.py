@@ -18,6 +18,16 @@ def pause(rt, path="notes.txt", text="hello", call_id=None):
     return outcome
 
 
+def settled(client, approval_id):
+    """The outcome once the event log has the call's end (it is written every few ms)."""
+    deadline = time.time() + 10
+    while True:
+        found = client.get(f"/api/approvals/{approval_id}/outcome").json()
+        if found["result"] not in ("decided", "running") or time.time() > deadline:
+            return found
+        time.sleep(0.02)
+
+
 def test_list_shows_waiting_newest_first_with_rewrites_and_digest(agent, api):
     rt = agent()
     first = pause(rt, "a.txt")
@@ -47,7 +57,7 @@ def test_allow_once_records_who_and_the_agent_runs_exactly_the_frozen_params(age
     done = rt.resume(paused.pending.id)
     assert done.status == "ok" and done.content == "wrote 5 chars to /ws/notes.txt"
     assert done.call_id == paused.call_id
-    result = api().get(f"/api/approvals/{paused.pending.id}/outcome").json()
+    result = settled(api(), paused.pending.id)
     assert result["result"] == "approved" and result["status"] == "ok"
     history = api().get("/api/approvals", params={"state": "history"}).json()
     assert [(r["id"], r["decision"], r["decided_by"]) for r in history] == [
@@ -76,7 +86,7 @@ def test_deny_with_a_reason_reaches_the_model(agent, api):
     assert api().decide(paused.pending.id, "deny", reason="not today").status_code == 200
     done = rt.resume(paused.pending.id)
     assert done.status == "denied" and "not today" in done.content
-    assert api().get(f"/api/approvals/{paused.pending.id}/outcome").json()["result"] == "denied"
+    assert settled(api(), paused.pending.id)["result"] == "denied"
 
 
 def test_edit_runs_the_chain_again_and_reports_each_result(agent, api):
@@ -89,21 +99,19 @@ def test_edit_runs_the_chain_again_and_reports_each_result(agent, api):
     assert answer.json()["approval"]["decided_params"] == edited
     done = rt.resume(paused.pending.id)
     assert done.status == "ok" and done.content == "wrote 6 chars to /ws/other.txt"
-    assert api().get(f"/api/approvals/{paused.pending.id}/outcome").json()["result"] == (
-        "approved-as-edited"
-    )
+    assert settled(api(), paused.pending.id)["result"] == "approved-as-edited"
     # Blocked: the chain refuses the edited params.
     paused = pause(rt)
     api().decide(paused.pending.id, "edit", params={"path": "/forbidden/x", "text": "t"})
     assert rt.resume(paused.pending.id).status == "blocked"
-    result = api().get(f"/api/approvals/{paused.pending.id}/outcome").json()
+    result = settled(api(), paused.pending.id)
     assert result["result"] == "blocked" and "off limits" in result["reason"]
     # A new approval: the chain rewrote the edit again, so a human must see what would run.
     paused = pause(rt)
     api().decide(paused.pending.id, "edit", params={"path": "elsewhere.txt", "text": "t"})
     again = rt.resume(paused.pending.id)
     assert again.status == "pending" and again.pending.id != paused.pending.id
-    result = api().get(f"/api/approvals/{paused.pending.id}/outcome").json()
+    result = settled(api(), paused.pending.id)
     assert result == {"result": "new-approval", "status": "pending", "reason": None,
                       "new_approval_id": again.pending.id}  # fmt: skip
     waiting = api().get("/api/approvals").json()
