@@ -191,8 +191,8 @@ def _ran(
             "asked_approval",
         )
     elif outcome.approval == "edit":
-        decision.add("approval_edited", _edited(asked_text, proposed, outcome, events), asked_by,
-                     "asked_approval")  # fmt: skip
+        text = _edited(asked_text, proposed, outcome, events)
+        decision.add("approval_edited", text, asked_by, "asked_approval")
     final = outcome.params or {}
     for name, plugin in outcome.rewritten_by.items():
         before = _shown(proposed[name]) if name in proposed else "(absent)"
@@ -235,8 +235,10 @@ def _ran(
         decision.add("allowed", None)
 
 
-def _edited(asked_text: str, proposed: dict[str, Any], outcome: Outcome,
-            events: list[Event]) -> str:  # fmt: skip
+def _edited(
+    asked_text: str, proposed: dict[str, Any], outcome: Outcome, events: list[Event]
+) -> str:
+    """What the person changed, and that the chain ran again on it."""
     edited = next((e for e in events if e.event == "approval.edited"), None)
     who = (edited.data.get("by") if edited is not None else None) or "a person"
     final = outcome.params or {}
