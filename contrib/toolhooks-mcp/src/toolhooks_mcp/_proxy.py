@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -31,7 +31,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolhooks import ApprovalStore, Runtime, ToolCall
 
 from ._approval import ClientApprover, resume_round
-from ._config import McpTable
+from ._config import McpTable, ServerTable
 from ._results import Holder, call_result, upstream_value
 from ._scope import Caller, RequestScope, caller_of, current_request
 from ._tools import Route, routes_for, spec_for
@@ -45,7 +45,8 @@ class Proxy:
 
     ``config`` is read like ``Runtime(config=...)``: None finds ``$TOOLHOOKS_CONFIG``,
     ``toolhooks.toml`` or ``[tool.toolhooks]``. ``plugins`` are registered next to the installed
-    ones.
+    ones. ``local`` maps server names to in-process SDK ``Server`` objects, connected without a
+    process (their ``[mcp.servers]`` table, if any, still gives trust, tags and timeouts).
     """
 
     def __init__(
@@ -55,6 +56,7 @@ class Proxy:
         plugins: Iterable[Any] = (),
         approval_store: ApprovalStore | None = None,
         load_entrypoints: bool = True,
+        local: Mapping[str, Server[Any]] | None = None,
     ) -> None:
         self.approver = ClientApprover()
         self.runtime = Runtime(
@@ -70,9 +72,13 @@ class Proxy:
         self.runtime.visible_tools()  # a config naming a plugin that does not exist fails here
         self.session_id = "mcp-" + os.urandom(6).hex()
         self.token_entries = {entry.sender: entry for entry in self.settings.auth.tokens}
+        servers = dict(self.settings.servers)
+        for name in local or {}:  # in-process servers (tests, benchmarks): no process to start
+            servers.setdefault(name, ServerTable(command="(in-process)"))
+        self.settings = self.settings.model_copy(update={"servers": servers})
         self.upstreams = {
-            name: Upstream(name, table, self.settings, self._changed)
-            for name, table in self.settings.servers.items()
+            name: Upstream(name, table, self.settings, self._changed, (local or {}).get(name))
+            for name, table in servers.items()
         }
         self.routes: dict[str, Route] = {}
         self.prompt_routes: dict[str, tuple[str, str]] = {}

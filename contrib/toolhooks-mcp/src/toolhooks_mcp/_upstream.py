@@ -22,6 +22,7 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server import Server
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
@@ -43,7 +44,15 @@ class UpstreamDown(Exception):
 class Upstream:
     """A configured server and, while it runs, its connected client and listings."""
 
-    def __init__(self, name: str, table: ServerTable, settings: McpTable, changed: Changed) -> None:
+    def __init__(
+        self,
+        name: str,
+        table: ServerTable,
+        settings: McpTable,
+        changed: Changed,
+        local: Server[Any] | None = None,
+    ) -> None:
+        self.local = local
         self.name = name
         self.table = table
         self.settings = settings
@@ -66,6 +75,8 @@ class Upstream:
 
     def _client(self) -> Client:
         table = self.table
+        if self.local is not None:
+            return Client(self.local, mode="legacy", cache=None)
         if table.url is not None:
             return Client(http_transport(table.url, table.headers), cache=None)
         assert table.command is not None  # the config model guarantees one of the two

@@ -1,0 +1,220 @@
+"""What the toolhooks MCP proxy adds to a tools/call, against the same call straight to the upstream.
+
+``python bench/mcp.py [--quick] [--rounds N] [--calls N] [--json FILE]``
+
+The upstream is one small MCP server (the SDK's low-level ``Server``) with item 2's ``read`` tool:
+``read(path)`` returns about 200 characters. The proxy runs item 2's default pipeline (the policy,
+with the "full" profile here since profiles name tools, loop detection, result budget, the JSONL
+event log with one write a call). Two
+setups, each a pair of contenders measured in the same process, interleaved round by round, on
+the wall clock (the stdio setups spend most of their time in other processes):
+
+- in-process: the SDK's ``Client`` connected to the upstream ``Server`` object (handshake era,
+  the SDK's in-memory streams), against the same ``Client`` connected to the proxy's ``Server``,
+  whose upstream is that same ``Server`` object, in-process too;
+- over stdio: ``Client`` starting the upstream as a subprocess, against ``Client`` starting
+  ``toolhooks mcp serve`` as a subprocess, which starts the same upstream as its subprocess.
+
+"Added" is the proxy's time less the direct time: the second hop plus the pipeline. The target
+is that it costs at most 1.2 times what the upstream hop itself costs (the direct time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE] + [HERE]
+
+import anyio  # noqa: E402
+import mcp_types as types  # noqa: E402
+from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.server import Server  # noqa: E402
+from pipeline import BODY, PATHS, config  # noqa: E402
+from toolhooks_mcp import Proxy  # noqa: E402
+
+TARGET = 1.2
+READ = types.Tool(
+    name="read",
+    description="Read a file.",
+    input_schema={
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": ["path"],
+    },
+    annotations=types.ToolAnnotations(read_only_hint=True),
+)
+
+
+def upstream() -> Server[Any]:
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[READ])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        path = (params.arguments or {}).get("path", "")
+        return types.CallToolResult(content=[types.TextContent(text=f"# {path}\n{BODY}")])
+
+    return Server("bench-upstream", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def proxy_config(log_dir: str, command: list[str] | None) -> dict[str, Any]:
+    cfg = config(log_dir)
+    # Profiles list tool names (read, write, exec): the prefixed MCP names are none of them, so
+    # "coding" would hide every proxied tool. The policy runs with its default, "full".
+    cfg.pop("tools", None)
+    server = (
+        {"command": command[0], "args": command[1:]} if command else {"command": "(in-process)"}
+    )
+    cfg["mcp"] = {"servers": {"files": {**server, "trusted": True}}, "sender": "bench"}
+    return cfg
+
+
+Call = Callable[[], Awaitable[object]]
+
+
+def caller(client: Client, name: str) -> Call:
+    serial = iter(range(1 << 62))
+
+    async def call() -> object:
+        result = await client.call_tool(name, {"path": f"src/module_{next(serial) % PATHS}.py"})
+        assert not result.is_error, result.content
+        return result
+
+    return call
+
+
+async def measure(contenders: dict[str, Call], rounds: int, calls: int) -> dict[str, list[float]]:
+    """Per-call seconds of ``calls`` back-to-back calls, ``rounds`` times, interleaved."""
+    samples: dict[str, list[float]] = {label: [] for label in contenders}
+    labels = list(contenders)
+    for index in range(rounds + 1):  # round 0 warms up
+        shift = index % len(labels)
+        for label in labels[shift:] + labels[:shift]:
+            call = contenders[label]
+            start = time.perf_counter()
+            for _ in range(calls):
+                await call()
+            if index:
+                samples[label].append((time.perf_counter() - start) / calls)
+    return samples
+
+
+async def in_process(log_dir: str, rounds: int, calls: int) -> dict[str, list[float]]:
+    server = upstream()
+    proxy = Proxy(proxy_config(log_dir, None), local={"files": server})
+    async with AsyncExitStack() as stack:
+        direct = await stack.enter_async_context(Client(server, mode="legacy", cache=None))
+        await stack.enter_async_context(proxy.running())
+        through = await stack.enter_async_context(Client(proxy.server, mode="legacy", cache=None))
+        return await measure(
+            {"direct": caller(direct, "read"), "proxy": caller(through, "files__read")},
+            rounds,
+            calls,
+        )
+
+
+async def over_stdio(log_dir: str, rounds: int, calls: int) -> dict[str, list[float]]:
+    command = [sys.executable, os.path.abspath(__file__), "--serve-upstream"]
+    cfg_path = os.path.join(log_dir, "toolhooks.toml")
+    with open(cfg_path, "w", encoding="utf-8") as handle:
+        handle.write(_toml(proxy_config(log_dir, command)))
+    serve = [sys.executable, "-m", "toolhooks", "mcp", "serve", "--config", cfg_path]
+    async with AsyncExitStack() as stack:
+        direct = await stack.enter_async_context(
+            Client(StdioServerParameters(command=command[0], args=command[1:]), cache=None)
+        )
+        through = await stack.enter_async_context(
+            Client(StdioServerParameters(command=serve[0], args=serve[1:]), cache=None)
+        )
+        return await measure(
+            {"direct": caller(direct, "read"), "proxy": caller(through, "files__read")},
+            rounds,
+            calls,
+        )
+
+
+def _toml(cfg: dict[str, Any], prefix: str = "") -> str:
+    """The bench's config as TOML (tables of strings, numbers, booleans and lists only)."""
+    scalars, tables = [], []
+    for key, value in cfg.items():
+        if isinstance(value, dict):
+            tables.append(_toml(value, f"{prefix}{key}."))
+        else:
+            scalars.append(f"{json.dumps(key)} = {json.dumps(value)}")
+    head = f"[{prefix[:-1]}]\n" if prefix and scalars else ""
+    return head + "".join(line + "\n" for line in scalars) + "".join(tables)
+
+
+def summary(name: str, samples: dict[str, list[float]]) -> dict[str, float]:
+    direct = statistics.median(samples["direct"])
+    proxy = statistics.median(samples["proxy"])
+    ratios = [(p - d) / d for p, d in zip(samples["proxy"], samples["direct"], strict=True)]
+    return {
+        "setup": name,
+        "direct": direct,
+        "proxy": proxy,
+        "added": proxy - direct,
+        "ratio": statistics.median(ratios),
+    }  # type: ignore[dict-item]
+
+
+def fmt(seconds: float) -> str:
+    return f"{seconds * 1e6:.0f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
+
+
+async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
+    rows = []
+    with tempfile.TemporaryDirectory() as log_dir:
+        rows.append(summary("in-process", await in_process(log_dir, args.rounds, args.calls)))
+    with tempfile.TemporaryDirectory() as log_dir:
+        rows.append(summary("over stdio", await over_stdio(log_dir, args.rounds, args.calls)))
+    return rows
+
+
+def serve_upstream() -> None:
+    from mcp.server.stdio import stdio_server
+
+    async def run() -> None:
+        server = upstream()
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)
+
+
+if __name__ == "__main__":
+    if "--serve-upstream" in sys.argv:
+        serve_upstream()
+        sys.exit(0)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 2 rounds of 5 calls")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--calls", type=int, default=50)
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.calls = 2, 5
+    rows = anyio.run(main, args)
+    print("## MCP proxy: a tools/call through toolhooks vs straight to the upstream\n")
+    print("| setup | direct | through the proxy | added | added / direct hop |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        print(
+            f"| {row['setup']} | {fmt(row['direct'])} | {fmt(row['proxy'])} | {fmt(row['added'])} | {row['ratio']:.2f}x |"
+        )
+    met = all(row["ratio"] <= TARGET for row in rows)
+    print(
+        f"\ntarget: the proxy adds at most {TARGET}x the upstream hop's cost: {'met' if met else 'not met'}"
+    )
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(rows, handle, indent=2)
