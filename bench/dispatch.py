@@ -59,7 +59,7 @@ def contenders(count: int) -> tuple[dict[str, Callable[[], object]], Runtime]:
     plugins = [NoOp(i) for i in range(count)]
     rt = make_runtime(plugins)
     pm = make_pluggy(plugins)
-    call = ToolCall("noop")
+    call = ToolCall(name="noop")
     proposal = {"name": "noop", "params": {}}
     functions = [plugin.before_tool_call for plugin in plugins]
     hook = pm.hook.before_tool_call

@@ -116,7 +116,10 @@ def pipeline_contenders(log_dir: str) -> tuple[dict[str, Callable[[], object]], 
     calls = itertools.cycle(
         [
             ToolCall(
-                "read", {"path": f"src/module_{i}.py"}, session_id="bench-pluggy", spec=tool_spec
+                name="read",
+                params={"path": f"src/module_{i}.py"},
+                session_id="bench-pluggy",
+                spec=tool_spec,
             )
             for i in range(PATHS)
         ]

@@ -39,7 +39,12 @@ def _calls(sessions: list[str], count: int, seed: int) -> list[ToolCall]:
     pick = random.Random(seed).choice
     spec = Runtime(tools=[read], load_entrypoints=False).tool_specs()[0]
     return [
-        ToolCall("read", {"path": f"src/module_{i % 997}.py"}, session_id=pick(sessions), spec=spec)
+        ToolCall(
+            name="read",
+            params={"path": f"src/module_{i % 997}.py"},
+            session_id=pick(sessions),
+            spec=spec,
+        )
         for i in range(count)
     ]
 
@@ -49,7 +54,9 @@ def _fill(plugin: LoopDetectionPlugin, sessions: list[str]) -> None:
     spec = Runtime(tools=[read], load_entrypoints=False).tool_specs()[0]
     for session in sessions:
         for i in range(WINDOW):
-            call = ToolCall("read", {"path": f"fill/{i}.py"}, session_id=session, spec=spec)
+            call = ToolCall(
+                name="read", params={"path": f"fill/{i}.py"}, session_id=session, spec=spec
+            )
             plugin.before_tool_call(call)
             value = read(**call.params)
             plugin.after_tool_call(call, ToolResult("ok", value, value, None, 0.0, None))

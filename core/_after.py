@@ -56,8 +56,12 @@ def run_after_chain(
     state: BeforeState,
     tracing: bool,
     interrupted: BaseException | None,
+    rendered: str | None = None,
 ) -> Pipeline[Outcome]:
-    """after_tool_call in order (fail open by default), then the Outcome; always runs."""
+    """after_tool_call in order (fail open by default), then the Outcome; always runs.
+
+    ``rendered`` is the executed tool's own content (None when it did not run).
+    """
     record = state.record
     # What the Outcome reports: the tool's own value unless a hook returned another. Hooks see a
     # read-only copy of it, so that no handler (an audit one included) can change it in place.
@@ -124,20 +128,22 @@ def run_after_chain(
         content = f"{content}\n\n" + "\n".join(notes) if content else "\n".join(notes)
     status = result.status
     outcome = Outcome(
-        status,
-        content,
-        call.id,
-        call.trace_id,
-        call.name,
-        value,
-        verdict.params,
-        withheld_by or verdict.blocked_by,
-        verdict.reason if withheld_by is None else result.error,
-        notes,
-        truncated,
-        artifact,
-        verdict.approval,
-        _rewritten(state, call) if state.writers else {},
+        status=status,
+        content=content,
+        call_id=call.id,
+        trace_id=call.trace_id,
+        tool=call.name,
+        value=value,
+        params=verdict.params,
+        blocked_by=withheld_by or verdict.blocked_by,
+        reason=verdict.reason if withheld_by is None else result.error,
+        notes=notes,
+        truncated=truncated,
+        artifact=artifact,
+        approval=verdict.approval,
+        rewritten_by=_rewritten(state, call) if state.writers else {},
+        # The text the tool's own result rendered to, changed by a hook (a redaction, a trim)?
+        content_changed=rendered is not None and result.content != rendered,
     )
     if tracing:
         record(

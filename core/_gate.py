@@ -256,11 +256,11 @@ def pending_outcome(pending: PendingApproval) -> Outcome:
     call, request = pending.call, pending.request
     reason = f"Approval pending: {request.title} (approval {pending.short_id})"
     return Outcome(
-        "pending",
-        reason,
-        call.id,
-        call.trace_id,
-        call.name,
+        status="pending",
+        content=reason,
+        call_id=call.id,
+        trace_id=call.trace_id,
+        tool=call.name,
         params=thaw(call.params),
         reason=reason,
         rewritten_by=dict(pending.rewritten_by),

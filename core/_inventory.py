@@ -16,7 +16,7 @@ Discovered = tuple[list[Candidate], list[tuple[Candidate, str]]]
 """What ``_loader.discover()`` returns: the candidates, and the duplicates with why."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PluginInfo:
     """One row of ``Runtime.plugins()`` (and of ``toolhooks plugins``)."""
 
@@ -33,7 +33,7 @@ class PluginInfo:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandlerInfo:
     """One handler of a chain, with every option resolved (``Runtime.handlers()``)."""
 
@@ -97,17 +97,15 @@ def disabled_info(name: str, plugin: Any, reason: str) -> PluginInfo:
     """The ``plugins(include_disabled=True)`` row of a plugin the config switched off."""
     version = getattr(plugin, "__version__", None)
     return PluginInfo(
-        name,
-        version if isinstance(version, str) else None,
-        None,
-        0,
-        (),
-        "enforce",
-        False,
-        "registered",
-        None,
-        None,
-        reason,
+        name=name,
+        version=version if isinstance(version, str) else None,
+        distribution=None,
+        priority=0,
+        hooks=(),
+        mode="enforce",
+        enabled=False,
+        source="registered",
+        reason=reason,
     )
 
 
@@ -161,17 +159,16 @@ def _registration_error(candidate: Candidate, exc: Exception) -> PluginLoadError
 def candidate_info(candidate: Candidate, reason: str) -> PluginInfo:
     source = "built-in" if candidate.builtin else "entry point"
     return PluginInfo(
-        candidate.name,
-        candidate.version,
-        candidate.distribution,
-        0,
-        (),
-        "enforce",
-        False,
-        source,
-        None,
-        candidate.label,
-        reason,
+        name=candidate.name,
+        version=candidate.version,
+        distribution=candidate.distribution,
+        priority=0,
+        hooks=(),
+        mode="enforce",
+        enabled=False,
+        source=source,
+        entry_point=candidate.label,
+        reason=reason,
     )
 
 
@@ -182,28 +179,28 @@ def plugin_info(record: PluginRecord) -> PluginInfo:
     tools = next((h.tools for h in handlers if h.tools is not None), None)
     version = record.version or getattr(record.plugin, "__version__", None)
     return PluginInfo(
-        record.name,
-        version if isinstance(version, str) else None,
-        record.distribution,
-        priority,
-        record.hooks,
-        mode,
-        True,
-        record.source,
-        tools,
-        record.entry_point,
+        name=record.name,
+        version=version if isinstance(version, str) else None,
+        distribution=record.distribution,
+        priority=priority,
+        hooks=record.hooks,
+        mode=mode,
+        enabled=True,
+        source=record.source,
+        tools=tools,
+        entry_point=record.entry_point,
     )
 
 
 def handler_info(handler: Handler) -> HandlerInfo:
     return HandlerInfo(
-        handler.plugin,
-        handler.hook,
-        handler.priority,
-        handler.timeout,
-        handler.inline,
-        handler.is_async,
-        handler.on_error,
-        "audit" if handler.audit else "enforce",
-        handler.tools,
+        plugin=handler.plugin,
+        hook=handler.hook,
+        priority=handler.priority,
+        timeout_s=handler.timeout,
+        inline=handler.inline,
+        is_async=handler.is_async,
+        on_error=handler.on_error,
+        mode="audit" if handler.audit else "enforce",
+        tools=handler.tools,
     )

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import itertools
 import secrets
-from collections import namedtuple
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ._errors import InvalidToolCall
@@ -111,9 +110,8 @@ def _id_problem(*values: object) -> str:
     return "ids must be strings"  # pragma: no cover - only called when one of them is not
 
 
-_ToolCallRecord = namedtuple(  # a plain record, typed on the subclass
-    "_ToolCallRecord",
-    [
+_MAPPING_KEYS = frozenset(
+    {
         "name",
         "params",
         "id",
@@ -124,153 +122,81 @@ _ToolCallRecord = namedtuple(  # a plain record, typed on the subclass
         "sender",
         "origin",
         "context_window_tokens",
-        "spec",
-    ],
+    }
 )
-_CALL_FIELDS: tuple[str, ...] = _ToolCallRecord._fields
-_MAPPING_KEYS = frozenset(_CALL_FIELDS) - {"spec"}
-_new_record = tuple.__new__
 
 
-class ToolCall(_ToolCallRecord):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCall:
     """One proposed tool call: an immutable record. ``params`` is a read-only deep copy.
 
-    ``spec`` is the registered :class:`ToolSpec` for ``name`` (set by the runtime), or None for a
-    tool the runtime does not know. Being a named tuple keeps attribute reads and copies cheap on
-    the per-call path; compare calls by their fields, not by position.
+    ``id`` and ``trace_id`` are generated when not given. ``sender`` may be given as a mapping or
+    a bare id. ``spec`` is the registered :class:`ToolSpec` for ``name`` (set by the runtime), or
+    None for a tool the runtime does not know.
     """
 
-    __slots__ = ()
     name: str
-    params: FrozenDict
-    id: str
-    session_id: str | None
-    run_id: str | None
-    trace_id: str
-    agent_id: str | None
-    sender: Sender | None
-    origin: Origin
-    context_window_tokens: int | None
-    spec: ToolSpec | None
+    params: Mapping[str, Any] = field(default_factory=FrozenDict)
+    id: str = ""
+    session_id: str | None = None
+    run_id: str | None = None
+    trace_id: str = ""
+    agent_id: str | None = None
+    sender: Sender | None = None
+    origin: Origin = "agent"
+    context_window_tokens: int | None = None
+    spec: ToolSpec | None = None
 
-    def __new__(
-        cls,
-        name: str,
-        params: Mapping[str, Any] | None = None,
-        id: str | None = None,
-        session_id: str | None = None,
-        run_id: str | None = None,
-        trace_id: str | None = None,
-        agent_id: str | None = None,
-        sender: Sender | Mapping[str, Any] | str | None = None,
-        origin: Origin = "agent",
-        context_window_tokens: int | None = None,
-        spec: ToolSpec | None = None,
-    ) -> ToolCall:
-        # This runs once per call on the hot path: each check is one cheap test in line, and the
-        # message is built only when a check fails.
+    def __post_init__(self) -> None:
+        name = self.name
         if type(name) is not str or not name or len(name) > MAX_TOOL_NAME or not name.isprintable():
             raise InvalidToolCall(_name_problem(name))
-        if origin != "agent" and origin != "external":
-            raise InvalidToolCall(f"origin must be 'agent' or 'external', got {origin!r}")
-        if not (
-            (id is None or type(id) is str)
-            and (session_id is None or type(session_id) is str)
-            and (run_id is None or type(run_id) is str)
-            and (trace_id is None or type(trace_id) is str)
-            and (agent_id is None or type(agent_id) is str)
-        ):
-            raise InvalidToolCall(_id_problem(id, session_id, run_id, trace_id, agent_id))
-        if context_window_tokens is not None and (
-            type(context_window_tokens) is not int or context_window_tokens < 0
-        ):
+        if self.origin not in ("agent", "external"):
+            raise InvalidToolCall(f"origin must be 'agent' or 'external', got {self.origin!r}")
+        ids = (self.id, self.session_id, self.run_id, self.trace_id, self.agent_id)
+        if not all(value is None or type(value) is str for value in ids):
+            raise InvalidToolCall(_id_problem(*ids))
+        tokens = self.context_window_tokens
+        if tokens is not None and (type(tokens) is not int or tokens < 0):
             raise InvalidToolCall("context_window_tokens must be a non-negative integer")
-        if spec is not None and not isinstance(spec, ToolSpec):
+        if self.spec is not None and not isinstance(self.spec, ToolSpec):
             raise InvalidToolCall("spec must be a ToolSpec")
+        # A frozen dataclass sets its own fields through object.__setattr__ (as its __init__ does).
         try:
-            if params is None or (type(params) is dict and not params):
-                frozen = EMPTY_PARAMS
-            else:
-                frozen = freeze_params(params)
-            if sender is not None and type(sender) is not Sender:
-                sender = Sender.coerce(sender)
+            params = EMPTY_PARAMS if self.params is None else freeze_params(self.params)
+            object.__setattr__(self, "params", params)
+            if self.sender is not None and type(self.sender) is not Sender:
+                object.__setattr__(self, "sender", Sender.coerce(self.sender))
         except ValueError as exc:
             raise InvalidToolCall(str(exc)) from None
-        if not id or not trace_id:
-            # One serial serves both generated ids: a call that starts its own trace is that
-            # trace's only call, and one counter step is half the cost of two.
-            serial = _PROCESS_PREFIX + hex(_next_serial())[2:]  # new_id(), in line
-            id = id or f"call_{serial}"
-            trace_id = trace_id or serial
-        return _new_record(
-            cls,
-            (
-                name,
-                frozen,
-                id,
-                session_id,
-                run_id,
-                trace_id,
-                agent_id,
-                sender,
-                origin,
-                context_window_tokens,
-                spec,
-            ),
-        )
+        if not self.id or not self.trace_id:
+            # A call that starts its own trace is that trace's only call: one id serves both.
+            serial = new_id()
+            object.__setattr__(self, "id", self.id or f"call_{serial}")
+            object.__setattr__(self, "trace_id", self.trace_id or serial)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], spec: ToolSpec | None = None) -> ToolCall:
         """Build a call from a plain dict with the constructor's keys; unknown keys are errors."""
-        if type(data) is not dict and not isinstance(data, Mapping):
+        if not isinstance(data, Mapping):
             raise InvalidToolCall(
                 f"a tool call must be a ToolCall or a mapping, got {type(data).__name__}"
             )
         if not _MAPPING_KEYS.issuperset(data):
             unknown = sorted(repr(k) for k in data if k not in _MAPPING_KEYS)
             raise InvalidToolCall(f"tool call has unknown keys: {', '.join(unknown)}")
-        get = data.get
-        name = get("name")
-        if name is None:
+        if data.get("name") is None:
             raise InvalidToolCall("tool call has no 'name'")
-        # Positional, not cls(**data): no keyword dict to build on the per-call path.
-        return cls(
-            name,
-            get("params"),
-            get("id"),
-            get("session_id"),
-            get("run_id"),
-            get("trace_id"),
-            get("agent_id"),
-            get("sender"),
-            get("origin", "agent"),
-            get("context_window_tokens"),
-            spec,
-        )
+        # None means "not given" (an id is generated, params are empty); origin has no such case.
+        given = {key: value for key, value in data.items() if value is not None or key == "origin"}
+        return cls(**given, spec=spec)
 
-    def with_params(self, params: FrozenDict) -> ToolCall:
-        """A copy with other (already frozen) params; the runtime's cheap path."""
-        return _new_record(ToolCall, (self[0], params, *self[2:]))
+    def with_params(self, params: Mapping[str, Any]) -> ToolCall:
+        """A copy with other params (frozen on the way)."""
+        return replace(self, params=params)
 
     def with_spec(self, spec: ToolSpec | None) -> ToolCall:
-        return _new_record(ToolCall, self[:10] + (spec,))  # noqa: RUF005 - no list on the way
-
-    def _replace(self, **changes: Any) -> ToolCall:
-        """A copy with some fields changed, validated like a new call."""
-        fields = self._asdict()
-        fields.update(changes)
-        return ToolCall(**fields)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ToolCall):
-            return NotImplemented
-        return tuple.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
-
-    __hash__ = None  # type: ignore[assignment]
+        return replace(self, spec=spec)
 
     def __repr__(self) -> str:
         return f"ToolCall(name={self.name!r}, params={dict(self.params)!r}, id={self.id!r})"

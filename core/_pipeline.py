@@ -130,7 +130,13 @@ def rejected(ctx: Context, raw: Any, problem: Exception) -> Outcome:
         {"status": "blocked", "chars": len(reason), "quiet": []},
     )
     return Outcome(
-        "blocked", reason, call_id, trace_id, tool=tool or "", blocked_by=CORE, reason=reason
+        status="blocked",
+        content=reason,
+        call_id=call_id,
+        trace_id=trace_id,
+        tool=tool or "",
+        blocked_by=CORE,
+        reason=reason,
     )
 
 
@@ -253,25 +259,12 @@ def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
             None,
             verdict.kind,
         )
-    rendered = result.content
-    outcome = yield from run_after_chain(
-        run.after, final_call, result, verdict, state, run.tracing, interrupted
+    rendered = result.content if verdict.status == "go" else None
+    return (
+        yield from run_after_chain(
+            run.after, final_call, result, verdict, state, run.tracing, interrupted, rendered
+        )
     )
-    if verdict.status == "go":
-        outcome.content_changed = _body(outcome) != rendered
-    return outcome
-
-
-def _body(outcome: Outcome) -> str:
-    """The outcome's content without the notes the after chain appended."""
-    content = outcome.content
-    if outcome.notes:
-        tail = "\n".join(outcome.notes)
-        if content.endswith(tail):
-            content = content[: len(content) - len(tail)]
-            if content.endswith("\n\n"):
-                content = content[:-2]
-    return content
 
 
 def _evict_oldest(adjusted: OrderedDict[str, Any]) -> None:

@@ -188,7 +188,7 @@ class ToolResult:
     """Why a non-ok call ended: unknown_tool, invalid_params, exception, policy, approval."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Outcome:
     """What ``Runtime.call`` returns: the decision and the text for the conversation."""
 

@@ -28,13 +28,20 @@ from ._tools import Tool
 def refusal(reason: str, row: StoredApproval | None = None) -> Outcome:
     """A resume that runs nothing: unknown id, already resolved, ambiguous, store unavailable."""
     if row is None:
-        return Outcome("blocked", reason, "", "", blocked_by=CORE, reason=reason)
+        return Outcome(
+            status="blocked",
+            content=reason,
+            call_id="",
+            trace_id="",
+            blocked_by=CORE,
+            reason=reason,
+        )
     return Outcome(
-        "blocked",
-        reason,
-        row.call_id,
-        row.trace_id,
-        row.tool,
+        status="blocked",
+        content=reason,
+        call_id=row.call_id,
+        trace_id=row.trace_id,
+        tool=row.tool,
         params=dict(row.params),
         blocked_by=CORE,
         reason=reason,
@@ -187,7 +194,7 @@ def finish(
             # Not re-screened: the hooks' changes are the ones recorded at the pause, measured
             # from what that screening started with (the editor's params after an edit, which
             # the row does not keep), as a call decided at once reports them.
-            outcome.rewritten_by = dict(row.rewritten_by)
+            outcome = replace(outcome, rewritten_by=dict(row.rewritten_by))
         return outcome
     finally:
         state.done = run.state.done = True

@@ -114,17 +114,17 @@ class StoredApproval:
     def call(self, spec: Any = None) -> ToolCall:
         """The paused call with its frozen params, under its own ids."""
         return ToolCall(
-            self.tool,
-            self.params,
-            self.call_id,
-            self.session_id,
-            self.run_id,
-            self.trace_id,
-            self.agent_id,
-            None if self.sender is None else Sender.coerce(self.sender),
-            "external" if self.origin == "external" else "agent",
-            self.context_window_tokens,
-            spec,
+            name=self.tool,
+            params=self.params,
+            id=self.call_id,
+            session_id=self.session_id,
+            run_id=self.run_id,
+            trace_id=self.trace_id,
+            agent_id=self.agent_id,
+            sender=None if self.sender is None else Sender.coerce(self.sender),
+            origin="external" if self.origin == "external" else "agent",
+            context_window_tokens=self.context_window_tokens,
+            spec=spec,
         )
 
     def pending(self, spec: Any = None) -> PendingApproval:

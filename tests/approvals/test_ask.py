@@ -33,7 +33,7 @@ def make(approver: Any) -> tuple[Runtime, EventRecorder, list[str]]:
     return rt, events, ran
 
 
-CALL = ToolCall("deploy", {"target": "staging"}, id="call_1")
+CALL = ToolCall(name="deploy", params={"target": "staging"}, id="call_1")
 
 
 def test_an_answer_is_recorded_and_the_call_finishes_with_it() -> None:

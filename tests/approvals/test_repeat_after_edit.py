@@ -12,7 +12,7 @@ from toolhooks import ToolCall
 def test_a_repeated_call_finds_the_approval_an_edit_led_to(make, drive, gate_plugin) -> None:
     gate = gate_plugin(prefix="/ws/", allowed_decisions=["allow-once", "deny", "edit"])
     rt, recorder, ran = make(gate)
-    proposal = ToolCall("write", {"path": "notes.txt", "text": "hi"}, id="call_1")
+    proposal = ToolCall(name="write", params={"path": "notes.txt", "text": "hi"}, id="call_1")
     first = drive.call(rt, proposal)
     assert first.status == "pending"
     assert first.pending is not None

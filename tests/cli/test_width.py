@@ -32,7 +32,7 @@ def queue_with_approvals(cli) -> None:
             request = ApprovalRequest(
                 title=f"blocked {LONG_TITLE}", description="d", severity=severity, timeout_s=600
             )
-            call = ToolCall(LONG_TOOL, {"n": number}, session_id="s1")
+            call = ToolCall(name=LONG_TOOL, params={"n": number}, session_id="s1")
             pending = PendingApproval(
                 id=f"appr_{number}{'a' * 31}",
                 short_id=f"{number}{'a' * 7}",

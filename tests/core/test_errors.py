@@ -50,8 +50,8 @@ def test_an_invalid_call_is_caught_by_either_base():
     cycle: dict[str, object] = {}
     cycle["self"] = cycle
     with pytest.raises(ToolhooksError, match="reference cycle"):
-        ToolCall("t", {"a": cycle})
+        ToolCall(name="t", params={"a": cycle})
     with pytest.raises(ValueError, match="tool name must be a non-empty string"):
-        ToolCall("")
+        ToolCall(name="")
     with pytest.raises(InvalidToolCall):
-        ToolCall("t", origin="model")  # type: ignore[arg-type]
+        ToolCall(name="t", origin="model")  # type: ignore[arg-type]

@@ -111,7 +111,7 @@ def test_cyclic_and_deep_params_are_refused(rt):
 
 
 def test_toolcall_objects_are_accepted_and_immutable(rt):
-    call = ToolCall("write", {"path": "p"}, sender=Sender("u1", roles=("dev",)))
+    call = ToolCall(name="write", params={"path": "p"}, sender=Sender("u1", roles=("dev",)))
     with pytest.raises(AttributeError):
         call.name = "x"
     assert rt.call(call).value == "p::420"

@@ -64,7 +64,9 @@ class Driver:
         spec: Any = KNOWN,
     ) -> Step:
         tool_spec = ToolSpec(name) if spec is KNOWN else spec
-        call = ToolCall(name, params or {"path": "/a"}, session_id=session, spec=tool_spec)
+        call = ToolCall(
+            name=name, params=params or {"path": "/a"}, session_id=session, spec=tool_spec
+        )
         before = self.plugin.before_tool_call(call)
         if before is not None:
             assert isinstance(before, BeforeToolCallResult) and before.block
@@ -572,7 +574,7 @@ def test_after_hook_for_an_evicted_session_is_harmless() -> None:
     plugin = LoopDetectionPlugin(LoopDetectionConfig(max_sessions=1))
     run = Driver(plugin)
     run.repeat(9, session="a")
-    call = ToolCall("read", {"path": "/a"}, session_id="a", spec=ToolSpec("read"))
+    call = ToolCall(name="read", params={"path": "/a"}, session_id="a", spec=ToolSpec("read"))
     assert plugin.before_tool_call(call) is None
     run(session="b")  # evicts a while the call is still running
     after = plugin.after_tool_call(call, ToolResult("ok", None, "same result"))
@@ -595,7 +597,10 @@ def test_reset_forgets_history() -> None:
 def test_pending_calls_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(plugin_module, "MAX_PENDING", 8)
     plugin = LoopDetectionPlugin()
-    calls = [ToolCall("read", {"i": i}, session_id="s", spec=ToolSpec("read")) for i in range(50)]
+    calls = [
+        ToolCall(name="read", params={"i": i}, session_id="s", spec=ToolSpec("read"))
+        for i in range(50)
+    ]
     for call in calls:
         plugin.before_tool_call(call)
     assert len(plugin._pending) == 8
@@ -606,7 +611,7 @@ def test_pending_calls_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_after_without_before_is_ignored() -> None:
     plugin = LoopDetectionPlugin()
-    call = ToolCall("read", {}, session_id="s")
+    call = ToolCall(name="read", params={}, session_id="s")
     assert (
         plugin.after_tool_call(call, ToolResult("blocked", None, "denied by policy", "denied"))
         is None
@@ -618,9 +623,9 @@ def test_note_goes_to_the_call_that_earned_it() -> None:
     plugin = LoopDetectionPlugin(
         LoopDetectionConfig(warning_threshold=2, critical_threshold=3, window=3)
     )
-    first = ToolCall("read", {"p": 1}, session_id="s")
-    second = ToolCall("read", {"p": 1}, session_id="s")
-    other = ToolCall("read", {"p": 2}, session_id="s")
+    first = ToolCall(name="read", params={"p": 1}, session_id="s")
+    second = ToolCall(name="read", params={"p": 1}, session_id="s")
+    other = ToolCall(name="read", params={"p": 2}, session_id="s")
     assert plugin.before_tool_call(first) is None
     assert plugin.before_tool_call(second) is None  # 2nd identical (first still running): warns
     assert plugin.before_tool_call(other) is None
@@ -702,8 +707,8 @@ def test_non_json_params_hash_deterministically() -> None:
         {"surrogate": "\ud800", "nested": [{"z": 1, "a": [b"x", {1.5}]}]},
     ]
     for params in samples:
-        first = signer.sign("t", ToolCall("t", params).params)
-        assert first == signer.sign("t", ToolCall("t", params).params)
+        first = signer.sign("t", ToolCall(name="t", params=params).params)
+        assert first == signer.sign("t", ToolCall(name="t", params=params).params)
         assert isinstance(first, bytes) and len(first) == 8
     assert signer.sign("t", {"s": {1, 2, 3}}) == signer.sign("t", {"s": {3, 2, 1}})
     assert signer.sign("t", {"b": b"x"}) != signer.sign("t", {"b": b"y"})
@@ -756,7 +761,9 @@ def test_hashing_survives_what_a_tool_call_could_never_hold() -> None:
 def test_signature_is_deterministic_and_order_independent(params: dict[str, Any]) -> None:
     signer = Signer([], {})
     reordered = dict(reversed(list(params.items())))
-    assert signer.sign("tool", ToolCall("tool", params).params) == signer.sign("tool", reordered)
+    assert signer.sign("tool", ToolCall(name="tool", params=params).params) == signer.sign(
+        "tool", reordered
+    )
 
 
 def test_odd_tool_names() -> None:
@@ -989,7 +996,12 @@ def test_memory_per_session_is_small() -> None:
     sessions = 300
     calls = [
         [
-            ToolCall("read", {"path": f"/f{i}", "n": j}, session_id=f"session-{i:06d}", spec=spec)
+            ToolCall(
+                name="read",
+                params={"path": f"/f{i}", "n": j},
+                session_id=f"session-{i:06d}",
+                spec=spec,
+            )
             for j in range(30)
         ]
         for i in range(sessions)

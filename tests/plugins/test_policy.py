@@ -46,7 +46,7 @@ def check(
     with_spec: bool = True,
 ) -> BeforeToolCallResult | None:
     call = ToolCall(
-        name,
+        name=name,
         sender=sender,
         agent_id=agent_id,
         origin=origin,
@@ -819,7 +819,9 @@ def test_tool_visible_agrees_with_before_tool_call():
         for who in MATRIX_SENDERS:
             for agent in (None, "helper", "main"):
                 for origin in ("agent", "external"):
-                    call = ToolCall(tool.name, sender=who, agent_id=agent, origin=origin, spec=tool)
+                    call = ToolCall(
+                        name=tool.name, sender=who, agent_id=agent, origin=origin, spec=tool
+                    )
                     blocked = plugin.before_tool_call(call) is not None
                     visible = plugin.tool_visible(tool, who, agent, origin)
                     assert visible in (None, False)
@@ -988,11 +990,11 @@ def test_cache_keys_on_tags_sender_agent_and_origin():
 def test_unhashable_tags_or_roles_still_decide():
     plugin = PolicyPlugin({"allow": ["*"], "by_sender": {"role:x": {"deny": ["read"]}}})
     odd_spec = ToolSpec("deploy", tags={"side_effect"})
-    call = ToolCall("deploy", spec=odd_spec)
+    call = ToolCall(name="deploy", spec=odd_spec)
     assert plugin.before_tool_call(call) is not None
     assert plugin.tool_visible(odd_spec, None, None, "agent") is False
     odd_sender = Sender("s", roles=["x"])
-    assert plugin.before_tool_call(ToolCall("read", sender=odd_sender)) is not None
+    assert plugin.before_tool_call(ToolCall(name="read", sender=odd_sender)) is not None
 
 
 def test_concurrent_calls_agree():

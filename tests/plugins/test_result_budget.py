@@ -65,7 +65,7 @@ def run(
     tokens: int | None = None,
     status: str = "ok",
 ) -> AfterToolCallResult | None:
-    call = ToolCall("tool", context_window_tokens=tokens)
+    call = ToolCall(name="tool", context_window_tokens=tokens)
     return plugin.after_tool_call(call, ToolResult(status, value, content))
 
 
@@ -262,7 +262,7 @@ def test_blocked_and_denied_trimmed_only_over_budget(tmp_path):
 
 def test_non_string_content_is_left_alone():
     plugin = ResultBudgetPlugin()
-    call = ToolCall("tool")
+    call = ToolCall(name="tool")
     assert plugin.after_tool_call(call, ToolResult("ok", None, None)) is None
     assert plugin.after_tool_call(call, ToolResult("ok", b"x", b"x" * 50_000)) is None
 
@@ -414,7 +414,7 @@ def test_input_is_not_changed(tmp_path):
     value = {"rows": list(range(10_000))}
     content = json.dumps(value)
     result = ToolResult("ok", value, content)
-    make(tmp_path).after_tool_call(ToolCall("t"), result)
+    make(tmp_path).after_tool_call(ToolCall(name="t"), result)
     assert result.content == content and value == {"rows": list(range(10_000))}
 
 

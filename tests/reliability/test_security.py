@@ -374,7 +374,7 @@ def test_s3_external_origin_never_reaches_an_internal_tool(
     execute = None if tool in ("secret", "gateway") else (lambda p: ran.append(tool) or "ran")
     for request in (
         {"name": tool, "origin": "external", "sender": "mallory"},
-        ToolCall(tool, origin="external", sender="mallory"),
+        ToolCall(name=tool, origin="external", sender="mallory"),
     ):
         outcome = run(rt, request, mode, execute)
         assert outcome.status == "blocked", (outcome.status, outcome.reason)

@@ -158,8 +158,8 @@ class Proxy:
             if params.request_state is not None:
                 return await resume_round(self, params, caller, execute, holder)
             call = ToolCall(
-                params.name,
-                params.arguments or {},
+                name=params.name,
+                params=params.arguments or {},
                 session_id=caller.session_id,
                 agent_id=caller.agent_id,
                 sender=caller.sender,

@@ -33,8 +33,8 @@ class CallScope:
     def call(self, name: str, params: Mapping[str, Any], call_id: str) -> ToolCall:
         """The call under the SDK's call id, so a decision and its execution share one id."""
         return ToolCall(
-            name,
-            params,
+            name=name,
+            params=params,
             id=call_id,
             session_id=self.session_id,
             agent_id=self.agent_id,
