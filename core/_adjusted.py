@@ -13,8 +13,6 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from ._frozen import FrozenDict
-
 ADJUSTED_PARAMS_LIMIT = 4096
 """How many calls are remembered at most."""
 ADJUSTED_PARAMS_BYTES = 64 * 1024 * 1024
@@ -52,14 +50,14 @@ class AdjustedParams:
         max_bytes: int = ADJUSTED_PARAMS_BYTES,
         unchanged_keep_bytes: int = UNCHANGED_KEEP_BYTES,
     ) -> None:
-        self._entries: OrderedDict[str, tuple[FrozenDict, int]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[Mapping[str, Any], int]] = OrderedDict()
         self._lock = threading.Lock()
         self.limit = limit
         self.max_bytes = max_bytes
         self.unchanged_keep_bytes = unchanged_keep_bytes
         self.bytes = 0
 
-    def remember(self, call_id: str, params: FrozenDict, changed: bool) -> None:
+    def remember(self, call_id: str, params: Mapping[str, Any], changed: bool) -> None:
         """Keep ``params`` for ``call_id`` if the bounds allow; evict the oldest to make room."""
         size = params_size(params)
         keep = size <= self.max_bytes and (changed or size <= self.unchanged_keep_bytes)
@@ -76,7 +74,7 @@ class AdjustedParams:
                 _, (_, dropped) = entries.popitem(last=False)
                 self.bytes -= dropped
 
-    def get(self, call_id: str) -> FrozenDict | None:
+    def get(self, call_id: str) -> Mapping[str, Any] | None:
         entry = self._entries.get(call_id)
         return None if entry is None else entry[0]
 

@@ -68,7 +68,7 @@ class BeforeState(CallScope):
         # The proposed (frozen) params until a handler writes: merge_params copies on write, so
         # a chain of handlers that only look costs no copy.
         self.params: Mapping[str, Any] = call.params
-        self.proposed: FrozenDict = call.params
+        self.proposed: Mapping[str, Any] = call.params
         self.writers: dict[str, str] | None = None
         self.approval_plugin: str | None = None
         self.approval: ApprovalRequest | None = None
