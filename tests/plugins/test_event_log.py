@@ -581,6 +581,31 @@ def test_threads_lose_and_duplicate_nothing(make_plugin, log_path, durability, m
     assert plugin.stats().written == len(records) and plugin.stats().dropped == 0
 
 
+def test_the_file_keeps_the_exact_order_events_came_in(make_plugin, log_path, monkeypatch):
+    # The writer thread (every 1 ms) and the caller (when 2 KB are queued) both write; whoever
+    # writes, the file is in the order of on_event.
+    plugin = make_plugin(durability="interval", flush_interval_ms=1, max_queue_bytes=2048)
+    writers: set[str] = set()
+    real_write = os.write
+
+    def noting_write(fd: int, data: bytes) -> int:
+        writers.add(threading.current_thread().name)
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", noting_write)
+    n = 0
+    while n < 5000 or (len(writers) < 2 and n < 200_000):  # until both have written
+        plugin.on_event(make_event("hook.decision", f"c{n % 7}", n=n))
+        n += 1
+        if n % 10 == 0:
+            # Hand the GIL over while lines are queued: otherwise the writer thread only gets it
+            # while this thread is inside its own os.write, when the queue has just been emptied.
+            time.sleep(0)
+    plugin.close()
+    assert writers == {threading.current_thread().name, "toolhooks-event-log"}
+    assert [json.loads(line)["n"] for line in lines_of(log_path)] == list(range(n))
+
+
 def test_thousand_async_sessions_and_threads(make_plugin, log_path):
     plugin = make_plugin(durability="interval", flush_interval_ms=10, max_queue_bytes=4096)
     sessions, thread_calls = 1000, 200
