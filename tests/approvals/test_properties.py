@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from toolhooks import REMOVE, ApprovalDecision, Outcome, Runtime, hookimpl
@@ -286,14 +285,12 @@ def compare(
     return True
 
 
-@pytest.mark.slow  # about 10 s; it runs by default too (-m slow selects the long ones)
 @settings(max_examples=150, deadline=None)
 @given(chain=chains, proposed=proposals, answers=answer_lists)
 def test_deferring_then_resuming_equals_deciding_at_once(chain, proposed, answers):
     check(chain, proposed, answers, "sync")
 
 
-@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(chain=chains, proposed=proposals, answers=answer_lists)
 def test_deferring_then_resuming_equals_deciding_at_once_async(chain, proposed, answers):

@@ -10,6 +10,7 @@ import errno
 import json
 import logging
 import os
+import select
 import signal
 import sqlite3
 import subprocess
@@ -678,6 +679,21 @@ def wait_for_pending(db: Path, count: int = 1, timeout: float = 30) -> list:
     raise AssertionError("no pending approval appeared")
 
 
+def waiting_line(agent: subprocess.Popen, timeout: float = 60) -> str:
+    """The agent's stderr line saying it waits for a decision (stderr read until it comes)."""
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        readable, _, _ = select.select([agent.stderr], [], [], left)
+        if not readable:
+            break
+        line = agent.stderr.readline()
+        if not line:
+            raise AssertionError(f"the agent exited first (code {agent.wait(10)})")
+        if "is waiting for a decision" in line:
+            return line
+    raise AssertionError(f"the agent did not wait for a decision within {timeout} s")
+
+
 def cli(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "toolhooks", "approvals", *args],
@@ -729,7 +745,10 @@ def test_a_pending_approval_survives_sigkill_and_is_resolved_after_restart(agent
     # The restarted agent proposes the same call and waits on the same row; approving it runs
     # the call exactly once.
     second = start_agent()
-    time.sleep(0.5)
+    # Approve only once the restarted agent waits on the row (its one stderr line says so): a
+    # fixed pause let a slow start find the row already decided, and the wait went untested.
+    line = waiting_line(second)
+    assert f"approval {row.short_id} is waiting for a decision" in line
     approved = cli(agent_dir, "approve", row.id, "--by", "ops")
     assert approved.returncode == 0, approved.stderr
     out, err = second.communicate(timeout=60)

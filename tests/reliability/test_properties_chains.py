@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolhooks import REMOVE, Runtime, hookimpl
@@ -363,7 +362,6 @@ def run(chain, proposed, decision, mode, calls=1):
     return observed, asked, seen
 
 
-@pytest.mark.slow  # about 7 s; it runs by default too (-m slow selects the long ones)
 @settings(max_examples=250)
 @given(chain=chains, proposed=proposals, decision=decisions)
 def test_random_chains_follow_the_rules_identically_in_call_and_acall(chain, proposed, decision):
