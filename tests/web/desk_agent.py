@@ -73,7 +73,8 @@ def main(argv: list[str]) -> int:
         execute = lambda given: write(**given)  # noqa: E731
     with Runtime(config=config, plugins=[gate, EventLogPlugin], tools=tools,
                  approver=lambda pending: "defer", load_entrypoints=False) as rt:  # fmt: skip
-        outcome = rt.call({"name": name, "params": params}, execute=execute)
+        call = {"name": name, "params": params, "session_id": "support-42", "sender": "dana"}
+        outcome = rt.call(call, execute=execute)
         while outcome.status == "pending":
             pending = outcome.pending
             assert pending is not None

@@ -86,7 +86,7 @@ def test_a_deferred_call_shows_up_live_and_one_click_lets_the_agent_finish(page,
     assert "expires in" in card.locator(".countdown").text_content()
     if os.environ.get("TOOLHOOKS_UPDATE_SCREENSHOT"):
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOT), full_page=False)
+        page.screenshot(path=str(SCREENSHOT), clip={"x": 0, "y": 0, "width": 1180, "height": 570})
     card.locator("button[data-decision='allow-once']").click()
     done = agent.said()
     assert done["status"] == "ok" and done["content"] == "wrote 5 chars to /ws/notes.txt"
