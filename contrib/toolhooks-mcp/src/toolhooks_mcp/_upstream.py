@@ -31,7 +31,7 @@ from toolhooks import ToolError
 from ._config import McpTable, ServerTable
 
 if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
-    from exceptiongroup import BaseExceptionGroup
+    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
 
 logger = logging.getLogger("toolhooks.mcp")
 Changed = Callable[[], Awaitable[None]]
