@@ -14,13 +14,12 @@ from typing import Any
 
 from ._driver import AwaitIt, Pipeline
 from ._errors import ParamsError
-from ._frozen import freeze_value
+from ._frozen import SCALARS, freeze_value
 from ._merge import BeforeState, elapsed_ms, hook_failed, invoke, quiet_entry
 from ._models import UNSET, ToolCall
 from ._registry import DEFAULT_ASYNC_TIMEOUT, Handler
 from ._results import AfterToolCallResult, DecisionName, Outcome, ToolResult, coerce_after
 
-_SCALARS = frozenset({str, int, float, bool, bytes, type(None)})
 CORE = "toolhooks"
 """The name that core checks (invalid calls and params, digest mismatches) are blocked by."""
 
@@ -66,7 +65,7 @@ def run_after_chain(
     # What the Outcome reports: the tool's own value unless a hook returned another. Hooks see a
     # read-only copy of it, so that no handler (an audit one included) can change it in place.
     value = result.value
-    if chain and type(value) not in _SCALARS:
+    if chain and type(value) not in SCALARS:
         result = _with_value(result, read_only(value))
     notes: list[str] = []
     truncated, artifact = False, None
@@ -165,7 +164,7 @@ def run_after_chain(
 
 def read_only(value: Any) -> Any:
     """A read-only deep copy of a JSON-like value; any other value is handed over as it is."""
-    if type(value) in _SCALARS:
+    if type(value) in SCALARS:
         return value
     try:
         return freeze_value(value, "result.value")

@@ -15,7 +15,8 @@ from ._errors import ParamsError
 from ._json import canonical_json as canonical_json
 
 MAX_PARAM_DEPTH = 64
-_SCALARS = frozenset({str, int, float, bool, type(None), bytes})
+SCALARS = frozenset({str, int, float, bool, type(None), bytes})
+"""Types that are their own read-only copy."""
 
 
 def _read_only(*_args: object, **_kwargs: object) -> NoReturn:
@@ -83,10 +84,9 @@ def freeze_params(params: Mapping[str, Any]) -> FrozenDict:
         raise ParamsError(f"params must be a mapping, got {type(params).__name__}")
     if not params:
         return EMPTY_PARAMS
-    # The common case, flat JSON with str keys and scalar values, is one shallow copy; a plain
-    # loop is cheaper here than all() over a generator.
+    # The common case, flat JSON with str keys and scalar values, is one shallow copy.
     for key, value in params.items():
-        if type(value) not in _SCALARS or type(key) is not str:
+        if type(value) not in SCALARS or type(key) is not str:
             frozen: FrozenDict = _freeze(params, (), 0)
             return frozen
     return FrozenDict(params)
@@ -94,7 +94,7 @@ def freeze_params(params: Mapping[str, Any]) -> FrozenDict:
 
 def freeze_value(value: Any, where: str = "value") -> Any:
     """Freeze one value written by a hook (the field path ``where`` names it in errors)."""
-    if type(value) in _SCALARS:
+    if type(value) in SCALARS:
         return value
     return _freeze(value, (where,), 1)
 
@@ -103,7 +103,7 @@ def _freeze(
     value: Any, path: tuple[str, ...], depth: int, active: frozenset[int] = frozenset()
 ) -> Any:
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in SCALARS:
         return value
     where = ".".join(path) or "params"
     if depth > MAX_PARAM_DEPTH:
@@ -135,7 +135,7 @@ def _freeze(
 def thaw(value: Any) -> Any:
     """Return a plain, mutable deep copy of a frozen value (what a tool receives)."""
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in SCALARS:
         return value
     if isinstance(value, dict):
         return {key: thaw(item) for key, item in value.items()}
@@ -153,7 +153,7 @@ def thaw_params(params: Mapping[str, Any]) -> dict[str, Any]:
     if not params:
         return {}
     for value in params.values():
-        if type(value) not in _SCALARS:
+        if type(value) not in SCALARS:
             return {key: thaw(item) for key, item in params.items()}
     return dict(params)
 

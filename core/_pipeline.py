@@ -9,6 +9,7 @@ its code with ``acall``.
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from ._driver import AwaitIt, Pipeline
 from ._errors import InvalidToolCall
 from ._events import EventDispatcher
 from ._frozen import freeze_params, thaw_params
-from ._merge import BeforeState, Emit, Record, describe_error, run_before_chain
+from ._merge import BeforeState, Emit, Record, describe_error, elapsed_ms, run_before_chain
 from ._models import ToolCall, ToolSpec, new_id
 from ._registry import Registry
 from ._render import render_content
@@ -195,11 +196,9 @@ def run_call(
     finally:
         run.state.done = True  # a handler thread left running cannot emit past tool.injected
         state.done = True
-        # Not contextlib.suppress: that is an object per call on the hot path.
-        try:  # noqa: SIM105
+        # ValueError: finalised in another context (the generator was closed by the GC).
+        with contextlib.suppress(ValueError):
             current_scope.reset(token)
-        except ValueError:  # finalised in another context (the generator was closed by the GC)
-            pass
 
 
 def screen(ctx: Context, run: Run, may_execute: bool = True) -> Pipeline[Verdict]:
@@ -268,11 +267,8 @@ def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
 
 
 def _evict_oldest(adjusted: OrderedDict[str, Any]) -> None:
-    # Not contextlib.suppress: once the store is full this runs on every call.
-    try:  # noqa: SIM105
+    with contextlib.suppress(KeyError):  # another thread evicted first
         adjusted.popitem(last=False)
-    except KeyError:  # another thread evicted first
-        pass
 
 
 def decide_verdict(
@@ -334,7 +330,7 @@ def _execute(
             kind = "interrupted" if not isinstance(exc, Exception) else "passthrough"
             message = f"Tool '{state.tool}' was interrupted: {type(exc).__name__}"
             result = ToolResult("error", None, message, message, 0.0, kind)
-    duration_ms = round((perf_counter() - started) * 10_000_000) / 10_000  # see elapsed_ms
+    duration_ms = elapsed_ms(started)
     content = result.content
     if result.status == "ok" and type(value) is not str:
         content = render_content(result.value)
