@@ -24,9 +24,14 @@ def test_the_readme_example_prints_what_it_says(
     assert expected is not None
     monkeypatch.chdir(tmp_path)  # the default event log writes under the working directory
     monkeypatch.delenv("TOOLHOOKS_CONFIG", raising=False)
-    exec(compile(example, "README.md", "exec"), {"__name__": "readme"})
+    namespace: dict[str, object] = {"__name__": "readme"}
+    exec(compile(example, "README.md", "exec"), namespace)
     assert capsys.readouterr().out.strip() == expected.group(1)
-    assert (tmp_path / ".toolhooks" / "events.jsonl").is_file()
+    # The event log writes on an interval; closing the runtime (as exit would) flushes it.
+    namespace["guard"].runtime.close()  # type: ignore[attr-defined]
+    log = tmp_path / ".toolhooks" / "events.jsonl"
+    tools = [json.loads(line).get("tool") for line in log.read_text().splitlines()]
+    assert "write_file" in tools
 
 
 def test_the_benchmark_script_runs_on_tiny_sizes(tmp_path: Path) -> None:
