@@ -45,8 +45,10 @@ def run_ask(ctx: Context, key: str) -> Pipeline[str]:
         by=resolution.by,
         reason=resolution.reason,
     )
-    if recorded is None:  # decided or consumed meanwhile (another process): theirs stands
-        return "deny"
+    if recorded is None:  # decided meanwhile (the queue route's operator): theirs stands
+        current = ctx.store.get(row.id)
+        decided = current is not None and current.state == "decided"
+        return current.decision if decided and current.decision else "deny"
     ctx.answered[row.id] = resolution
     if len(ctx.answered) > ANSWERED_LIMIT:
         ctx.answered.popitem(last=False)

@@ -422,6 +422,30 @@ def test_two_threads_resume_one_approval_once(tmp_path):
     assert ran == ["p"]
 
 
+def test_ask_after_decide_waits_for_the_operator_and_returns_their_decision(tmp_path):
+    db = tmp_path / "a.db"
+    config = {"approvals": {"route": "queue", "db": str(db), "poll_interval_s": 0.02}}
+    ran: list[str] = []
+
+    def write(path: str) -> str:
+        ran.append(path)
+        return "wrote " + path
+
+    with Runtime(plugins=[Gate()], tools=[write], config=config, load_entrypoints=False) as rt:
+        call = {"name": "write", "params": {"path": "p"}, "id": "c-ask"}
+        pending = rt.decide(call).pending
+        answers: list[str] = []
+        asking = threading.Thread(target=lambda: answers.append(rt.ask(pending.short_id)))
+        asking.start()
+        with SQLiteStore(db) as store:
+            until(lambda: store.get(pending.id).state == "pending" and asking.is_alive())
+            store.decide(pending.id, "allow-once", by="ops")
+        asking.join(30)
+        assert answers == ["allow-once"] and ran == []
+        outcome = rt.call(call)
+    assert (outcome.status, outcome.approval) == ("ok", "allow-once") and ran == ["p"]
+
+
 def test_twin_calls_in_one_process_an_allow_once_serves_one_and_the_other_asks_again(tmp_path):
     db = tmp_path / "a.db"
     config = {"approvals": {"route": "queue", "db": str(db), "poll_interval_s": 0.02}}
