@@ -47,8 +47,9 @@ def run_ask(ctx: Context, key: str) -> Pipeline[str]:
     )
     if recorded is None:  # decided meanwhile (the queue route's operator): theirs stands
         current = ctx.store.get(row.id)
-        decided = current is not None and current.state == "decided"
-        return current.decision if decided and current.decision else "deny"
+        if current is not None and current.state == "decided" and current.decision:
+            return current.decision
+        return "deny"
     ctx.answered[row.id] = resolution
     if len(ctx.answered) > ANSWERED_LIMIT:
         ctx.answered.popitem(last=False)
