@@ -5,18 +5,22 @@ decisions, each maybe only for some params) and any decision X, ``call`` with an
 answers X, and ``call`` with an approver that answers "defer" followed by ``resume(id, X)``, run
 the same params and end in the same Outcome and the same events (ids, timings and the
 ``approval.deferred`` of the pause aside). The deferred call has one ``tool.proposed`` and one
-``tool.injected``. An edit the chain changes again asks again: the approver answers X again, the
-deferred path resumes the new approval with X again.
+``tool.injected``. An edit the chain changes again asks again: the next answer of a generated
+list is given, by the approver or by the next resume. The same call is then made a second time
+(an allow-always grant left by a resume must answer it as one left by the approver), in memory
+and over the SQLite store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from toolhooks import REMOVE, ApprovalDecision, Outcome, Runtime, hookimpl
+from toolhooks import REMOVE, ApprovalDecision, Outcome, Runtime, SQLiteStore, hookimpl
 
 KEYS = ("a", "b", "c")
 MAX_EDIT_ROUNDS = 5  # core/_gate.py: an approver answering edits in a loop is stopped there
@@ -135,8 +139,11 @@ def answer(answers: list[Any], question: int) -> ApprovalDecision:
 class Flow:
     """One runtime, its events and what its tool ran."""
 
-    def __init__(self, chain: list[dict[str, Any]], answers: list[Any] | None) -> None:
-        """``answers`` None: the approver defers every question."""
+    def __init__(
+        self, chain: list[dict[str, Any]], answers: list[Any] | None, store: Any = None
+    ) -> None:
+        """``answers`` None: the approver defers every question. ``store``: the approval store
+        (None: the default, in memory)."""
         self.sink = Sink()
         self.ran: list[dict[str, Any]] = []
         self.asked = 0
@@ -147,7 +154,11 @@ class Flow:
             return "defer" if answers is None else answer(answers, self.asked - 1)
 
         self.rt = Runtime(
-            plugins=[self.sink, *plugins], config={}, approver=counted, load_entrypoints=False
+            plugins=[self.sink, *plugins],
+            config={},
+            approver=counted,
+            load_entrypoints=False,
+            approval_store=store,
         )
 
         @self.rt.tool
@@ -222,11 +233,15 @@ async def run_deferred(
 
 
 def check(
-    chain: list[dict[str, Any]], proposed: dict[str, int], answers: list[Any], mode: str
+    chain: list[dict[str, Any]],
+    proposed: dict[str, int],
+    answers: list[Any],
+    mode: str,
+    stores: tuple[Any, Any] = (None, None),
 ) -> None:
     asynchronous = mode == "async"
     request = {"name": "t", "params": proposed, "sender": "alice", "session_id": "s1"}
-    direct, deferred = Flow(chain, answers), Flow(chain, None)
+    direct, deferred = Flow(chain, answers, stores[0]), Flow(chain, None, stores[1])
     try:
         # The same call twice, under new ids: an allow-always grant the first one left, by a
         # resume or not, answers the second one alike.
@@ -295,6 +310,20 @@ def test_deferring_then_resuming_equals_deciding_at_once(chain, proposed, answer
 @given(chain=chains, proposed=proposals, answers=answer_lists)
 def test_deferring_then_resuming_equals_deciding_at_once_async(chain, proposed, answers):
     check(chain, proposed, answers, "async")
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(chain=chains, proposed=proposals, answers=answer_lists)
+def test_the_same_holds_over_the_sqlite_store(chain, proposed, answers):
+    """The queue route's store: the paused call goes through a SQLite row and back (params,
+    request, rewritten fields and quiet handlers as JSON), and grants live in the file."""
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        SQLiteStore(Path(folder, "direct.db")) as direct,
+        SQLiteStore(Path(folder, "paused.db")) as paused,
+    ):
+        check(chain, proposed, answers, "sync", (direct.open(), paused.open()))
 
 
 # -- what the property found ---------------------------------------------------------------------
