@@ -312,7 +312,6 @@ def test_deferring_then_resuming_equals_deciding_at_once_async(chain, proposed, 
     check(chain, proposed, answers, "async")
 
 
-@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(chain=chains, proposed=proposals, answers=answer_lists)
 def test_the_same_holds_over_the_sqlite_store(chain, proposed, answers):
