@@ -19,11 +19,12 @@ from starlette.concurrency import run_in_threadpool
 
 from .._store import Grant, StoredApproval
 from ._calls import CallSummary
-from ._desk import Decision, Desk, Outcome, Result, rewritten_fields
+from ._desk import Decision, Desk, DeskError, Outcome, Result, rewritten_fields
 
 STREAM_POLL_S = 0.5
 STREAM_HEARTBEAT_S = 15.0
 Key = Annotated[str, Path(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_-]+$")]
+CallId = Annotated[str, Path(min_length=1, max_length=256)]
 Filter = Annotated[str | None, Query(min_length=1, max_length=200)]
 
 
@@ -265,10 +266,8 @@ def calls(
 
 
 @router.get("/calls/{call_id}", response_model=CallDetail)
-def call_detail(request: Request, call_id: Key) -> CallDetail:
+def call_detail(request: Request, call_id: CallId) -> CallDetail:
     """One call's events, oldest first."""
-    from ._desk import DeskError
-
     desk = _desk(request)
     summary = desk.calls.call(call_id)
     if summary is None:

@@ -148,3 +148,25 @@ def test_a_hostile_tool_name_and_description_render_as_text(page, agent_process)
     assert HOSTILE in page.locator("#calls").text_content()
     assert page.locator("#calls img, #calls script").count() == 0
     assert page.title() != "pwned"
+
+
+def test_the_calls_feed_is_live_and_a_grant_is_revoked_from_the_page(page, agent_process):
+    base = page.url.rsplit("/", 1)[0]
+    page.goto(base + "/calls")
+    page.wait_for_selector("#live[data-state='live']")
+    agent = agent_process({"path": "g.txt", "text": "grant"})
+    approval_id = agent.said()["pending"]
+    page.locator("#calls tr.status-pending").wait_for()  # arrives over server-sent events
+    assert "support-42" in page.locator("#calls").text_content()
+    page.goto(base + "/")
+    page.locator(
+        f"article.card[data-id='{approval_id}'] button[data-decision='allow-always']"
+    ).click()
+    assert agent.said()["status"] == "ok"
+    page.goto(base + "/grants")
+    row = page.locator("table.list tbody tr", has_text="write")
+    assert "alice" in row.text_content()
+    row.locator("button[data-revoke]").click()
+    row.wait_for(state="detached")
+    page.reload()
+    assert "No grants." in page.locator("table.list tbody").text_content()
