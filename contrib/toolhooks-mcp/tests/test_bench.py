@@ -1,0 +1,21 @@
+"""bench/mcp.py runs (tiny sizes, nothing timed is asserted) and prints its table and verdict."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[3] / "bench" / "mcp.py"
+
+
+def test_the_mcp_bench_runs_both_setups(tmp_path):
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--json", str(out)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "| in-process |" in done.stdout and "| over stdio |" in done.stdout
+    assert "target: the proxy adds at most 1.2x the upstream hop's cost: " in done.stdout
+    assert out.read_text().startswith("[")
