@@ -98,7 +98,7 @@ def test_http_needs_a_token_and_binds_localhost_by_default(config):
     assert parse_address("8765") == ("127.0.0.1", 8765)
     assert parse_address(":9000") == ("127.0.0.1", 9000)
     assert parse_address("0.0.0.0:9000") == ("0.0.0.0", 9000)
-    with pytest.raises(ConfigError, match="expected HOST:PORT"):
+    with pytest.raises(ValueError, match="expected HOST:PORT"):
         parse_address("example.com:80")
     proxy = Proxy(config())
 

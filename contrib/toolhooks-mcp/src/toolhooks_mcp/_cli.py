@@ -7,7 +7,14 @@ import json
 import sys
 from typing import Any
 
-from toolhooks.cli._common import OK, PROBLEMS, add_config_option, config_path, print_json
+from toolhooks.cli._common import (
+    OK,
+    PROBLEMS,
+    UsageError,
+    add_config_option,
+    config_path,
+    print_json,
+)
 
 from ._config import McpTable
 
@@ -120,7 +127,10 @@ def run_serve(args: argparse.Namespace) -> int:
         return OK
     from ._http import parse_address, serve_http
 
-    host, port = parse_address(args.http)
+    try:
+        host, port = parse_address(args.http)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     anyio.run(serve_http, proxy, host, port)
     return OK
 

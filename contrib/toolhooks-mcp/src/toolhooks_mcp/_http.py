@@ -47,7 +47,7 @@ class TokenVerifier:
 
 
 def parse_address(text: str) -> tuple[str, int]:
-    """``HOST:PORT``, ``:PORT`` or ``PORT`` (host 127.0.0.1); a bad one is a one-line error."""
+    """``HOST:PORT``, ``:PORT`` or ``PORT`` (host 127.0.0.1); ValueError with a one-line reason."""
     host, _, port_text = text.rpartition(":")
     host = host.strip("[]") or DEFAULT_HOST
     try:
@@ -57,7 +57,7 @@ def parse_address(text: str) -> tuple[str, int]:
         if host != "localhost":
             ipaddress.ip_address(host)
     except ValueError:
-        raise ConfigError(
+        raise ValueError(
             f"--http {text!r}: expected HOST:PORT with an IP address and a port 0-65535 "
             "(for example 127.0.0.1:8765)"
         ) from None
@@ -69,7 +69,8 @@ def http_app(proxy: Proxy, host: str, port: int) -> Any:
     if not proxy.settings.auth.tokens:
         raise ConfigError(
             "serving over HTTP needs at least one [[mcp.auth.tokens]] entry "
-            "(sender plus env or sha256): requests without a valid token are refused"
+            "(sender plus env or sha256): requests without a valid token are refused",
+            file=proxy.runtime.config.file,
         )
     issuer = f"http://{'localhost' if host == DEFAULT_HOST else host}:{port}"
     return proxy.server.streamable_http_app(
