@@ -30,4 +30,9 @@ autodoc_default_options = {"members": True, "exclude-members": "model_config, Co
 
 html_theme = "alabaster"
 html_title = "toolhooks"
-html_theme_options = {"description": "A plugin pipeline between an AI agent's model and its tools"}
+# Wide enough for a 100-column code line (the project's line length) beside the sidebar.
+html_theme_options = {
+    "description": "A plugin pipeline between an AI agent's model and its tools",
+    "page_width": "1240px",
+    "sidebar_width": "240px",
+}
