@@ -15,36 +15,12 @@ from typing import Any
 from ._driver import AwaitIt, Pipeline
 from ._errors import ParamsError
 from ._frozen import SCALARS, freeze_value
-from ._merge import BeforeState, elapsed_ms, hook_failed, invoke, quiet_entry
+from ._invoke import elapsed_ms, hook_failed, invoke, quiet_entry
+from ._merge import BeforeState
 from ._models import UNSET, ToolCall
 from ._registry import DEFAULT_ASYNC_TIMEOUT, Handler
-from ._results import AfterToolCallResult, DecisionName, Outcome, ToolResult, coerce_after
-
-CORE = "toolhooks"
-"""The name that core checks (invalid calls and params, digest mismatches) are blocked by."""
-
-
-class Verdict:
-    """The decision reached before after_tool_call runs; status "go" means execute."""
-
-    __slots__ = ("approval", "blocked_by", "kind", "kwargs", "params", "reason", "status")
-
-    def __init__(
-        self,
-        status: str,
-        params: dict[str, Any],
-        kwargs: dict[str, Any] | None = None,
-        kind: str | None = None,
-        reason: str | None = None,
-        blocked_by: str | None = None,
-    ) -> None:
-        self.status = status
-        self.params = params
-        self.kwargs = kwargs
-        self.kind = kind
-        self.reason = reason
-        self.blocked_by = blocked_by
-        self.approval: DecisionName | None = None
+from ._results import AfterToolCallResult, Outcome, ToolResult, coerce_after
+from ._verdict import Verdict
 
 
 def run_after_chain(

@@ -12,7 +12,6 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ._after import CORE, Verdict
 from ._approvals import Resolution, ask, make_pending
 from ._driver import Pipeline
 from ._frozen import freeze_params, params_digest, thaw
@@ -21,6 +20,7 @@ from ._pipeline import Context, Run, remember, screen
 from ._results import Outcome, PendingApproval
 from ._scope import current_scope
 from ._store import stored_from_pending
+from ._verdict import CORE, Verdict
 
 MAX_EDIT_ROUNDS = 5
 DIGEST_MISMATCH = "Blocked: the params changed after they were approved (digest mismatch)"

@@ -18,13 +18,14 @@ from time import perf_counter
 from typing import Any
 
 from ._adjusted import AdjustedParams
-from ._after import CORE, Verdict, run_after_chain
+from ._after import run_after_chain
 from ._approvals import Approver, Resolution
 from ._driver import AwaitIt, Pipeline
 from ._errors import InvalidToolCall
 from ._events import EventDispatcher
 from ._frozen import freeze_params, thaw_params
-from ._merge import BeforeState, Emit, Record, describe_error, elapsed_ms, run_before_chain
+from ._invoke import describe_error, elapsed_ms
+from ._merge import BeforeState, Emit, Record, run_before_chain
 from ._models import ToolCall, ToolSpec, new_id
 from ._registry import Registry
 from ._render import render_content
@@ -32,6 +33,7 @@ from ._results import Outcome, PendingApproval, ToolError, ToolResult
 from ._scope import current_scope
 from ._store import DEFAULT_DEFER_TTL_S, ApprovalStore
 from ._tools import ParamsInvalid, Tool
+from ._verdict import CORE, Verdict
 from ._visibility import hidden_by, internal_only
 
 PAUSED_LIMIT = 4096

@@ -11,7 +11,6 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ._after import CORE, Verdict
 from ._approvals import TIMED_OUT, Resolution, ask, judge
 from ._driver import Pipeline
 from ._frozen import freeze_params, thaw
@@ -23,6 +22,7 @@ from ._results import Decision, Outcome, PendingApproval
 from ._scope import current_scope
 from ._store import AmbiguousId, StoredApproval
 from ._tools import Tool
+from ._verdict import CORE, Verdict
 
 
 def refusal(reason: str, row: StoredApproval | None = None) -> Outcome:

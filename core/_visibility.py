@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._driver import Pipeline
-from ._merge import describe_error, invoke, logger
+from ._invoke import describe_error, invoke, logger
 from ._models import Origin, Sender, ToolSpec
 from ._registry import Registry
 
