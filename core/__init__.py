@@ -42,12 +42,9 @@ if TYPE_CHECKING:
     from ._store import AmbiguousId, ApprovalStore, Grant, StoredApproval, StoreError
     from ._store_memory import MemoryStore
     from ._store_sqlite import SQLiteStore
-    from .plugins.context_pruning import PruneReport, prune_context
-    from .plugins.result_budget import read_artifact
 
 # The module that defines each public name. Importing them all up front cost 390 ms of the
-# console script's 520 ms (`python -X importtime -m toolhooks --help`, shared 2-core machine);
-# the built-in plugin packages import toolhooks themselves, so they must come late anyway.
+# console script's 520 ms (`python -X importtime -m toolhooks --help`, shared 2-core machine).
 _EXPORTS = {
     "ApprovalUnavailable": "toolhooks._approvals",
     "ConfigError": "toolhooks._errors",
@@ -89,9 +86,6 @@ _EXPORTS = {
     "StoreError": "toolhooks._store",
     "MemoryStore": "toolhooks._store_memory",
     "SQLiteStore": "toolhooks._store_sqlite",
-    "prune_context": "toolhooks.plugins.context_pruning",
-    "PruneReport": "toolhooks.plugins.context_pruning",
-    "read_artifact": "toolhooks.plugins.result_budget",
 }
 
 
@@ -136,7 +130,6 @@ __all__ = [
     "PluginInfo",
     "PluginLoadError",
     "PluginValidationError",
-    "PruneReport",
     "Runtime",
     "SQLiteStore",
     "Sender",
@@ -150,6 +143,4 @@ __all__ = [
     "ToolhooksError",
     "emit",
     "hookimpl",
-    "prune_context",
-    "read_artifact",
 ]

@@ -55,3 +55,15 @@ def test_an_invalid_call_is_caught_by_either_base():
         ToolCall(name="")
     with pytest.raises(InvalidToolCall):
         ToolCall(name="t", origin="model")  # type: ignore[arg-type]
+
+
+def test_built_in_plugins_functions_are_not_re_exported_by_the_core():
+    """Built-ins are plugins like anyone's (issue #17 item 4): import them from their package."""
+    for name in ("prune_context", "PruneReport", "read_artifact"):
+        assert name not in toolhooks.__all__
+        with pytest.raises(AttributeError):
+            getattr(toolhooks, name)
+    from toolhooks.plugins.context_pruning import prune_context
+    from toolhooks.plugins.result_budget import read_artifact
+
+    assert callable(prune_context) and callable(read_artifact)

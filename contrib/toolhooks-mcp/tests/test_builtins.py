@@ -4,7 +4,7 @@ loop detector warns and then blocks a repeated call before it reaches the upstre
 from __future__ import annotations
 
 import anyio
-from toolhooks import read_artifact
+from toolhooks.plugins.result_budget import read_artifact
 from toolhooks_mcp import META_KEY, Proxy
 
 
