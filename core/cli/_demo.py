@@ -253,7 +253,8 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return OK
-    print(_table.paragraph(INTRO))
+    for line in INTRO.splitlines():  # each wrapped on its own: a newline would show as " / "
+        print(_table.paragraph(line))
     print()
     chain = "policy > loop_detection > " + ("workspace_guard > " if example != "missing" else "")
     print(

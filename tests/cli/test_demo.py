@@ -43,6 +43,10 @@ def test_demo_shows_every_kind_of_decision(cli, tmp_path):
     result = cli("demo", "--dir", str(folder))
     assert result.code == 0, result.err
     out = result.out
+    assert out.splitlines()[:2] == [
+        "toolhooks demo: a coding agent's session, every call through the real pipeline",
+        "(recorded results stand in for the tools; the approver answers from the transcript)",
+    ]
     rows = rows_by_number(out)
     assert len(rows) == 17
     assert "allowed" in rows[2]
