@@ -167,8 +167,8 @@ class Desk:
         return self.store.revoke(grant_id=grant_id)
 
     def fingerprint(self) -> str:
-        """Changes when the set of waiting approvals or their states change."""
-        rows = self.store.list(limit=200)
+        """Changes when an approval starts or stops waiting (decided, expired, purged)."""
+        rows = self.store.list(states=("pending",), limit=200)
         return "|".join(f"{row.id}:{row.state}" for row in rows)
 
 
