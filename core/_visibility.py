@@ -39,32 +39,7 @@ def visible(
     for spec in specs:
         if origin == "external" and internal_only(spec.name, spec):
             continue
-        hidden = False
-        values: dict[str, Any] = {
-            "tool": spec,
-            "sender": sender,
-            "agent_id": agent_id,
-            "origin": origin,
-        }
-        for handler in registry.chain("tool_visible", spec.name):
-            try:
-                verdict = yield from invoke(handler, handler.call_args(values))
-            except Exception as exc:  # no call, so no hook.error event: the log has it
-                logger.error(
-                    "tool_visible hook %s failed on tool %r: %s",
-                    handler.plugin,
-                    spec.name,
-                    describe_error(exc),
-                    exc_info=exc,
-                )
-                if handler.on_error == "ignore" or handler.audit:  # a shadow plugin never hides
-                    continue
-                hidden = True
-                break
-            if verdict is False and not handler.audit:
-                hidden = True
-                break
-        if not hidden:
+        if (yield from hidden_by(registry, spec, sender, agent_id, origin)) is None:
             shown.append(spec)
     return shown
 
@@ -78,7 +53,10 @@ def hidden_by(
 ) -> Pipeline[str | None]:
     """The plugin whose ``tool_visible`` hides ``spec`` for this scope, or None if it is shown.
 
-    The same rules as :func:`visible`: a failing handler hides (fail closed), audit mode never does.
+    A failing handler hides (fail closed) unless it is in audit mode or ``on_error = "ignore"``;
+    either way the failure goes to the ``toolhooks`` logger with its traceback (there is no
+    ``hook.error`` event: listing tools is not a call, and a call blocked here records the plugin
+    that hid the tool in its ``tool.blocked``).
     """
     chain = registry.chain("tool_visible", spec.name)
     if not chain:
@@ -92,8 +70,15 @@ def hidden_by(
     for handler in chain:
         try:
             verdict = yield from invoke(handler, handler.call_args(values))
-        except Exception:
-            if handler.on_error == "ignore" or handler.audit:
+        except Exception as exc:
+            logger.error(
+                "tool_visible hook %s failed on tool %r: %s",
+                handler.plugin,
+                spec.name,
+                describe_error(exc),
+                exc_info=exc,
+            )
+            if handler.on_error == "ignore" or handler.audit:  # a shadow plugin never hides
                 continue
             return handler.plugin
         if verdict is False and not handler.audit:

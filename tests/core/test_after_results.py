@@ -174,3 +174,12 @@ def test_a_failing_tool_visible_hook_logs_its_traceback(
         "tool_visible hook Picky failed on tool 'echo': KeyError: 'echo'",
     ]
     assert all(r.exc_info is not None for r in caplog.records if r.name == "toolhooks")
+    caplog.clear()
+    with caplog.at_level(
+        logging.ERROR, logger="toolhooks"
+    ):  # a call to it fails closed, logged too
+        outcome = rt.call({"name": "echo", "params": {"text": "hi"}})
+    assert outcome.status == "blocked" and outcome.blocked_by == "Picky"
+    (record,) = [r for r in caplog.records if r.name == "toolhooks"]
+    assert record.getMessage() == "tool_visible hook Picky failed on tool 'echo': KeyError: 'echo'"
+    assert record.exc_info is not None and record.exc_info[0] is KeyError
