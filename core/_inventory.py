@@ -13,7 +13,7 @@ from ._loader import Candidate, load, why_skipped
 from ._registry import Handler, PluginRecord, Registry
 
 Discovered = tuple[list[Candidate], list[tuple[Candidate, str]]]
-"""What ``_loader.discover()`` returns: the candidates, and the duplicates with why."""
+"""What ``_loader.find_entry_points()`` returns: the candidates, and the duplicates with why."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -53,7 +53,7 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def discover() -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+def find_entry_points() -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
     """Every ``toolhooks`` entry point, deduplicated; second ones with a taken name are blocked.
 
     A built-in always keeps its name: a third-party entry point that claims it is the duplicate.

@@ -27,8 +27,7 @@ from ._inventory import (
     names_in_config,
     plugin_info,
 )
-from ._loader import build, why_disabled
-from ._loader import discover as discover_entry_points
+from ._loader import build, find_entry_points, why_disabled
 from ._models import Origin, Sender, ToolCall, ToolSpec
 from ._pipeline import Context, Execute, run_call
 from ._registry import PluginRecord, Registry
@@ -88,7 +87,7 @@ class Runtime(RuntimeApprovals):
         explicit = list(plugins)
         self._discovered: Discovered | None = None
         if load_entrypoints:
-            self._discovered = discover_entry_points()
+            self._discovered = find_entry_points()
             self._skipped.extend(load_entry_points(self._registry, self.config, self._discovered))
         for plugin in explicit:
             self.register(plugin)
@@ -284,7 +283,7 @@ class Runtime(RuntimeApprovals):
         if names_in_config(self.config) - known:
             discovered = self._discovered
             if discovered is None:
-                discovered = self._discovered = discover_entry_points()
+                discovered = self._discovered = find_entry_points()
             known |= discovered_names(discovered)
         check_plugin_names(self.config, known)
         self._names_checked = True

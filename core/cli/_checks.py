@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from .._config import LoadedConfig, load_config
 from .._errors import ConfigError, PluginLoadError, PluginValidationError
-from .._loader import Candidate, discover, load, why_skipped
+from .._loader import Candidate, find_entry_points, load, why_skipped
 from .._registry import HOOK_NAMES, Handler, PluginRecord, Registry
 from ._common import event_log_module, hook_order
 
@@ -79,7 +79,7 @@ def check_plugin_tables(
 
 def check_plugins(config: LoadedConfig) -> tuple[Loaded, list[Check]]:
     """Every entry point: duplicates, skipped, imports, validates its config, hooks match specs."""
-    candidates, duplicates = discover()
+    candidates, duplicates = find_entry_points()
     checks = check_plugin_tables(config, candidates, duplicates)
     for candidate, reason in duplicates:
         checks.append(

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .._config import LoadedConfig, load_config, read_toml
 from .._hookimpl import hookimpl
-from .._loader import autoload_disabled, discover
+from .._loader import autoload_disabled, find_entry_points
 from .._models import ToolCall
 from .._results import BeforeToolCallResult
 from . import _table
@@ -173,7 +173,7 @@ def example_state() -> tuple[str, str | None]:
     """How the example plugin takes part: "entry point", "registered" or "missing" (with why)."""
     if autoload_disabled():
         return "missing", "third-party autoload is disabled (TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD)"
-    candidates, _ = discover()
+    candidates, _ = find_entry_points()
     if any(c.name == EXAMPLE for c in candidates):
         return "entry point", None
     if importlib.util.find_spec("toolhooks_example") is not None:
