@@ -170,3 +170,26 @@ def test_annotations_only_tighten_unless_the_server_is_trusted(config, log, upst
     assert "read_only" in trusted["files__echo"] and "side_effect" not in trusted["files__echo"]
     assert "side_effect" in trusted["files__write_file"]  # no hint: a side effect, trusted or not
     assert trusted["files__fail"] == frozenset({"custom"})
+
+
+class Who:
+    def __init__(self):
+        self.seen = []
+
+    @hookimpl
+    def before_tool_call(self, call):
+        self.seen.append((call.sender.id if call.sender else None, call.agent_id, call.session_id))
+
+
+def test_over_stdio_the_caller_is_the_configured_sender_and_agent(config, connected):
+    who = Who()
+
+    async def main():
+        proxy = Proxy(config(only=["Who"], sender="ada", agent_id="claude-desktop"), plugins=[who])
+        async with connected(proxy) as client:
+            await client.call_tool("files__echo", {"text": "one"})
+            await client.call_tool("files__echo", {"text": "two"})
+        return proxy.session_id
+
+    session = anyio.run(main)
+    assert who.seen == [("ada", "claude-desktop", session)] * 2
