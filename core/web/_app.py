@@ -18,7 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from ._api import router as api_router
 from ._auth import COOKIE, CSRF_HEADER, SECURITY_HEADERS, Identity, Tokens
 from ._desk import Desk, DeskError
-from ._pages import login_page
+from ._pages import error_page, login_page
 from ._pages import router as pages_router
 
 MAX_BODY = 2 << 20
@@ -62,6 +62,8 @@ def create_app(desk: Desk, tokens: Tokens) -> FastAPI:
 
     @app.exception_handler(DeskError)
     async def desk_error(request: Request, exc: DeskError) -> Response:
+        if not _wants_json(request) and hasattr(request.state, "identity"):
+            return error_page(request, exc.status, exc.message)
         return JSONResponse({"detail": exc.message}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)

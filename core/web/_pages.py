@@ -129,6 +129,14 @@ def _summary(summary: CallSummary) -> dict[str, Any]:
     return values
 
 
+def error_page(request: Request, status: int, message: str) -> HTMLResponse:
+    """A refusal shown as a page (a browser followed a link to something that is not there)."""
+    page = _page(request, "error.html", "error", "Not found" if status == 404 else "Refused",
+                 message=message)  # fmt: skip
+    page.status_code = status
+    return page
+
+
 def login_page(request: Request, status: int = 200, error: str | None = None) -> HTMLResponse:
     wanted = request.url.path if request.url.path != "/login" else "/"
     return _render("login.html", status=status, error=error, next=_safe_next(wanted))

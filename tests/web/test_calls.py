@@ -79,3 +79,12 @@ def test_pages_escape_what_tools_and_hooks_said(agent, api):
         assert page.status_code == 200, path
         assert '<script>alert("x")' not in page.text, path
         assert "\x1b" not in page.text and "\u202e" not in page.text, path
+
+
+def test_a_browser_following_a_dead_link_gets_a_page_saying_so(client):
+    from .conftest import SECRETS
+
+    client.post("/login", data={"token": SECRETS["alice"], "next": "/"})
+    missing = client.get("/calls/call_<b>gone")
+    assert missing.status_code == 404 and missing.headers["content-type"].startswith("text/html")
+    assert "no call &#39;call_&lt;b&gt;gone&#39;" in missing.text
