@@ -63,9 +63,14 @@ class LoopDetectionPlugin:
     @hookimpl
     def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
         """Block a call that closes a loop; remember a warning to deliver with its result."""
+        session = call.session_id
+        if (session, call.id) in self._pending:
+            # The same logical call screened again: edit-and-approve re-runs the chain under the
+            # call's id. It already holds its place in the window (its first proposal), so it is
+            # neither counted twice nor judged against itself.
+            return None
         name = call.name
         sig = self._signer.sign(name, call.params)
-        session = call.session_id
         unknown_tool = call.spec is None
         detectors = self._detectors
         window = self._window

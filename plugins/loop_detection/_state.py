@@ -299,5 +299,9 @@ class PendingCalls:
         with self._lock:
             return self._items.pop(key, None)
 
+    def __contains__(self, key: PendingKey) -> bool:
+        with self._lock:
+            return key in self._items
+
     def __len__(self) -> int:
         return len(self._items)
