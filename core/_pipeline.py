@@ -231,6 +231,8 @@ _LATER: Execute = _later
 def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
     """Execute (when the verdict is "go"), then the after chain and the Outcome."""
     state = run.state
+    # The params are frozen once more only when validation changed them; the frozen copy then
+    # serves the adjusted-params record, tool.started and the after chain alike.
     final_call = state.call
     if verdict.params is not state.params and verdict.params != state.params:
         final_call = final_call.with_params(freeze_params(verdict.params))
@@ -242,7 +244,7 @@ def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
         reason = f"Unknown tool '{state.tool}'"
         verdict = Verdict("error", verdict.params, None, "unknown_tool", reason)
     if verdict.status == "go":
-        result, raised = yield from _execute(ctx, run, verdict)
+        result, raised = yield from _execute(ctx, run, verdict, final_call.params)
         interrupted = interrupted or raised
     else:
         if verdict.status == "blocked":
@@ -298,13 +300,14 @@ def decide_verdict(
 
 
 def _execute(
-    ctx: Context, run: Run, verdict: Verdict
+    ctx: Context, run: Run, verdict: Verdict, frozen: Mapping[str, Any]
 ) -> Pipeline[tuple[ToolResult, BaseException | None]]:
     """Run the tool; a failure becomes an error result, an interruption is handed back."""
     state, tool, execute, tracing = run.state, run.tool, run.execute, run.tracing
     if tracing:
-        # A read-only copy: a sink must not be able to change what runs after the digest check.
-        state.record(state, "tool.started", None, {"params": freeze_params(verdict.params)})
+        # ``frozen`` is the read-only copy of ``verdict.params``: a sink must not be able to
+        # change what runs after the digest check.
+        state.record(state, "tool.started", None, {"params": frozen})
     started = perf_counter()
     interrupted: BaseException | None = None
     try:
