@@ -20,13 +20,15 @@ from toolhooks import ApprovalRequest, Runtime, SQLiteStore, hookimpl
 from toolhooks.testing import EventRecorder
 
 AGENT = r"""
-import json, sys
+import json, signal, sys
 from pathlib import Path
 from toolhooks import ApprovalRequest, Runtime, hookimpl
 
+# An agent started from a shell gets Ctrl-C as KeyboardInterrupt. A test runner started in the
+# background (nohup, a CI job) passes SIGINT on as ignored, and Python keeps it ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 opts = json.loads(sys.argv[1])
 if opts.get("sigterm_exits"):  # a host that turns SIGTERM into a clean exit
-    import signal
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 events = open(opts["events"], "a", encoding="utf-8")
 

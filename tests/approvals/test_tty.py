@@ -106,7 +106,10 @@ def test_end_of_file_and_no_terminal_deny_with_a_reason(monkeypatch):
 
 
 TTY_AGENT = r"""
-import json, os, sys
+import json, os, signal, sys
+# Ctrl-C must reach the agent even when the test runner inherited SIGINT as ignored (started in
+# the background by nohup or a CI job): a terminal user's agent has the default handler.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 os.setsid()
 os.close(os.open(sys.argv[1], os.O_RDWR))  # the pty becomes our controlling terminal
 from toolhooks import ApprovalRequest, Runtime, hookimpl
