@@ -198,14 +198,6 @@ def add_wide_option_if_missing(parser: argparse.ArgumentParser) -> None:
                 add_wide_option_if_missing(nested)
 
 
-def _command_of(args: argparse.Namespace) -> Command | None:
-    for attribute in ("func", "handler", "run"):
-        found = getattr(args, attribute, None)
-        if callable(found):
-            return found  # type: ignore[no-any-return]
-    return None
-
-
 def _safe_streams() -> None:
     """Never die on a character the terminal's encoding lacks: replace it instead."""
     for stream in (sys.stdout, sys.stderr):
@@ -262,7 +254,7 @@ def _run(argv: Sequence[str] | None) -> int:
         return exc.code if isinstance(exc.code, int) else USAGE
     if getattr(args, "wide", False) and isinstance(sys.stdout, SafeStream):
         sys.stdout.width = None  # --wide: every line whole, as when piped
-    command = _command_of(args)
+    command: Command | None = getattr(args, "func", None)  # every command sets func (add-ons too)
     if command is None:
         parser.print_help(sys.stderr)
         return USAGE

@@ -32,18 +32,35 @@ DEFAULT_LOG = ".toolhooks/events.jsonl"
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("serve", help=help_of("serve"), description=DESCRIPTION,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only)")  # fmt: skip
-    parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
-                        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")  # fmt: skip
-    parser.add_argument("--tokens", metavar="FILE", default=None,
-                        help="the token file (default: .toolhooks/desk-tokens.json)")  # fmt: skip
-    parser.add_argument("--add-token", metavar="NAME",
-                        help="make a token called NAME, print it once, and exit")  # fmt: skip
-    parser.add_argument("--log", metavar="FILE",
-                        help="the event log (default: [plugins.event_log] path in config)")  # fmt: skip
+    parser = subparsers.add_parser(
+        "serve",
+        help=help_of("serve"),
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only)",
+    )
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)",
+    )
+    parser.add_argument(
+        "--tokens",
+        metavar="FILE",
+        default=None,
+        help="the token file (default: .toolhooks/desk-tokens.json)",
+    )
+    parser.add_argument(
+        "--add-token", metavar="NAME", help="make a token called NAME, print it once, and exit"
+    )
+    parser.add_argument(
+        "--log", metavar="FILE", help="the event log (default: [plugins.event_log] path in config)"
+    )
     add_config_option(parser)
     parser.set_defaults(func=run)
 
@@ -83,11 +100,16 @@ def run(args: argparse.Namespace) -> int:
         host, port = listener.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
         if made is not None:
-            print(f"desk token for admin (shown once, keep it; kept as a hash in "
-                  f"{_tokens_file(args)}):\n{made}")  # fmt: skip
+            print(
+                f"desk token for admin (shown once, keep it; kept as a hash in "
+                f"{_tokens_file(args)}):\n{made}"
+            )
         if not ipaddress.ip_address(host).is_loopback:
-            print(f"toolhooks serve: listening on {host}: anyone who can reach it and holds a "
-                  "token can decide approvals", file=sys.stderr)  # fmt: skip
+            print(
+                f"toolhooks serve: listening on {host}: anyone who can reach it and holds a "
+                "token can decide approvals",
+                file=sys.stderr,
+            )
         print(f"toolhooks desk on http://{shown}:{port}/ (tokens: {', '.join(tokens.names)})")
         sys.stdout.flush()
         server = uvicorn.Server(
