@@ -8,6 +8,7 @@ to run. It ends in a :class:`Verdict` to conclude the call with, or in a
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 from typing import Any
@@ -111,6 +112,11 @@ def gate(
     return Verdict("blocked", verdict.params, None, "approval", reason, CORE)
 
 
+_RECORDING = threading.Lock()
+"""Makes find-or-add of a stored approval one step for the threads of this process: twin calls
+proposed at the same moment otherwise both miss the other's row and store two approvals."""
+
+
 def record(
     ctx: Context, pending: PendingApproval, state: BeforeState
 ) -> tuple[PendingApproval, Resolution | None]:
@@ -121,17 +127,18 @@ def record(
     A store that fails gives the deny to conclude with (fail closed: nobody can be asked).
     """
     try:
-        reused = ctx.store.reusable(pending.digest, pending.plugin)
-        if reused is not None:
-            pending = replace(
-                pending,
-                id=reused.id,
-                short_id=reused.short_id,
-                expires_at=max(pending.expires_at, reused.expires_at),
+        with _RECORDING:
+            reused = ctx.store.reusable(pending.digest, pending.plugin)
+            if reused is not None:
+                pending = replace(
+                    pending,
+                    id=reused.id,
+                    short_id=reused.short_id,
+                    expires_at=max(pending.expires_at, reused.expires_at),
+                )
+            ctx.store.add(
+                stored_from_pending(pending, expires_at=pending.expires_at, quiet=state.quiet)
             )
-        ctx.store.add(
-            stored_from_pending(pending, expires_at=pending.expires_at, quiet=state.quiet)
-        )
     except Exception as exc:
         why = f"Approval unavailable (store: {type(exc).__name__}: {exc})"
         return pending, Resolution("deny", why)

@@ -474,6 +474,30 @@ def test_twin_calls_in_one_process_an_allow_once_serves_one_and_the_other_asks_a
     rt.close()
 
 
+def test_twin_calls_proposed_at_the_same_moment_store_one_approval(tmp_path):
+    db = tmp_path / "a.db"
+    config = {"approvals": {"route": "queue", "db": str(db), "wait_s": 0}}
+    rt = Runtime(plugins=[Gate()], config=config, load_entrypoints=False)
+    rt.add_tool(lambda path: "wrote " + path, name="write")
+    call = {"name": "write", "params": {"path": "p"}, "session_id": "s"}
+    start = threading.Barrier(8)
+    outcomes: list = []
+
+    def propose() -> None:
+        start.wait()
+        outcomes.append(rt.call(call))
+
+    threads = [threading.Thread(target=propose) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert [o.status for o in outcomes] == ["pending"] * 8
+    assert len({o.pending.id for o in outcomes}) == 1
+    assert len(rows(db)) == 1
+    rt.close()
+
+
 # -- interrupted while waiting (issue #10 item 22) -------------------------------------------------
 
 
