@@ -204,6 +204,21 @@ class Grant:
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
+    @classmethod
+    def new(
+        cls, *, plugin: str, tool: str, sender: str | None, session: str | None, by: str | None
+    ) -> Grant:
+        """A fresh grant: a sender's grant holds in every session, a sender-less one in its own."""
+        return cls(
+            id=f"grant_{secrets.token_hex(8)}",
+            plugin=plugin,
+            tool=tool,
+            sender=sender,
+            session=None if sender is not None else session,
+            created_at=time.time(),
+            by=by,
+        )
+
 
 def grant_matches(grant: Grant, plugin: str, tool: str, sender: str | None,
                   session: str | None) -> bool:  # fmt: skip

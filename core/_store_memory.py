@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-import secrets
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -152,15 +151,7 @@ class MemoryStore:
                 if grant_matches(grant, plugin, tool, sender, scope):
                     return
             self._grants.append(
-                Grant(
-                    id=f"grant_{secrets.token_hex(8)}",
-                    plugin=plugin,
-                    tool=tool,
-                    sender=sender,
-                    session=scope,
-                    created_at=time.time(),
-                    by=by,
-                )
+                Grant.new(plugin=plugin, tool=tool, sender=sender, session=session, by=by)
             )
 
     def is_granted(

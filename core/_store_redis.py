@@ -22,7 +22,6 @@ from __future__ import annotations
 import builtins
 import hashlib
 import json
-import secrets
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -328,21 +327,12 @@ class RedisStore:
     def grant(
         self, *, plugin: str, tool: str, sender: str | None, session: str | None, by: str | None
     ) -> None:
-        scope = None if sender is not None else session
-        grant = Grant(
-            id=f"grant_{secrets.token_hex(8)}",
-            plugin=plugin,
-            tool=tool,
-            sender=sender,
-            session=scope,
-            created_at=time.time(),
-            by=by,
-        )
+        grant = Grant.new(plugin=plugin, tool=tool, sender=sender, session=session, by=by)
         self._run(
             "recording a grant",
             "grant",
             GRANT,
-            [self._key("grants"), self._scope_key(plugin, tool, sender, scope)],
+            [self._key("grants"), self._scope_key(plugin, tool, sender, grant.session)],
             [grant.id, _dumps(grant.to_dict())],
         )
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import builtins
 import json
 import os
-import secrets
 import sqlite3
 import threading
 import time
@@ -379,22 +378,17 @@ class SQLiteStore:
     def grant(
         self, *, plugin: str, tool: str, sender: str | None, session: str | None, by: str | None
     ) -> None:
-        scope = None if sender is not None else session
-        grant = Grant(
-            id=f"grant_{secrets.token_hex(8)}",
-            plugin=plugin,
-            tool=tool,
-            sender=sender,
-            session=scope,
-            created_at=time.time(),
-            by=by,
-        )
+        grant = Grant.new(plugin=plugin, tool=tool, sender=sender, session=session, by=by)
 
         def insert(conn: sqlite3.Connection) -> None:
             with _write(conn):  # one grant per scope: granting it twice at once keeps one
                 conn.execute(
                     "INSERT OR IGNORE INTO grant_ (id, scope, grant_) VALUES (?, ?, ?)",
-                    (grant.id, _scope(plugin, tool, sender, scope), _dumps(grant.to_dict())),
+                    (
+                        grant.id,
+                        _scope(plugin, tool, sender, grant.session),
+                        _dumps(grant.to_dict()),
+                    ),
                 )
 
         self._do("recording a grant", insert)
