@@ -9,6 +9,7 @@ row past ``expires_at`` reads as ``expired``. allow-always grants live in the sa
 from __future__ import annotations
 
 import builtins
+import json
 import secrets
 import time
 from collections.abc import Iterable, Mapping
@@ -218,6 +219,11 @@ class Grant:
             created_at=time.time(),
             by=by,
         )
+
+
+def grants_from_json(values: Iterable[str | bytes]) -> list[Grant]:
+    """Grants stored as JSON records (SQLite, Redis), oldest first: the order listings show."""
+    return sorted((Grant(**json.loads(v)) for v in values), key=lambda g: (g.created_at, g.id))
 
 
 def grant_matches(grant: Grant, plugin: str, tool: str, sender: str | None,

@@ -34,6 +34,7 @@ from ._store import (
     Grant,
     StoredApproval,
     grant_matches,
+    grants_from_json,
     id_key,
     past_retention,
     revoke_matches,
@@ -350,8 +351,7 @@ class RedisStore:
 
     def grants(self) -> builtins.list[Grant]:
         raw = self.state.run("reading grants", lambda c: c.hvals(self._key("grants")))
-        found = [Grant(**json.loads(value)) for value in raw]
-        return sorted(found, key=lambda g: (g.created_at, g.id))
+        return grants_from_json(raw)
 
     def revoke(
         self,

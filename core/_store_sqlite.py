@@ -30,6 +30,7 @@ from ._store import (
     StoredApproval,
     StoreError,
     grant_matches,
+    grants_from_json,
     id_key,
     past_retention,
     revoke_matches,
@@ -409,8 +410,7 @@ class SQLiteStore:
         raw = self._do(
             "reading grants", lambda conn: conn.execute("SELECT grant_ FROM grant_").fetchall()
         )
-        found = [Grant(**json.loads(value)) for (value,) in raw]
-        return sorted(found, key=lambda g: (g.created_at, g.id))
+        return grants_from_json(value for (value,) in raw)
 
     def revoke(
         self,
