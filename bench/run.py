@@ -20,6 +20,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import builtin_plugins
 import concurrency
 import dispatch
 import pipeline
@@ -116,6 +117,20 @@ def item_dispatch(sizes: Sizes) -> Table:
     table.notes.append(
         "toolhooks also runs the tool, the empty after chain and builds the Outcome; see bench/dispatch.py"
     )
+    return table
+
+
+def item_builtins(sizes: Sizes) -> Table:
+    table = Table(
+        "9. each built-in plugin's own cost on the common path (handlers called directly)",
+        ["", "CPU per call", "/ plain call", "target: <= 4 µs"],
+    )
+    for label, median, ratio in builtin_plugins.rows(sizes.rounds, sizes.slot_s):
+        reference = label.startswith(("plain", "raw"))
+        met = "" if reference else verdict(median <= builtin_plugins.TARGET_S)
+        table.rows.append([label, micro(median), f"{ratio:.2f}x", met])
+        table.data[label] = median
+    table.notes.append("see bench/builtin_plugins.py for what each row calls")
     return table
 
 
@@ -341,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="tiny sizes: checks that everything runs"
     )
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,8", help="items to run, e.g. 1,2")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,8,9", help="items to run, e.g. 1,2")
     parser.add_argument(
         "--clock",
         choices=sorted(timing.CLOCKS),
@@ -371,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
             6: lambda: item_budget(sizes, sub("budget")),
             7: lambda: item_concurrency(sizes, sub("concurrency")),
             8: lambda: item_langchain(args.quick, workdir),
+            9: lambda: item_builtins(sizes),
         }
         for number in sorted(only):
             table = items[number]()

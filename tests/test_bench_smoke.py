@@ -29,7 +29,7 @@ def test_bench_script_prints_every_table_on_tiny_sizes(tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    for number in range(1, 9):
+    for number in range(1, 10):
         assert f"\n## {number}. " in done.stdout
     assert "| plugins | plain loop | raw pluggy |" in done.stdout
     assert "target:" in done.stdout

@@ -15,6 +15,7 @@ import hashlib
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
+from pydantic_core import to_json
 from toolhooks import ToolResult
 from toolhooks._json import canonical_json as canonical
 from toolhooks._names import name_patterns
@@ -57,8 +58,38 @@ class Signer:
         ignored = self.ignored(tool)
         if ignored and not ignored.isdisjoint(params):
             params = {key: value for key, value in params.items() if key not in ignored}
-        data = f"{tool}\x00{canonical(params)}".encode("utf-8", "surrogatepass")
+        flat = _flat_json(params)
+        if flat is None:
+            data = f"{tool}\x00{canonical(params)}".encode("utf-8", "surrogatepass")
+        else:
+            data = tool.encode("utf-8", "surrogatepass") + b"\x00" + flat
         return hashlib.sha256(data).digest()[:8]
+
+
+_SCALARS = frozenset((str, int, bool, type(None)))
+
+
+def _flat_json(params: Mapping[str, Any]) -> bytes | None:
+    """Key-sorted JSON of params that are string keys to plain scalars, else None.
+
+    Most calls look like this (``{"path": ...}``, ``{"command": ..., "timeout": 30}``), and
+    pydantic_core's encoder makes their signature 1.8 µs -> 0.9 µs (``bench/builtins.py``, the
+    stdlib encoder being most of the canonical path's cost). The text cannot equal the canonical
+    text of other params: both are JSON, and what the canonical path sees always holds a float,
+    a container or a tagged object, which this text never does. Exact types only: a str or int
+    subclass (an enum, say) goes the canonical way, which describes it.
+    """
+    try:
+        items = sorted(params.items())
+    except TypeError:  # keys that do not compare: not a plain JSON object
+        return None
+    for key, value in items:
+        if type(key) is not str or type(value) not in _SCALARS:
+            return None
+    try:
+        return to_json(dict(items))
+    except ValueError:  # a lone surrogate, an int too large: the canonical path handles them
+        return None
 
 
 def name_matcher(patterns: Collection[str]) -> Callable[[str], bool]:

@@ -300,8 +300,10 @@ class PendingCalls:
             return self._items.pop(key, None)
 
     def __contains__(self, key: PendingKey) -> bool:
-        with self._lock:
-            return key in self._items
+        # No lock: a membership test is one atomic dict operation (the lock guards put's
+        # insert-then-evict pair); asked on every call, the lock cost 0.1 µs of loop
+        # detection's 6.5 (bench/builtin_plugins.py).
+        return key in self._items
 
     def __len__(self) -> int:
         return len(self._items)

@@ -1089,3 +1089,39 @@ def test_runtime_blocked_calls_keep_the_loop_visible() -> None:
         assert rt.call({"name": "read", "params": {"path": "/b"}, "session_id": "s"}).status == "ok"
     assert [o.status for o in outcomes] == ["ok"] * 19 + ["blocked"] * 5
     assert len(capture.of("loop.critical")) == 5
+
+
+@given(
+    st.dictionaries(
+        st.text(max_size=8),
+        st.none() | st.booleans() | st.integers() | st.text(),
+        max_size=6,
+    )
+)
+@settings(max_examples=150)
+def test_the_flat_signature_text_is_the_params_themselves(params: dict[str, Any]) -> None:
+    """Plain scalar params take the quick encoder: its text must decode to exactly the params
+    (so two calls share a signature only when their params are equal), keys sorted."""
+    import json
+
+    from toolhooks.plugins.loop_detection._hashing import _flat_json
+
+    text = _flat_json(ToolCall(name="t", params=params).params)
+    if text is None:  # only a lone surrogate sends plain params the canonical way
+        words = [*params, *(v for v in params.values() if isinstance(v, str))]
+        assert any("\ud800" <= ch <= "\udfff" for word in words for ch in word)
+        return
+    decoded = json.loads(text)
+    assert list(decoded) == sorted(params)
+    assert [(v, type(v)) for v in decoded.values()] == [
+        (params[k], type(params[k])) for k in decoded
+    ]
+
+
+def test_flat_and_canonical_signatures_do_not_meet() -> None:
+    signer = Signer([], {})
+    # The same-looking values of other types go the canonical way and sign differently.
+    assert signer.sign("t", {"x": 1}) != signer.sign("t", {"x": 1.0})
+    assert signer.sign("t", {"x": "a"}) != signer.sign("t", {"x": b"a"})
+    assert signer.sign("t", {"x": True}) != signer.sign("t", {"x": 1})
+    assert signer.sign("t", {"x": None}) != signer.sign("t", {"x": float("nan")})
