@@ -55,8 +55,10 @@ class LoopDetectionPlugin:
             return
         from ._shared import SharedSessionStore, stable_outcome_hash
 
-        # Outcomes are compared across processes now: Python's hash() differs in each.
+        # Signatures and outcomes are compared across processes now: hash() differs in each.
         self._outcome_hash = stable_outcome_hash
+        config = self.config
+        self._signer = Signer(config.ignore_params, config.ignore_params_by_tool, stable=True)
         ttl_s = runtime.config.state.session_ttl_s
         self._sessions = SharedSessionStore(state, self.config.max_sessions, ttl_s)
 
