@@ -42,7 +42,7 @@ from typing import Any
 
 import pluggy
 from toolhooks import Event, Runtime, ToolCall, ToolResult, hookimpl, spec
-from toolhooks._events import make_event
+from toolhooks.events._events import make_event
 
 PATHS = 1_000
 BODY = "x = 1\n" * 33  # about 200 characters: a small result

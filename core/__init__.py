@@ -11,8 +11,11 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._approvals import ApprovalUnavailable
-    from ._errors import (
+    from .approvals._resolve import ApprovalUnavailable
+    from .events._events import EVENT_NAMES, Event
+    from .events._scope import emit
+    from .loading._inventory import HandlerInfo, PluginInfo
+    from .records._errors import (
         ConfigError,
         HookResultError,
         InvalidToolCall,
@@ -21,12 +24,9 @@ if TYPE_CHECKING:
         PluginValidationError,
         ToolhooksError,
     )
-    from ._events import EVENT_NAMES, Event
-    from ._frozen import FrozenDict, FrozenList
-    from ._hookimpl import hookimpl
-    from ._inventory import HandlerInfo, PluginInfo
-    from ._models import REMOVE, UNSET, Origin, Sender, Status, ToolCall, ToolSpec
-    from ._results import (
+    from .records._frozen import FrozenDict, FrozenList
+    from .records._models import REMOVE, UNSET, Origin, Sender, Status, ToolCall, ToolSpec
+    from .records._results import (
         AfterToolCallResult,
         ApprovalDecision,
         ApprovalRequest,
@@ -37,55 +37,55 @@ if TYPE_CHECKING:
         ToolError,
         ToolResult,
     )
-    from ._runtime import Runtime
-    from ._scope import emit
-    from ._store import AmbiguousId, ApprovalStore, Grant, StoredApproval, StoreError
-    from ._store_memory import MemoryStore
-    from ._store_sqlite import SQLiteStore
+    from .registry._hookimpl import hookimpl
+    from .runtime._runtime import Runtime
+    from .stores._contract import AmbiguousId, ApprovalStore, Grant, StoredApproval, StoreError
+    from .stores._memory import MemoryStore
+    from .stores._sqlite import SQLiteStore
 
 # The module that defines each public name. Importing them all up front cost 390 ms of the
 # console script's 520 ms (`python -X importtime -m toolhooks --help`, shared 2-core machine).
 _EXPORTS = {
-    "ApprovalUnavailable": "toolhooks._approvals",
-    "ConfigError": "toolhooks._errors",
-    "HookResultError": "toolhooks._errors",
-    "InvalidToolCall": "toolhooks._errors",
-    "ParamsError": "toolhooks._errors",
-    "PluginLoadError": "toolhooks._errors",
-    "PluginValidationError": "toolhooks._errors",
-    "ToolhooksError": "toolhooks._errors",
-    "EVENT_NAMES": "toolhooks._events",
-    "Event": "toolhooks._events",
-    "FrozenDict": "toolhooks._frozen",
-    "FrozenList": "toolhooks._frozen",
-    "hookimpl": "toolhooks._hookimpl",
-    "HandlerInfo": "toolhooks._inventory",
-    "PluginInfo": "toolhooks._inventory",
-    "REMOVE": "toolhooks._models",
-    "UNSET": "toolhooks._models",
-    "Origin": "toolhooks._models",
-    "Sender": "toolhooks._models",
-    "Status": "toolhooks._models",
-    "ToolCall": "toolhooks._models",
-    "ToolSpec": "toolhooks._models",
-    "AfterToolCallResult": "toolhooks._results",
-    "ApprovalDecision": "toolhooks._results",
-    "ApprovalRequest": "toolhooks._results",
-    "BeforeToolCallResult": "toolhooks._results",
-    "Decision": "toolhooks._results",
-    "Outcome": "toolhooks._results",
-    "PendingApproval": "toolhooks._results",
-    "ToolError": "toolhooks._results",
-    "ToolResult": "toolhooks._results",
-    "Runtime": "toolhooks._runtime",
-    "emit": "toolhooks._scope",
-    "AmbiguousId": "toolhooks._store",
-    "ApprovalStore": "toolhooks._store",
-    "Grant": "toolhooks._store",
-    "StoredApproval": "toolhooks._store",
-    "StoreError": "toolhooks._store",
-    "MemoryStore": "toolhooks._store_memory",
-    "SQLiteStore": "toolhooks._store_sqlite",
+    "ApprovalUnavailable": "toolhooks.approvals._resolve",
+    "ConfigError": "toolhooks.records._errors",
+    "HookResultError": "toolhooks.records._errors",
+    "InvalidToolCall": "toolhooks.records._errors",
+    "ParamsError": "toolhooks.records._errors",
+    "PluginLoadError": "toolhooks.records._errors",
+    "PluginValidationError": "toolhooks.records._errors",
+    "ToolhooksError": "toolhooks.records._errors",
+    "EVENT_NAMES": "toolhooks.events._events",
+    "Event": "toolhooks.events._events",
+    "FrozenDict": "toolhooks.records._frozen",
+    "FrozenList": "toolhooks.records._frozen",
+    "hookimpl": "toolhooks.registry._hookimpl",
+    "HandlerInfo": "toolhooks.loading._inventory",
+    "PluginInfo": "toolhooks.loading._inventory",
+    "REMOVE": "toolhooks.records._models",
+    "UNSET": "toolhooks.records._models",
+    "Origin": "toolhooks.records._models",
+    "Sender": "toolhooks.records._models",
+    "Status": "toolhooks.records._models",
+    "ToolCall": "toolhooks.records._models",
+    "ToolSpec": "toolhooks.records._models",
+    "AfterToolCallResult": "toolhooks.records._results",
+    "ApprovalDecision": "toolhooks.records._results",
+    "ApprovalRequest": "toolhooks.records._results",
+    "BeforeToolCallResult": "toolhooks.records._results",
+    "Decision": "toolhooks.records._results",
+    "Outcome": "toolhooks.records._results",
+    "PendingApproval": "toolhooks.records._results",
+    "ToolError": "toolhooks.records._results",
+    "ToolResult": "toolhooks.records._results",
+    "Runtime": "toolhooks.runtime._runtime",
+    "emit": "toolhooks.events._scope",
+    "AmbiguousId": "toolhooks.stores._contract",
+    "ApprovalStore": "toolhooks.stores._contract",
+    "Grant": "toolhooks.stores._contract",
+    "StoredApproval": "toolhooks.stores._contract",
+    "StoreError": "toolhooks.stores._contract",
+    "MemoryStore": "toolhooks.stores._memory",
+    "SQLiteStore": "toolhooks.stores._sqlite",
 }
 
 

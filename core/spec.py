@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from ._events import Event
-    from ._models import Origin, Sender, ToolCall, ToolSpec
-    from ._results import AfterToolCallResult, BeforeToolCallResult, ToolResult
+    from .events._events import Event
+    from .records._models import Origin, Sender, ToolCall, ToolSpec
+    from .records._results import AfterToolCallResult, BeforeToolCallResult, ToolResult
 
 PROJECT = "toolhooks"
 hookspec = pluggy.HookspecMarker(PROJECT)

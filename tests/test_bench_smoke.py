@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from toolhooks import Event
-from toolhooks._events import make_event
-from toolhooks._tools import build_tool
+from toolhooks.events._events import make_event
+from toolhooks.pipeline._tools import build_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 

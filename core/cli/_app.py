@@ -15,7 +15,7 @@ import sys
 from collections.abc import Collection, Sequence
 from typing import Any, NoReturn
 
-from .._errors import ConfigError, PluginLoadError, PluginValidationError, ToolhooksError
+from ..records._errors import ConfigError, PluginLoadError, PluginValidationError, ToolhooksError
 from ._commands import COMMANDS
 from ._options import (
     OK,

@@ -21,11 +21,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .._config import LoadedConfig
-from .._errors import ParamsError, ToolhooksError
-from .._frozen import freeze_params, thaw
-from .._state import state_from
-from .._store import STATES, AmbiguousId, ApprovalStore, Grant, StoredApproval, id_key
+from ..config._settings import LoadedConfig
+from ..records._errors import ParamsError, ToolhooksError
+from ..records._frozen import freeze_params, thaw
+from ..stores._contract import STATES, AmbiguousId, ApprovalStore, Grant, StoredApproval, id_key
+from ..stores._state import state_from
 from ._commands import help_of
 from ._common import UsageError, add_config_option, print_json, read_config
 from ._table import clean, pairs, render
@@ -111,14 +111,14 @@ def open_store(args: argparse.Namespace) -> tuple[ApprovalStore, bool]:
     config = read_config(args)
     state = state_from(config.state)
     if state is not None:
-        from .._store_redis import RedisStore
+        from ..stores._redis import RedisStore
 
         return RedisStore(state, retention_s=config.approvals.retention_s), True
     return _sqlite(Path(config.approvals.db), config)
 
 
 def _sqlite(path: Path, config: LoadedConfig | None) -> tuple[ApprovalStore, bool]:
-    from .._store_sqlite import SQLiteStore
+    from ..stores._sqlite import SQLiteStore
 
     path = path.expanduser()
     if path.is_dir():

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .._config import LoadedConfig, load_config
-from .._errors import ConfigError, PluginLoadError, PluginValidationError
-from .._loader import Candidate, find_entry_points, load, why_skipped
-from .._registry import HOOK_NAMES, Handler, PluginRecord, Registry
+from ..config._settings import LoadedConfig, load_config
+from ..loading._entry_points import Candidate, find_entry_points, load, why_skipped
+from ..records._errors import ConfigError, PluginLoadError, PluginValidationError
+from ..registry._registry import HOOK_NAMES, Handler, PluginRecord, Registry
 from ._common import event_log_module, hook_order
 
 Status = Literal["ok", "warning", "error"]
@@ -298,8 +298,8 @@ def check_approvals(config: LoadedConfig) -> Check:
                 'run the agent in a terminal, or use route = "queue"',
             )
         return Check("ok", "approvals", "route 'tty': approvals are asked on this terminal")
-    from .._state import state_from
-    from .._store_sqlite import SQLiteStore
+    from ..stores._sqlite import SQLiteStore
+    from ..stores._state import state_from
 
     try:
         state = state_from(config.state)

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .._config import LoadedConfig, discover, load_config
-from .._runtime import Runtime
+from ..config._settings import LoadedConfig, discover, load_config
+from ..runtime._runtime import Runtime
 
 # The options and exit codes every command shares live in the light ``_options`` (the parser
 # needs them before any command is imported); commands and add-ons import them from here too.

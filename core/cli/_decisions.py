@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._events import Event
-from .._results import Outcome
+from ..events._events import Event
+from ..records._results import Outcome
 
 LABELS = {
     "resumed": "resumed",

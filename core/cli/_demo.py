@@ -25,11 +25,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .._config import LoadedConfig, load_config, read_toml
-from .._hookimpl import hookimpl
-from .._loader import autoload_disabled, find_entry_points
-from .._models import ToolCall
-from .._results import BeforeToolCallResult
+from ..config._settings import LoadedConfig, load_config, read_toml
+from ..loading._entry_points import autoload_disabled, find_entry_points
+from ..records._models import ToolCall
+from ..records._results import BeforeToolCallResult
+from ..registry._hookimpl import hookimpl
 from . import _table
 from ._commands import help_of
 from ._common import OK, print_json

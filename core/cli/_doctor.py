@@ -9,7 +9,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .._errors import ConfigError
+from ..records._errors import ConfigError
 from . import _table
 from ._checks import (
     Check,

@@ -8,15 +8,19 @@ import json
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from .._events import EVENT_NAMES
-from .._names import name_patterns
+from ..events._events import EVENT_NAMES
+from ..registry._names import name_patterns
+from ._common import event_log_module
 from ._output import RED, YELLOW, output_width, paint
 from ._table import cell_width, clean, cut, pad
+
+if TYPE_CHECKING:
+    from ._logs import Skipped
 
 ENVELOPE = ("ts", "event", "trace_id", "call_id", "session_id", "tool", "plugin")
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -78,8 +82,6 @@ def resolve(path: Path, field: str, wanted: str | None, follow: bool) -> IdMatch
     """
     if not wanted:
         return None
-    from ._logs import history  # the reader lives with the command
-
     text = wanted[1:] if wanted.startswith("#") else wanted
     probe = IdMatch(text, exact=False)
     found: dict[str, Any] = {}
@@ -319,3 +321,17 @@ class GroupedPrinter:
 
     def finish(self) -> None:
         self.out.flush()
+
+
+def history(
+    path: Path, include_current: bool, skipped: Skipped | None = None
+) -> Iterator[dict[str, Any]]:
+    """The events already written, oldest rotated file first."""
+    reader = event_log_module()
+    if reader is None:  # pragma: no cover - the built-in is part of the distribution
+        return
+    files: list[str] = reader.log_files(path, include_rotated=True)
+    if not include_current:
+        files = [name for name in files if Path(name) != path]
+    for name in files:
+        yield from reader.read_events(name, include_rotated=False, on_skip=skipped)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .._inventory import HandlerInfo
-from .._models import KNOWN_TAGS, Sender, ToolSpec
-from .._runtime import Runtime
+from ..loading._inventory import HandlerInfo
+from ..records._models import KNOWN_TAGS, Sender, ToolSpec
+from ..runtime._runtime import Runtime
 from . import _table
 from ._commands import help_of
 from ._common import (

@@ -25,13 +25,20 @@ from ._common import (
     PROBLEMS,
     add_config_option,
     add_wide_option,
-    event_log_module,
     json_line,
     note,
     plugin_table,
     read_config,
 )
-from ._events import KNOWN_EVENTS, Ambiguous, EventFilter, GroupedPrinter, parse_since, resolve
+from ._events import (
+    KNOWN_EVENTS,
+    Ambiguous,
+    EventFilter,
+    GroupedPrinter,
+    history,
+    parse_since,
+    resolve,
+)
 
 DESCRIPTION = """\
 Print the events of the JSONL event log ([plugins.event_log] path, default
@@ -102,20 +109,6 @@ def log_path(args: argparse.Namespace) -> Path:
         return Path(args.file)
     configured = plugin_table(read_config(args), "event_log").get("path", DEFAULT_PATH)
     return Path(os.path.expanduser(str(configured)))
-
-
-def history(
-    path: Path, include_current: bool, skipped: Skipped | None = None
-) -> Iterator[dict[str, Any]]:
-    """The events already written, oldest rotated file first."""
-    reader = event_log_module()
-    if reader is None:  # pragma: no cover - the built-in is part of the distribution
-        return
-    files: list[str] = reader.log_files(path, include_rotated=True)
-    if not include_current:
-        files = [name for name in files if Path(name) != path]
-    for name in files:
-        yield from reader.read_events(name, include_rotated=False, on_skip=skipped)
 
 
 class Skipped:

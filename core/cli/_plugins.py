@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .._inventory import PluginInfo
+from ..loading._inventory import PluginInfo
 from . import _table
 from ._commands import help_of
 from ._common import (

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._config import LoadedConfig
-from .._results import DECISIONS
+from ..config._settings import LoadedConfig
+from ..records._results import DECISIONS
 from . import _table
 from ._commands import help_of
 from ._common import (

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._errors import ToolhooksError
+from ..records._errors import ToolhooksError
 from ._commands import help_of
 from ._common import OK, PROBLEMS, add_config_option, plugin_table, read_config
 

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._events import Event
-from .._hookimpl import hookimpl
-from .._results import DECISIONS, ApprovalDecision, PendingApproval
+from ..events._events import Event
+from ..records._results import DECISIONS, ApprovalDecision, PendingApproval
+from ..registry._hookimpl import hookimpl
 
 CALL_KEYS = (
     "name",

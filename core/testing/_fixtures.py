@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from .._events import Event
-from .._hookimpl import hookimpl
-from .._runtime import Runtime
+from ..events._events import Event
+from ..registry._hookimpl import hookimpl
+from ..runtime._runtime import Runtime
 
 
 class EventRecorder:

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from .._frozen import thaw
-from .._hookimpl import hookimpl
-from .._models import ToolCall, ToolSpec
-from .._results import ApprovalDecision, PendingApproval, ToolResult
-from .._runtime import Runtime
+from ..records._frozen import thaw
+from ..records._models import ToolCall, ToolSpec
+from ..records._results import ApprovalDecision, PendingApproval, ToolResult
+from ..registry._hookimpl import hookimpl
+from ..runtime._runtime import Runtime
 from ._fixtures import EventRecorder
 
 Answer = Callable[[Mapping[str, Any]], Mapping[str, Any]]

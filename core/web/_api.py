@@ -17,7 +17,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from .._store import Grant, StoredApproval
+from ..stores._contract import Grant, StoredApproval
 from ._calls import CallSummary
 from ._desk import Decision, Desk, DeskError, Outcome, Result, rewritten_fields
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._errors import ConfigError
+from ..records._errors import ConfigError
 
 TOKENS_ENV = "TOOLHOOKS_DESK_TOKENS"
 DEFAULT_TOKENS_FILE = ".toolhooks/desk-tokens.json"

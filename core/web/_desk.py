@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._config import LoadedConfig
-from .._errors import ConfigError, ParamsError
-from .._frozen import freeze_params, thaw
-from .._store import AmbiguousId, ApprovalStore, Grant, StoredApproval
-from .._store_memory import MemoryStore
+from ..config._settings import LoadedConfig
+from ..records._errors import ConfigError, ParamsError
+from ..records._frozen import freeze_params, thaw
+from ..stores._contract import AmbiguousId, ApprovalStore, Grant, StoredApproval
+from ..stores._memory import MemoryStore
 from ._calls import CallLog
 
 Decision = Literal["allow-once", "allow-always", "deny", "edit"]
@@ -53,7 +53,7 @@ def open_store(config: LoadedConfig) -> tuple[ApprovalStore, Any]:
     Returns the store and the runtime that owns it (close it when done). A store only this
     process could see (no ``[state] url``, no queue route) is refused: nobody could decide there.
     """
-    from .._runtime import Runtime
+    from ..runtime._runtime import Runtime
 
     runtime = Runtime(config=config, load_entrypoints=False)
     store = runtime.approvals

@@ -17,8 +17,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from .._routes import printable
-from .._store import StoredApproval
+from ..approvals._routes import printable
+from ..stores._contract import StoredApproval
 from ._auth import COOKIE
 from ._calls import CallSummary
 from ._desk import Desk, DeskError, rewritten_fields, stamp

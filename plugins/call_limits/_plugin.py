@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from toolhooks import BeforeToolCallResult, ToolCall, emit, hookimpl
-from toolhooks._state import StateUnavailable
+from toolhooks.stores._state import StateUnavailable
 
 from ._config import CallLimitsConfig
 from ._counters import Check, Counters, MemoryCounters

@@ -9,7 +9,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from toolhooks import ConfigError, ToolCall
-from toolhooks._names import Wildcards
+from toolhooks.registry._names import Wildcards
 
 from ._config import LimitConfig, parse_rate
 

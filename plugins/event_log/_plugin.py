@@ -7,7 +7,7 @@ import weakref
 from collections.abc import Container, Iterable
 
 from toolhooks import Event, hookimpl
-from toolhooks._names import name_patterns
+from toolhooks.registry._names import name_patterns
 
 from ._config import CALL_END_EVENTS, EventLogConfig
 from ._encode import LineEncoder

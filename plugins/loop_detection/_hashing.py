@@ -4,7 +4,7 @@ A call's signature is a 64-bit hash of ``<tool name> NUL <key-sorted compact JSO
 (far too wide to collide within a window): Python's keyed in-process hash while the windows live
 in this process, sha256 (its first 8 bytes) once they are shared with other processes
 (``Signer(stable=True)``), where every process must compute the same one.
-The JSON is :func:`toolhooks._json.canonical_json`, the text approval digests are taken over too:
+The JSON is :func:`toolhooks.records._json.canonical_json`, the text approval digests are taken over too:
 bytes, sets, NaN, non-string keys, arbitrary objects and even cycles encode deterministically, so
 hashing never raises. An outcome hash is Python's keyed in-process string
 hash of the status and the result text (8 bytes, never zero); it is never persisted, so it need
@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic_core import to_json
 from toolhooks import ToolResult
-from toolhooks._json import canonical_json as canonical
-from toolhooks._names import name_patterns
+from toolhooks.records._json import canonical_json as canonical
+from toolhooks.registry._names import name_patterns
 
 _SIG_MASK = (1 << 64) - 1
 _OUT_MASK = (1 << 62) - 1

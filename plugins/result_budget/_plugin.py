@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from toolhooks import AfterToolCallResult, ToolCall, ToolResult, emit, hookimpl
-from toolhooks._render import render_content
+from toolhooks.pipeline._render import render_content
 
 from ._artifacts import ArtifactStore
 from ._config import ResultBudgetConfig

@@ -219,8 +219,8 @@ def test_bad_flags_are_usage_errors(tmp_path, args, hint):
 def test_the_commands_work_on_the_redis_store_of_state_url(tmp_path):
     require(_redis_up(), f"no Redis server at {REDIS_URL} (set TOOLHOOKS_TEST_REDIS_URL)")
     import redis
-    from toolhooks._state import SharedState
-    from toolhooks._store_redis import RedisStore
+    from toolhooks.stores._redis import RedisStore
+    from toolhooks.stores._state import SharedState
 
     prefix = f"toolhooks-test-{uuid.uuid4().hex[:12]}"
     (tmp_path / "toolhooks.toml").write_text(

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from toolhooks import AmbiguousId
-from toolhooks._store import ApprovalStore, StoredApproval
-from toolhooks._store_memory import MemoryStore
-from toolhooks._store_sqlite import SQLiteStore
+from toolhooks.stores._contract import ApprovalStore, StoredApproval
+from toolhooks.stores._memory import MemoryStore
+from toolhooks.stores._sqlite import SQLiteStore
 from toolhooks.testing import require
 
 REDIS_URL = os.environ.get("TOOLHOOKS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -58,8 +58,8 @@ def opener(request, tmp_path) -> Iterator[Opener]:
     else:
         require(_redis_up(), f"no Redis server at {REDIS_URL} (set TOOLHOOKS_TEST_REDIS_URL)")
         import redis
-        from toolhooks._state import SharedState
-        from toolhooks._store_redis import RedisStore
+        from toolhooks.stores._redis import RedisStore
+        from toolhooks.stores._state import SharedState
 
         prefix = f"toolhooks-test-{uuid.uuid4().hex[:12]}"
         yield lambda: RedisStore(SharedState(REDIS_URL, prefix))

@@ -14,7 +14,7 @@ import time
 
 import pytest
 from toolhooks import ApprovalRequest, Runtime, hookimpl
-from toolhooks._routes import PARAMS_HEAD, PARAMS_TAIL, TtyApprover
+from toolhooks.approvals._routes import PARAMS_HEAD, PARAMS_TAIL, TtyApprover
 
 
 class Gate:
@@ -96,7 +96,7 @@ def test_the_prompt_asks_again_until_an_allowed_answer():
 def test_end_of_file_and_no_terminal_deny_with_a_reason(monkeypatch):
     outcome, _ = _tty_call("")
     assert outcome.status == "denied" and "end of file" in outcome.reason
-    monkeypatch.setattr("toolhooks._routes._open_tty", lambda: None)
+    monkeypatch.setattr("toolhooks.approvals._routes._open_tty", lambda: None)
     rt = Runtime(
         plugins=[Gate()], tools=[write], config={"approvals": {"route": "tty"}},
         load_entrypoints=False,

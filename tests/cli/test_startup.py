@@ -10,7 +10,13 @@ import sys
 
 import pytest
 
-HEAVY = ("pydantic", "pluggy", "toolhooks._runtime", "toolhooks._config", "toolhooks._pipeline")
+HEAVY = (
+    "pydantic",
+    "pluggy",
+    "toolhooks.runtime._runtime",
+    "toolhooks.config._settings",
+    "toolhooks.pipeline._stages",
+)
 PROBE = """
 import json, sys
 from toolhooks.cli import main

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from toolhooks import ApprovalRequest, PendingApproval, SQLiteStore, ToolCall
-from toolhooks._store import stored_from_pending
+from toolhooks.stores._contract import stored_from_pending
 
 from .tty import on_tty
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 from toolhooks import ApprovalDecision, hookimpl
-from toolhooks._frozen import params_digest
+from toolhooks.records._frozen import params_digest
 
 
 class Asks:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from toolhooks import ConfigError, PluginLoadError, Runtime
-from toolhooks._config import load_config
+from toolhooks.config._settings import load_config
 
 GOOD_PLUGIN = """
 from pydantic import BaseModel, ConfigDict
@@ -150,7 +150,7 @@ def test_plugin_with_unknown_hook_fails_to_load(install_dist):
 def test_config_discovery_order(tmp_path, monkeypatch):
     """$TOOLHOOKS_CONFIG first, then toolhooks.toml, then [tool.toolhooks] in pyproject.toml."""
     monkeypatch.chdir(tmp_path)
-    from toolhooks._config import discover
+    from toolhooks.config._settings import discover
 
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "x"\n[tool.toolhooks.plugins]\ndisable = ["from-pyproject"]\n'

@@ -1,4 +1,4 @@
-"""toolhooks._json: log lines are the same bytes with and without orjson; canonical text is total."""
+"""toolhooks.records._json: log lines are the same bytes with and without orjson; canonical text is total."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from toolhooks import FrozenDict, FrozenList
-from toolhooks._json import canonical_json, json_line, orjson_line, stdlib_line
+from toolhooks.records._json import canonical_json, json_line, orjson_line, stdlib_line
 
 pytestmark = pytest.mark.skipif(orjson_line is None, reason="orjson is not installed")
 

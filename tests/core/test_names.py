@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from toolhooks import Runtime, hookimpl
-from toolhooks._names import Wildcards, name_patterns
+from toolhooks.registry._names import Wildcards, name_patterns
 
 
 @pytest.mark.parametrize(

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from toolhooks import MemoryStore, Runtime, hookimpl
-from toolhooks._state import SharedState
-from toolhooks._store_redis import RedisStore
+from toolhooks.stores._redis import RedisStore
+from toolhooks.stores._state import SharedState
 
 
 class Gate:

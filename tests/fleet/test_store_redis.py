@@ -7,9 +7,9 @@ import threading
 import time
 
 import pytest
-from toolhooks._state import SharedState
-from toolhooks._store import StoredApproval
-from toolhooks._store_redis import RedisStore
+from toolhooks.stores._contract import StoredApproval
+from toolhooks.stores._redis import RedisStore
+from toolhooks.stores._state import SharedState
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from toolhooks import (
     Runtime,
     hookimpl,
 )
-from toolhooks._frozen import canonical_json, params_digest
+from toolhooks.records._frozen import canonical_json, params_digest
 
 BIG = 50 * 1024 * 1024  # characters in the "50 MB string" cases
 

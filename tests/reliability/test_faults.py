@@ -189,7 +189,7 @@ def test_a_hanging_after_hook_times_out_and_the_result_still_arrives(make, mode)
 
 
 def test_an_async_hook_without_a_timeout_gets_the_default(make, monkeypatch):
-    import toolhooks._registry as registry
+    import toolhooks.registry._registry as registry
 
     monkeypatch.setattr(registry, "DEFAULT_ASYNC_TIMEOUT", 0.3)  # the 15 s default, shortened
 

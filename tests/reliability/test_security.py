@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolhooks import REMOVE, Runtime, ToolCall, hookimpl
-from toolhooks._frozen import canonical_json, params_digest
+from toolhooks.records._frozen import canonical_json, params_digest
 
 MODES = ["call", "acall"]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from toolhooks import Runtime
-from toolhooks._config import load_config
+from toolhooks.config._settings import load_config
 from toolhooks.plugins.event_log import EventLogPlugin
 from toolhooks.testing import require
 
@@ -42,7 +42,7 @@ def sqlite_store_available() -> bool:
     """Whether the runtime opens the SQLite store for the queue route (landing separately)."""
     import tempfile
 
-    from toolhooks._store_memory import MemoryStore
+    from toolhooks.stores._memory import MemoryStore
 
     with tempfile.TemporaryDirectory() as folder:
         queue = {"approvals": {"route": "queue", "db": f"{folder}/approvals.db"}}
@@ -78,7 +78,7 @@ def _redis_config(tmp_path: Path) -> Iterator[dict[str, Any]]:
 
 def _sqlite_config(tmp_path: Path) -> Iterator[dict[str, Any]]:
     require(
-        sqlite_store_available(), "the SQLite approval store (toolhooks._store_sqlite) is missing"
+        sqlite_store_available(), "the SQLite approval store (toolhooks.stores._sqlite) is missing"
     )
     yield {"approvals": {"route": "queue", "wait_s": 0, "db": str(tmp_path / "approvals.db")}}
 

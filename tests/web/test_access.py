@@ -6,7 +6,7 @@ import json
 import stat
 
 import pytest
-from toolhooks._errors import ConfigError
+from toolhooks.records._errors import ConfigError
 from toolhooks.web import load_tokens
 from toolhooks.web._auth import CSP, TOKENS_ENV, add_token
 

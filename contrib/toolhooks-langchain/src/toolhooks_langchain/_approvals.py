@@ -17,7 +17,7 @@ from typing import Any
 
 from langgraph.types import interrupt
 from toolhooks import ApprovalDecision, Outcome, PendingApproval, Runtime
-from toolhooks._frozen import thaw
+from toolhooks.records._frozen import thaw
 
 APPROVAL_TYPE = "toolhooks.approval"
 HISTORY_LIMIT = 1_000

@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolhooks import ApprovalDecision, ApprovalUnavailable, PendingApproval, Runtime
-from toolhooks._frozen import thaw
+from toolhooks.records._frozen import thaw
 
 from ._config import McpTable
 from ._results import Holder, call_result
@@ -47,7 +47,9 @@ class ClientApprover:
         self.settings = settings
         route = runtime.config.approvals.route
         if route != "none":
-            from toolhooks._routes import approver_for_route  # the core's own route approvers
+            from toolhooks.approvals._routes import (
+                approver_for_route,
+            )  # the core's own route approvers
 
             self.fallback = approver_for_route(route, runtime.config, runtime.approvals)
 

@@ -1,0 +1,294 @@
+"""The approval step of the pipeline: grants, asking, deferring, applying a decision, editing.
+
+``gate`` runs when a before_tool_call hook asked for an approval and the call is otherwise ready
+to run. It ends in a :class:`Verdict` to conclude the call with, or in a
+:class:`PendingApproval` that the caller defers (``defer``): the call's outcome is then
+"pending" until ``Runtime.resume`` (``_resume``) finishes it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from typing import Any
+
+from ..events._scope import current_scope
+from ..pipeline._before import BeforeState, call_ids
+from ..pipeline._driver import Pipeline
+from ..pipeline._stages import Context, Run, remember, screen
+from ..pipeline._verdict import CORE, Verdict
+from ..records._frozen import freeze_params, params_digest, thaw
+from ..records._results import Outcome, PendingApproval
+from ..stores._contract import stored_from_pending
+from ._resolve import Resolution, ask, make_pending
+
+MAX_EDIT_ROUNDS = 5
+DIGEST_MISMATCH = "Blocked: the params changed after they were approved (digest mismatch)"
+
+
+def _sender(state: BeforeState) -> str | None:
+    sender = state.call.sender
+    return None if sender is None else sender.id
+
+
+def rewritten(state: BeforeState) -> dict[str, str]:
+    """Fields whose current value differs from the proposal, with the plugin that wrote them."""
+    if not state.writers:
+        return {}
+    missing = object()
+    proposed, current = state.proposed, state.params
+    return {
+        key: plugin
+        for key, plugin in state.writers.items()
+        if proposed.get(key, missing) != current.get(key, missing)
+    }
+
+
+def gate(
+    ctx: Context,
+    run: Run,
+    verdict: Verdict,
+    covered: str | None = None,
+    interactive: bool = True,
+) -> Pipeline[Verdict | PendingApproval]:
+    """Resolve the approval a hook asked for; what runs must be what the approver saw.
+
+    ``covered`` is the digest an editor approved: a request for exactly those params needs no
+    second approval. ``interactive=False`` returns the pending approval instead of asking.
+    """
+    for _round in range(MAX_EDIT_ROUNDS):
+        state = run.state
+        if verdict.status != "go" or state.approval_plugin is None or state.approval is None:
+            return verdict
+        call, plugin, request = state.call, state.approval_plugin, state.approval
+        frozen = freeze_params(verdict.params)
+        sender_id = _sender(state)
+        digest = params_digest(call.name, frozen, sender_id, call.session_id)
+        if covered is not None and digest == covered:
+            verdict.approval = "edit"  # the editor approved exactly what will run
+            return verdict
+        if "allow-always" in request.allowed_decisions and ctx.store.is_granted(
+            plugin=plugin, tool=call.name, sender=sender_id, session=call.session_id
+        ):
+            remembered = Resolution("allow-always", None, remembered=True)
+            return apply(ctx, run, verdict, plugin, digest, None, remembered)
+        pending = make_pending(
+            call.with_params(frozen), plugin, request, digest, run.proposed, rewritten(state)
+        )
+        stores_rows = interactive and getattr(ctx.approver, "stores_rows", False)
+        failed: Resolution | None = None
+        if stores_rows:
+            pending, failed = record(ctx, pending, state)
+        ctx.emit(
+            "approval.requested",
+            *call_ids(call),
+            plugin,
+            {
+                "approval_id": pending.id,
+                "short_id": pending.short_id,
+                "title": request.title,
+                "severity": request.severity,
+                "digest": digest,
+                "expires_at": pending.expires_at,
+            },
+        )
+        if not interactive:
+            return pending
+        if failed is not None:
+            return apply(ctx, run, verdict, plugin, digest, pending.id, failed)
+        resolution = yield from ask(ctx.approver, pending, ctx.passthrough)
+        if resolution.decision == "defer":
+            return pending
+        if stores_rows:
+            closed = close(ctx, pending, resolution)
+            if closed is None:  # another call used this approval first: ask again
+                continue
+            resolution = closed
+        if resolution.decision != "edit":
+            return apply(ctx, run, verdict, plugin, digest, pending.id, resolution)
+        verdict, covered = yield from edit(ctx, run, pending, resolution)
+    reason = f"Blocked: more than {MAX_EDIT_ROUNDS} rounds of edits"
+    return Verdict("blocked", verdict.params, None, "approval", reason, CORE)
+
+
+_RECORDING = threading.Lock()
+"""Makes find-or-add of a stored approval one step for the threads of this process: twin calls
+proposed at the same moment otherwise both miss the other's row and store two approvals."""
+
+
+def record(
+    ctx: Context, pending: PendingApproval, state: BeforeState
+) -> tuple[PendingApproval, Resolution | None]:
+    """Put ``pending`` in the store before asking (the queue route waits there).
+
+    A restarted agent proposing the same call (same digest and plugin) finds the row its
+    predecessor left, still pending or decided meanwhile, and waits on / takes that one.
+    A store that fails gives the deny to conclude with (fail closed: nobody can be asked).
+    """
+    try:
+        with _RECORDING:
+            reused = ctx.store.reusable(pending.digest, pending.plugin)
+            if reused is not None:
+                pending = replace(
+                    pending,
+                    id=reused.id,
+                    short_id=reused.short_id,
+                    expires_at=max(pending.expires_at, reused.expires_at),
+                )
+            ctx.store.add(
+                stored_from_pending(pending, expires_at=pending.expires_at, quiet=state.quiet)
+            )
+    except Exception as exc:
+        why = f"Approval unavailable (store: {type(exc).__name__}: {exc})"
+        return pending, Resolution("deny", why)
+    return pending, None
+
+
+def close(ctx: Context, pending: PendingApproval, resolution: Resolution) -> Resolution | None:
+    """The call got its answer: the stored approval is used up, once, whatever the answer.
+
+    None: the answer allowed the call but another call (a twin in this process, a resume in
+    another) used the approval first; the caller asks again.
+    """
+    try:
+        used = ctx.store.consume(pending.id)
+    except Exception as exc:
+        why = f"Approval {pending.short_id} cannot be used: {type(exc).__name__}: {exc}"
+        return resolution if resolution.decision == "deny" else Resolution("deny", why)
+    if used is None and resolution.decision != "deny" and not resolution.cancelled:
+        return None
+    return resolution
+
+
+def apply(
+    ctx: Context,
+    run: Run,
+    verdict: Verdict,
+    plugin: str,
+    digest: str,
+    approval_id: str | None,
+    resolution: Resolution,
+) -> Verdict:
+    """Record the decision and turn it into the verdict the call concludes with."""
+    state = run.state
+    call = state.call
+    data: dict[str, Any] = {
+        "decision": resolution.decision,
+        "reason": resolution.reason,
+        "remembered": resolution.remembered,
+        "by": resolution.by,
+    }
+    if approval_id is not None:
+        data["approval_id"] = approval_id
+    if resolution.cancelled:
+        data["cancelled"] = True
+    ctx.emit("approval.resolved", *call_ids(call), plugin, data)
+    if resolution.interrupted is not None:
+        run.interrupted = resolution.interrupted
+    if resolution.decision == "deny":
+        denied = Verdict("denied", verdict.params, None, "approval", resolution.reason)
+        denied.approval = "deny"
+        return denied
+    sender_id = _sender(state)
+    if resolution.decision == "allow-always" and not resolution.remembered:
+        ctx.store.grant(
+            plugin=plugin,
+            tool=call.name,
+            sender=sender_id,
+            session=call.session_id,
+            by=resolution.by,
+        )
+    # What runs must be byte-for-byte what the approver saw.
+    if params_digest(call.name, verdict.params, sender_id, call.session_id) != digest:
+        return Verdict("blocked", verdict.params, None, "approval", DIGEST_MISMATCH, CORE)
+    verdict.approval = resolution.decision
+    return verdict
+
+
+def edit(
+    ctx: Context, run: Run, pending: PendingApproval, resolution: Resolution
+) -> Pipeline[tuple[Verdict, str]]:
+    """Run the fence, the before chain and validation again on the editor's params.
+
+    Returns the new verdict and the digest of what the editor submitted: a further approval
+    request is covered by the edit only for exactly those params.
+    """
+    assert resolution.params is not None
+    old = run.state
+    call = old.call
+    edited = freeze_params(resolution.params)
+    before = thaw(call.params)
+    fields = sorted(
+        key
+        for key in set(before) | set(edited)
+        if before.get(key, _MISSING) != edited.get(key, _MISSING)
+    )
+    ids = call_ids(call)
+    ctx.emit(
+        "approval.resolved",
+        *ids,
+        pending.plugin,
+        {
+            "approval_id": pending.id,
+            "decision": "edit",
+            "reason": resolution.reason,
+            "remembered": False,
+            "by": resolution.by,
+        },
+    )
+    ctx.emit(
+        "approval.edited",
+        *ids,
+        pending.plugin,
+        {"approval_id": pending.id, "by": resolution.by, "fields": fields},
+    )
+    covered = params_digest(call.name, edited, _sender(old), call.session_id)
+    state = BeforeState(ctx.emit, ctx.record, call.with_params(edited))
+    state.quiet = old.quiet  # the first screening's quiet handlers stay in the call's record
+    old.done = True
+    run.state = state
+    current_scope.set(state)
+    verdict = yield from screen(ctx, run)
+    if verdict.status == "go" and state.approval_plugin is None:
+        verdict.approval = "edit"
+    return verdict, covered
+
+
+_MISSING = object()
+
+
+def pending_outcome(pending: PendingApproval) -> Outcome:
+    """The Outcome of a paused call: what the model is told while a human decides."""
+    call, request = pending.call, pending.request
+    reason = f"Approval pending: {request.title} (approval {pending.short_id})"
+    return Outcome(
+        status="pending",
+        content=reason,
+        call_id=call.id,
+        trace_id=call.trace_id,
+        tool=call.name,
+        params=thaw(call.params),
+        reason=reason,
+        rewritten_by=dict(pending.rewritten_by),
+        pending=pending,
+    )
+
+
+def defer(ctx: Context, run: Run, pending: PendingApproval, asked: bool = True) -> Outcome:
+    """Store ``pending`` until someone decides; the call's outcome is "pending" for now."""
+    expires_at = time.time() + ctx.defer_ttl_s
+    pending = replace(pending, expires_at=expires_at)
+    ctx.store.add(stored_from_pending(pending, expires_at=expires_at, quiet=run.state.quiet))
+    call = pending.call
+    remember(ctx.paused, call.id, pending.id)
+    if not asked:
+        ctx.unasked.add(pending.id)
+    else:
+        ctx.emit(
+            "approval.deferred",
+            *call_ids(call),
+            pending.plugin,
+            {"approval_id": pending.id, "short_id": pending.short_id, "expires_at": expires_at},
+        )
+    return pending_outcome(pending)

@@ -1,0 +1,321 @@
+"""Finishing a paused call (``Runtime.resume``, a repeated ``call``) and ``Runtime.decide``.
+
+A paused call re-enters the pipeline at the approval's resolution with the params frozen when it
+was paused: no second before chain, no second ``tool.proposed``. The store's ``consume`` makes a
+resume single use across processes; whoever loses gets an outcome that says so and runs nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from ..events._scope import current_scope
+from ..pipeline._before import BeforeState
+from ..pipeline._driver import Pipeline
+from ..pipeline._stages import (
+    Context,
+    Execute,
+    Run,
+    conclude,
+    decide_verdict,
+    rejected,
+    remember,
+    screen,
+)
+from ..pipeline._tools import Tool
+from ..pipeline._verdict import CORE, Verdict
+from ..records._frozen import freeze_params, thaw
+from ..records._models import ToolCall
+from ..records._results import Decision, Outcome, PendingApproval
+from ..stores._contract import AmbiguousId, StoredApproval
+from ._gate import apply, defer, edit, gate, pending_outcome
+from ._resolve import TIMED_OUT, Resolution, ask, judge
+
+
+def refusal(reason: str, row: StoredApproval | None = None) -> Outcome:
+    """A resume that runs nothing: unknown id, already resolved, ambiguous, store unavailable."""
+    if row is None:
+        return Outcome(
+            status="blocked",
+            content=reason,
+            call_id="",
+            trace_id="",
+            blocked_by=CORE,
+            reason=reason,
+        )
+    return Outcome(
+        status="blocked",
+        content=reason,
+        call_id=row.call_id,
+        trace_id=row.trace_id,
+        tool=row.tool,
+        params=dict(row.params),
+        blocked_by=CORE,
+        reason=reason,
+    )
+
+
+def lookup(ctx: Context, key: str) -> StoredApproval | Outcome:
+    if not isinstance(key, str) or not key:
+        return refusal("Unknown approval: the id must be a non-empty string")
+    try:
+        row = ctx.store.get(key)
+    except AmbiguousId as exc:
+        return refusal(str(exc))
+    except Exception as exc:  # the store is unreachable or broken: nothing runs
+        return refusal(f"Approval store unavailable: {type(exc).__name__}: {exc}")
+    if row is None:
+        return refusal(f"Unknown approval {key!r}")
+    return row
+
+
+def run_resume(
+    ctx: Context,
+    key: str,
+    decision: str | None,
+    params: Any,
+    execute: Execute | None,
+    by: str | None,
+    reason: str | None,
+) -> Pipeline[Outcome]:
+    found = lookup(ctx, key)
+    if isinstance(found, Outcome):
+        return found
+    return (yield from finish(ctx, found, execute, decision, params, by, reason))
+
+
+def rejoin(
+    ctx: Context, call: ToolCall, tool: Tool | None, execute: Execute | None
+) -> Pipeline[Outcome | None]:
+    """A call whose id this runtime (or a shared store) already knows; None: a new call."""
+    prepared = ctx.decided.pop(call.id, None) if ctx.decided else None
+    if prepared is not None and _same(prepared.state.proposed, call, prepared.state.tool):
+        return (yield from _after_decide(ctx, prepared, execute))
+    approval_id = ctx.paused.get(call.id)
+    try:
+        if approval_id is not None:
+            row = ctx.store.get(approval_id)
+        elif ctx.shared_store:
+            row = ctx.store.for_call(call.id)
+        else:
+            return None
+    except Exception as exc:  # fail closed: a paused call must not run unapproved
+        return refusal(f"Approval store unavailable: {type(exc).__name__}: {exc}")
+    if row is None or row.call_id != call.id:
+        ctx.paused.pop(call.id, None)
+        return None
+    if not _same(row.proposed_params, call, row.tool):
+        reason = f"Call id {call.id!r} belongs to another call waiting for approval {row.short_id}"
+        return refusal(reason, row)
+    ask_now = row.id in ctx.unasked and ctx.approver is not None
+    return (yield from finish(ctx, row, execute, ask_now=ask_now))
+
+
+def _same(proposed: Any, call: ToolCall, tool: str) -> bool:
+    return call.name == tool and dict(call.params) == dict(proposed)
+
+
+def _after_decide(ctx: Context, prepared: Run, execute: Execute | None) -> Pipeline[Outcome]:
+    """``call`` after ``decide`` found the call allowed or blocked: conclude it as decided."""
+    prepared.execute = execute
+    verdict = prepared.verdict
+    assert verdict is not None
+    token = current_scope.set(prepared.state)
+    try:
+        return (yield from conclude(ctx, prepared, verdict))
+    finally:
+        prepared.state.done = True
+        _reset(token)
+
+
+def finish(
+    ctx: Context,
+    row: StoredApproval,
+    execute: Execute | None,
+    decision: str | None = None,
+    params: Any = None,
+    by: str | None = None,
+    reason: str | None = None,
+    ask_now: bool = False,
+) -> Pipeline[Outcome]:
+    """Finish the paused call of ``row`` with ``decision`` (None: the one recorded in the store)."""
+    tool = ctx.tools.get(row.tool)
+    spec = None if tool is None else tool.spec
+    if row.state == "consumed":
+        return refusal(f"Approval {row.short_id} was already resolved", row)
+    if decision is not None and row.state == "decided" and decision != row.decision:
+        who = f" by {row.decided_by}" if row.decided_by else ""
+        return refusal(
+            f"Approval {row.short_id} was already decided ({row.decision}{who}); "
+            "resume it without a decision to finish it",
+            row,
+        )
+    answered: Resolution | None = None
+    if decision is None and row.state == "decided":
+        decision, params, by, reason = row.decision, row.decided_params, row.decided_by, row.reason
+        answered = ctx.answered.pop(row.id, None)  # Runtime.ask's answer, kept word for word
+    if row.state == "pending" and (decision == "defer" or (decision is None and not ask_now)):
+        return pending_outcome(row.pending(spec))
+    run = Run(ctx, row.call(spec), tool, execute)
+    state = run.state
+    state.approval_plugin, state.approval = row.plugin, row.request()
+    state.proposed = run.proposed = freeze_params(row.proposed_params)
+    state.writers = dict(row.rewritten_by) or None
+    state.quiet = [dict(entry) for entry in row.quiet]  # the first screening's, from the row
+    token = current_scope.set(state)
+    try:
+        resolution: Resolution | None = None
+        if decision is None and row.state == "pending":  # decide() stored it; ask now
+            ctx.unasked.discard(row.id)
+            asking = replace(
+                row.pending(spec), expires_at=min(row.expires_at, time.time() + row.timeout_s)
+            )
+            resolution = yield from ask(ctx.approver, asking, ctx.passthrough)
+            if resolution.decision == "defer":
+                state.done = True
+                return defer_again(ctx, row, spec)
+        if ctx.store.consume(row.id) is None:
+            return refusal(f"Approval {row.short_id} was already resolved", row)
+        ctx.paused.pop(row.call_id, None)
+        verdict = decide_verdict(state, tool, execute, row.tool)
+        if row.state == "expired":
+            resolution = Resolution("deny", TIMED_OUT)
+        elif resolution is None and answered is not None and answered.decision == decision:
+            resolution = answered
+        elif resolution is None:
+            resolution = judge(row.request(), decision, reason, by, params, decision)
+            if resolution.decision == "defer":  # recorded as a decision by someone: not one
+                resolution = Resolution("deny", "Denied: 'defer' is not a final decision", by=by)
+        if verdict.status != "go":
+            pass
+        elif resolution.decision == "edit":
+            verdict, covered = yield from edit(ctx, run, row.pending(spec), resolution)
+            gated = yield from gate(ctx, run, verdict, covered, interactive=False)
+            if isinstance(gated, PendingApproval):
+                return defer(ctx, run, gated)
+            verdict = gated
+        else:
+            verdict = apply(ctx, run, verdict, row.plugin, row.digest, row.id, resolution)
+        outcome = yield from conclude(ctx, run, verdict)
+        if run.state is state and row.rewritten_by:
+            # Not re-screened: the hooks' changes are the ones recorded at the pause, measured
+            # from what that screening started with (the editor's params after an edit, which
+            # the row does not keep), as a call decided at once reports them.
+            outcome = replace(outcome, rewritten_by=dict(row.rewritten_by))
+        return outcome
+    finally:
+        state.done = run.state.done = True
+        _reset(token)
+
+
+def defer_again(ctx: Context, row: StoredApproval, spec: Any) -> Outcome:
+    """The approver asked after ``decide`` deferred: the stored row keeps waiting."""
+    pending = row.pending(spec)
+    call = pending.call
+    ctx.emit(
+        "approval.deferred",
+        call.trace_id,
+        call.id,
+        call.session_id,
+        call.name,
+        row.plugin,
+        {"approval_id": row.id, "short_id": row.short_id, "expires_at": row.expires_at},
+    )
+    return pending_outcome(pending)
+
+
+def run_decide(ctx: Context, raw: Any) -> Pipeline[Decision]:
+    """The fence, the before chain and validation, without executing (``Runtime.decide``)."""
+    from ..pipeline._stages import intake
+
+    try:
+        call, tool = intake(ctx.tools, raw)
+    except Exception as exc:
+        outcome = rejected(ctx, raw, exc)
+        return Decision(
+            status="blocked",
+            call_id=outcome.call_id,
+            trace_id=outcome.trace_id,
+            tool=outcome.tool,
+            reason=outcome.reason,
+            blocked_by=CORE,
+        )
+    known = ctx.decided.get(call.id)
+    if known is not None and known.verdict is not None:
+        return _decision(known.state, known.verdict)
+    approval_id = ctx.paused.get(call.id)
+    row = ctx.store.get(approval_id) if approval_id is not None else None
+    if row is not None and row.state in ("pending", "decided"):
+        return _pending_decision(row.pending(None if tool is None else tool.spec))
+    run = Run(ctx, call, tool, None)
+    state = run.state
+    token = current_scope.set(state)
+    try:
+        if run.tracing:
+            ctx.record(
+                state,
+                "tool.proposed",
+                None,
+                {
+                    "params": dict(call.params),
+                    "origin": call.origin,
+                    "agent_id": call.agent_id,
+                    "sender": call.sender.id if call.sender else None,
+                },
+            )
+        verdict = yield from screen(ctx, run, may_execute=False)
+        if verdict.status == "go" and state.approval_plugin is not None:
+            gated = yield from gate(ctx, run, verdict, interactive=False)
+            if isinstance(gated, PendingApproval):
+                outcome = defer(ctx, run, gated, asked=False)
+                assert outcome.pending is not None
+                return _pending_decision(outcome.pending)
+            verdict = gated
+        run.verdict = verdict
+        remember(ctx.decided, call.id, run)
+        return _decision(state, verdict)
+    finally:
+        _reset(token)
+
+
+def _decision(state: BeforeState, verdict: Verdict) -> Decision:
+    call = state.call
+    if verdict.status == "go":
+        return Decision(
+            status="allowed",
+            call_id=call.id,
+            trace_id=call.trace_id,
+            tool=call.name,
+            params=thaw(freeze_params(verdict.params)),
+        )
+    return Decision(
+        status="blocked",
+        call_id=call.id,
+        trace_id=call.trace_id,
+        tool=call.name,
+        params=thaw(freeze_params(verdict.params)),
+        reason=verdict.reason,
+        blocked_by=verdict.blocked_by or CORE,
+    )
+
+
+def _pending_decision(pending: PendingApproval) -> Decision:
+    call = pending.call
+    return Decision(
+        status="pending",
+        call_id=call.id,
+        trace_id=call.trace_id,
+        tool=call.name,
+        params=thaw(call.params),
+        reason=f"Approval required: {pending.request.title}",
+        pending=pending,
+    )
+
+
+def _reset(token: Any) -> None:
+    try:  # noqa: SIM105 - see run_call
+        current_scope.reset(token)
+    except ValueError:
+        pass

@@ -1,0 +1,3 @@
+"""The TOML config: where it is found, the shape of every core table, and errors that name the file
+and line. Above ``stores``.
+"""

@@ -1,0 +1,227 @@
+"""Finding plugins through the ``toolhooks`` entry-point group and building them from config.
+
+Discovery reads distribution metadata only; nothing is imported until a plugin has passed
+``only``, ``disable``, ``enabled`` and ``TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD``, so a switched-off
+plugin's code never runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..config._settings import FRAMEWORK_KEYS, LoadedConfig, did_you_mean, keys_at
+from ..records._errors import ConfigError, PluginLoadError, PluginValidationError
+
+ENTRY_POINT_GROUP = "toolhooks"
+AUTOLOAD_ENV = "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD"
+OWN_DISTRIBUTION = "toolhooks"
+OPT_IN_BUILTINS = frozenset({"otel"})
+"""Built-ins that stay off until their ``[plugins.<name>]`` table exists (or ``only`` names them)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An entry point that names a plugin, before anything is imported."""
+
+    name: str
+    value: str
+    distribution: str | None
+    version: str | None
+    builtin: bool
+    entry_point: metadata.EntryPoint
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} = {self.value}"
+
+    @property
+    def from_dist(self) -> str:
+        if self.distribution is None:
+            return "an unknown distribution"
+        return f"distribution {self.distribution} {self.version or ''}".rstrip()
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def find_entry_points() -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+    """Every ``toolhooks`` entry point, deduplicated; second ones with a taken name are blocked.
+
+    A built-in always keeps its name: a third-party entry point that claims it is the duplicate.
+    """
+    found: dict[str, Candidate] = {}
+    duplicates: list[tuple[Candidate, str]] = []
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(entry_point, "dist", None)
+        dist_name = dist.metadata["Name"] if dist is not None else None
+        candidate = Candidate(
+            name=entry_point.name,
+            value=entry_point.value,
+            distribution=dist_name,
+            version=dist.version if dist is not None else None,
+            builtin=dist_name is not None and _normalise(dist_name) == OWN_DISTRIBUTION,
+            entry_point=entry_point,
+        )
+        taken = found.get(candidate.name)
+        if taken is None:
+            found[candidate.name] = candidate
+        elif (taken.value, taken.distribution) != (candidate.value, candidate.distribution):
+            if candidate.builtin and not taken.builtin:
+                # A third party can never take a built-in's name, whatever sys.path order says:
+                # else `only = ["policy"]` would import it instead of the policy fence.
+                found[candidate.name] = candidate
+                candidate, taken = taken, candidate
+            duplicates.append(
+                (candidate, f"duplicate plugin name {candidate.name!r}: {taken.from_dist} has it")
+            )
+    ordered = sorted(found.values(), key=lambda c: (not c.builtin, c.name))
+    return ordered, duplicates
+
+
+def autoload_disabled() -> bool:
+    return os.environ.get(AUTOLOAD_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def why_skipped(candidate: Candidate, config: LoadedConfig) -> str | None:
+    """The reason ``candidate`` must not be imported, or None to load it."""
+    if not candidate.builtin and autoload_disabled():
+        return f"third-party autoload disabled by {AUTOLOAD_ENV}"
+    reason = why_disabled(candidate.name, config)
+    if (
+        reason is None
+        and candidate.builtin
+        and candidate.name in OPT_IN_BUILTINS
+        and candidate.name not in config.plugin_tables()
+        and config.plugins.only is None
+    ):
+        return f"off unless configured: add a [plugins.{candidate.name}] table"
+    return reason
+
+
+def why_disabled(name: str, config: LoadedConfig) -> str | None:
+    """Why the config switches the plugin ``name`` off (``only``, ``disable``, ``enabled``).
+
+    The same rules for every plugin: an entry point, or one passed to ``Runtime(plugins=)`` or
+    ``register()``.
+    """
+    table = config.plugins
+    if table.only is not None and name not in table.only:
+        return "not listed in [plugins] only"
+    if name in table.disable:
+        return "listed in [plugins] disable"
+    settings, _ = config.plugin_settings(name)
+    if not settings.enabled:
+        return f"[plugins.{name}] enabled = false"
+    return None
+
+
+def load(candidate: Candidate, config: LoadedConfig) -> Any:
+    """Import the entry point and build the plugin object; PluginLoadError names both ends."""
+    try:
+        target = candidate.entry_point.load()
+    except Exception as exc:
+        raise PluginLoadError(
+            f"plugin entry point '{candidate.label}' from {candidate.from_dist} failed to import: "
+            f"{type(exc).__name__}: {exc}",
+            entry_point=candidate.label,
+            distribution=candidate.distribution,
+        ) from exc
+    try:
+        return build(target, candidate.name, config)
+    except (PluginLoadError, ConfigError):
+        raise
+    except Exception as exc:
+        raise PluginLoadError(
+            f"plugin entry point '{candidate.label}' from {candidate.from_dist} could not be "
+            f"created: {type(exc).__name__}: {exc}",
+            entry_point=candidate.label,
+            distribution=candidate.distribution,
+        ) from exc
+
+
+def config_model(target: Any) -> type[BaseModel] | None:
+    model = getattr(target, "Config", None)
+    return model if inspect.isclass(model) and issubclass(model, BaseModel) else None
+
+
+def config_location(target: Any, name: str) -> tuple[str, ...]:
+    key = getattr(target, "config_key", None)
+    return tuple(key.split(".")) if isinstance(key, str) and key else ("plugins", name)
+
+
+def build(target: Any, name: str, config: LoadedConfig) -> Any:
+    """A class is instantiated with its validated ``Config``; a module or instance is used as is.
+
+    Keys in ``[plugins.<name>]`` that nothing reads are errors, as for a ``Config`` model with
+    ``extra="forbid"``: a typo such as ``mdoe = "audit"`` or ``enabeld = false`` must not be
+    silently ignored (the plugin would run, enforcing, while the file says otherwise).
+    """
+    model = config_model(target)
+    if not inspect.isclass(target) or model is None:
+        if model is None:
+            _no_own_keys(name, config, "it takes no options of its own")
+        return target if not inspect.isclass(target) else target()
+    location = config_location(target, name)
+    if location == ("plugins", name):
+        _no_framework_fields(name, model)
+        _, own = config.plugin_settings(name)
+    else:
+        table = ".".join(location)
+        _no_own_keys(name, config, f"its options are read from [{table}]", model, table)
+        own = config.section(table)
+    try:
+        settings = model.model_validate(own)
+    except ValidationError as exc:
+        also = FRAMEWORK_KEYS if location == ("plugins", name) else ()
+        raise config.validation_error(exc, *location, model=model, also=also) from None
+    factory: Callable[[BaseModel], Any] = target
+    return factory(settings)
+
+
+def _no_framework_fields(name: str, model: type[BaseModel]) -> None:
+    """A ``Config`` field spelled like a framework key would never get its value: refuse it."""
+    for field_name, info in model.model_fields.items():
+        for spelled in (field_name, info.alias, info.validation_alias):
+            if isinstance(spelled, str) and spelled in FRAMEWORK_KEYS:
+                raise PluginValidationError(
+                    f"plugin {name!r}: its Config field {field_name!r} is named like the "
+                    f"framework key {spelled!r}, which [plugins.{name}] gives to toolhooks "
+                    f"itself (framework keys: {', '.join(FRAMEWORK_KEYS)}); rename the field"
+                )
+
+
+def _no_own_keys(
+    name: str,
+    config: LoadedConfig,
+    why: str,
+    model: type[BaseModel] | None = None,
+    table: str | None = None,
+) -> None:
+    _, own = config.plugin_settings(name)
+    if own:
+        key = str(next(iter(own)))
+        if model is not None and table is not None and key in keys_at(model, []):
+            raise config.error(
+                f"{key!r} does not go in [plugins.{name}]: {name} reads its options from "
+                f"[{table}]; move it there",
+                "plugins",
+                name,
+                key,
+            )
+        framework = ", ".join(FRAMEWORK_KEYS)
+        raise config.error(
+            f"unknown key {key!r} in [plugins.{name}]{did_you_mean(key, FRAMEWORK_KEYS)} ({why}; "
+            f"the keys every plugin takes are {framework})",
+            "plugins",
+            name,
+            key,
+        )

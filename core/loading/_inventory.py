@@ -1,0 +1,206 @@
+"""The runtime's plugin inventory: loading entry points into the registry, and describing
+what is registered (``Runtime.plugins()``, ``Runtime.handlers()``, ``toolhooks plugins``)."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+from ..config._settings import LoadedConfig, did_you_mean
+from ..records._errors import ConfigError, PluginLoadError
+from ..registry._registry import Handler, PluginRecord, Registry
+from ._entry_points import Candidate, load, why_skipped
+
+Discovered = tuple[list[Candidate], list[tuple[Candidate, str]]]
+"""What ``_loader.find_entry_points()`` returns: the candidates, and the duplicates with why."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PluginInfo:
+    """One row of ``Runtime.plugins()`` (and of ``toolhooks plugins``)."""
+
+    name: str
+    version: str | None
+    distribution: str | None
+    priority: int
+    hooks: tuple[str, ...]
+    mode: str
+    enabled: bool
+    source: str
+    tools: tuple[str, ...] | None = None
+    entry_point: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandlerInfo:
+    """One handler of a chain, with every option resolved (``Runtime.handlers()``)."""
+
+    plugin: str
+    hook: str
+    priority: int
+    timeout_s: float | None
+    inline: bool
+    is_async: bool
+    on_error: str
+    mode: str
+    tools: tuple[str, ...] | None
+
+
+def default_name(plugin: Any) -> str:
+    """A plugin's name when none is given: its ``name`` attribute, else class or module name."""
+    declared = getattr(plugin, "name", None)
+    if isinstance(declared, str) and declared:
+        return declared
+    if inspect.ismodule(plugin) or inspect.isclass(plugin):
+        return str(plugin.__name__)
+    return type(plugin).__name__
+
+
+def discovered_names(discovered: Discovered) -> set[str]:
+    candidates, duplicates = discovered
+    return {c.name for c in candidates} | {c.name for c, _ in duplicates}
+
+
+def names_in_config(config: LoadedConfig) -> set[str]:
+    """Every plugin name the config mentions: its tables, ``only`` and ``disable``."""
+    table = config.plugins
+    return set(config.plugin_tables()) | set(table.only or ()) | set(table.disable)
+
+
+def check_plugin_names(config: LoadedConfig, known: set[str]) -> None:
+    """Every ``[plugins.<name>]`` table and every name in ``only`` / ``disable`` must be a
+    plugin: registered, skipped (disabled) or installed as an entry point. A typo must not
+    silently switch a plugin off or leave its settings unread."""
+    listing = ", ".join(sorted(known)) or "none"
+    for name in config.plugin_tables():
+        if name not in known:
+            raise config.error(
+                f"[plugins.{name}] names no installed or registered plugin"
+                f"{did_you_mean(name, known)} (known: {listing})",
+                "plugins",
+                name,
+            )
+    for key in ("only", "disable"):
+        for name in getattr(config.plugins, key) or ():
+            if name not in known:
+                raise config.error(
+                    f"[plugins] {key} names {name!r}, which matches no installed or registered "
+                    f"plugin{did_you_mean(name, known)} (known: {listing})",
+                    "plugins",
+                    key,
+                )
+
+
+def disabled_info(name: str, plugin: Any, reason: str) -> PluginInfo:
+    """The ``plugins(include_disabled=True)`` row of a plugin the config switched off."""
+    version = getattr(plugin, "__version__", None)
+    return PluginInfo(
+        name=name,
+        version=version if isinstance(version, str) else None,
+        distribution=None,
+        priority=0,
+        hooks=(),
+        mode="enforce",
+        enabled=False,
+        source="registered",
+        reason=reason,
+    )
+
+
+def load_entry_points(
+    registry: Registry, config: LoadedConfig, discovered: Discovered
+) -> list[PluginInfo]:
+    """Register every selected entry point; return the rows of those not loaded, with why."""
+    skipped: list[PluginInfo] = []
+    candidates, duplicates = discovered
+    for candidate, duplicate in duplicates:
+        skipped.append(candidate_info(candidate, duplicate))
+    for candidate in candidates:
+        reason = why_skipped(candidate, config)
+        if reason is not None:
+            skipped.append(candidate_info(candidate, reason))
+            continue
+        try:
+            plugin = load(candidate, config)
+            settings, _ = config.plugin_settings(candidate.name)
+            source = "built-in" if candidate.builtin else "entry point"
+            record = PluginRecord(
+                candidate.name,
+                plugin,
+                source,
+                settings,
+                0,
+                candidate.distribution,
+                candidate.version,
+                candidate.label,
+            )
+            registry.add(record)
+        except ConfigError:
+            raise
+        except Exception as exc:
+            error = exc if isinstance(exc, PluginLoadError) else _registration_error(candidate, exc)
+            if config.plugins.on_load_error == "raise":
+                raise error from exc
+            skipped.append(candidate_info(candidate, f"failed to load: {error}"))
+    return skipped
+
+
+def _registration_error(candidate: Candidate, exc: Exception) -> PluginLoadError:
+    return PluginLoadError(
+        f"plugin entry point '{candidate.label}' from {candidate.from_dist} could not be "
+        f"registered: {exc}",
+        entry_point=candidate.label,
+        distribution=candidate.distribution,
+    )
+
+
+def candidate_info(candidate: Candidate, reason: str) -> PluginInfo:
+    source = "built-in" if candidate.builtin else "entry point"
+    return PluginInfo(
+        name=candidate.name,
+        version=candidate.version,
+        distribution=candidate.distribution,
+        priority=0,
+        hooks=(),
+        mode="enforce",
+        enabled=False,
+        source=source,
+        entry_point=candidate.label,
+        reason=reason,
+    )
+
+
+def plugin_info(record: PluginRecord) -> PluginInfo:
+    handlers = record.handlers
+    priority = max((h.priority for h in handlers), default=record.settings.priority or 0)
+    mode = "audit" if handlers and all(h.audit for h in handlers) else "enforce"
+    tools = next((h.tools for h in handlers if h.tools is not None), None)
+    version = record.version or getattr(record.plugin, "__version__", None)
+    return PluginInfo(
+        name=record.name,
+        version=version if isinstance(version, str) else None,
+        distribution=record.distribution,
+        priority=priority,
+        hooks=record.hooks,
+        mode=mode,
+        enabled=True,
+        source=record.source,
+        tools=tools,
+        entry_point=record.entry_point,
+    )
+
+
+def handler_info(handler: Handler) -> HandlerInfo:
+    return HandlerInfo(
+        plugin=handler.plugin,
+        hook=handler.hook,
+        priority=handler.priority,
+        timeout_s=handler.timeout,
+        inline=handler.inline,
+        is_async=handler.is_async,
+        on_error=handler.on_error,
+        mode="audit" if handler.audit else "enforce",
+        tools=handler.tools,
+    )

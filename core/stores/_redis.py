@@ -1,0 +1,405 @@
+"""The approval store in Redis (``[state] url``): shared by every process, single use across them.
+
+Layout under ``<key_prefix>:appr:``
+
+- ``row:<id>``: a hash. ``row`` holds the approval as JSON, written once. The fields that change
+  (``state``, ``expires_at``, ``decision``, ``decided_params``, ``decided_by``, ``decided_at``,
+  ``reason``, ``consumed_at``) are fields of their own, JSON-encoded, and change only inside a
+  Lua script. A transition (decide, consume) is therefore one atomic step on the server: two
+  processes consuming one approval get it once between them, and a reader never sees half of a
+  change. The scripts never parse the JSON of the params, so params come back exactly as written.
+- ``ids`` (lexicographic: short-id prefix lookup), ``time`` (newest first), ``call:<call_id>``,
+  ``digest:<digest>``: sorted sets that index the rows. An index entry whose row is gone (purged,
+  or expired by its Redis TTL, a backstop for purge) is skipped and dropped.
+- ``chan:<id>``: a pub/sub channel. decide and consume publish on it, so ``wait`` in another
+  process returns at once instead of on a poll interval.
+- ``grants`` (grant id -> JSON) and ``grant:<scope hash>`` (the grant id for one scope, so that
+  granting the same thing twice at once keeps one grant).
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import json
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..records._frozen import freeze_params, thaw
+from ._contract import (
+    DEFAULT_RETENTION_S,
+    AmbiguousId,
+    Grant,
+    StoredApproval,
+    grant_matches,
+    grants_from_json,
+    id_key,
+    past_retention,
+    revoke_matches,
+)
+from ._state import SharedState
+
+MUTABLE = (
+    "state",
+    "expires_at",
+    "decision",
+    "decided_params",
+    "decided_by",
+    "decided_at",
+    "reason",
+    "consumed_at",
+)
+"""Fields kept outside the row's JSON: only these ever change after ``add``."""
+
+# KEYS: row, ids, time, call index, digest index. ARGV: row JSON, then MUTABLE values (JSON),
+# id member, created_at, id, ttl ms. A known id only moves a pending row's deadline.
+ADD = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'state') == '"pending"' then
+    redis.call('HSET', KEYS[1], 'expires_at', ARGV[3])
+    redis.call('PEXPIRE', KEYS[1], ARGV[13])
+  end
+  return 0
+end
+redis.call('HSET', KEYS[1], 'row', ARGV[1], 'state', ARGV[2], 'expires_at', ARGV[3],
+  'decision', ARGV[4], 'decided_params', ARGV[5], 'decided_by', ARGV[6], 'decided_at', ARGV[7],
+  'reason', ARGV[8], 'consumed_at', ARGV[9])
+redis.call('PEXPIRE', KEYS[1], ARGV[13])
+redis.call('ZADD', KEYS[2], 0, ARGV[10])
+redis.call('ZADD', KEYS[3], ARGV[11], ARGV[12])
+redis.call('ZADD', KEYS[4], ARGV[11], ARGV[12])
+redis.call('ZADD', KEYS[5], ARGV[11], ARGV[12])
+return 1
+"""
+
+# KEYS: row. ARGV: now, decision, decided_params, decided_by, reason (JSON each), ttl ms,
+# channel. Pending and unexpired -> decided.
+DECIDE = """
+if redis.call('HGET', KEYS[1], 'state') ~= '"pending"' then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'expires_at')) <= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'state', '"decided"', 'decision', ARGV[2], 'decided_params', ARGV[3],
+  'decided_by', ARGV[4], 'decided_at', ARGV[1], 'reason', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('PUBLISH', ARGV[7], 'decided')
+return 1
+"""
+
+# KEYS: row. ARGV: now, ttl ms, channel. Not yet consumed -> consumed, exactly once.
+CONSUME = """
+local consumed = redis.call('HGET', KEYS[1], 'consumed_at')
+if not consumed or consumed ~= 'null' then return 0 end
+redis.call('HSET', KEYS[1], 'state', '"consumed"', 'consumed_at', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PUBLISH', ARGV[3], 'consumed')
+return 1
+"""
+
+# KEYS: grants hash, the scope's key. ARGV: grant id, grant JSON. One grant per scope.
+GRANT = """
+if redis.call('SET', KEYS[2], ARGV[1], 'NX') then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+_LOOKUP_LIMIT = 20
+"""Matches fetched for a prefix; more than one is ambiguous, this many are enough to list."""
+
+
+def _dumps(value: Any) -> str:
+    # ASCII: a lone surrogate in a param must not fail the UTF-8 encoding on the way to Redis.
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def _ms(seconds: float) -> int:
+    return max(1_000, int(seconds * 1000))
+
+
+class RedisStore:
+    """The approval store of ``[state] url``: every process sharing the URL shares its rows."""
+
+    def __init__(self, state: SharedState, retention_s: float = DEFAULT_RETENTION_S) -> None:
+        self.state = state
+        self.retention_s = retention_s
+        self._scripts: dict[str, Any] = {}
+
+    @property
+    def where(self) -> str:
+        return f"the shared state at {self.state.label}"
+
+    # -- keys and helpers -------------------------------------------------------------------
+
+    def _key(self, *parts: str) -> str:
+        return self.state.key("appr", *parts)
+
+    def _run(self, what: str, name: str, source: str, keys: list[str], args: list[Any]) -> Any:
+        def call(client: Any) -> Any:
+            script = self._scripts.get(name)
+            if script is None or script.registered_client is not client:
+                script = self._scripts[name] = client.register_script(source)
+            return script(keys=keys, args=args)
+
+        return self.state.run(what, call)
+
+    def _decode(self, fields: Mapping[bytes, bytes]) -> StoredApproval | None:
+        raw = fields.get(b"row")
+        if raw is None:
+            return None
+        data = json.loads(raw)
+        for name in MUTABLE:
+            value = fields.get(name.encode())
+            if value is not None:
+                data[name] = json.loads(value)
+        data["allowed_decisions"] = tuple(data.get("allowed_decisions", ()))
+        return StoredApproval(**data)
+
+    def _load(self, approval_id: str) -> StoredApproval | None:
+        key = self._key("row", approval_id)
+        fields = self.state.run("reading an approval", lambda client: client.hgetall(key))
+        return self._decode(fields) if fields else None
+
+    def _load_many(self, ids: builtins.list[str]) -> builtins.list[StoredApproval]:
+        def fetch(client: Any) -> builtins.list[Any]:
+            pipe = client.pipeline(transaction=False)
+            for approval_id in ids:
+                pipe.hgetall(self._key("row", approval_id))
+            return pipe.execute()  # type: ignore[no-any-return]
+
+        rows = []
+        for fields in self.state.run("reading approvals", fetch) if ids else []:
+            row = self._decode(fields) if fields else None
+            if row is not None:
+                rows.append(row)
+        return rows
+
+    def _ttl_ms(self, until: float) -> int:
+        """The row's Redis TTL: a backstop for purge, ``retention_s`` after ``until``."""
+        return _ms(max(until - time.time(), 0.0) + self.retention_s + 60)
+
+    # -- the ApprovalStore protocol ----------------------------------------------------------
+
+    def add(self, approval: StoredApproval) -> None:
+        """Record a pending approval; the same id again only moves a pending row's deadline."""
+        data = approval.to_dict()
+        mutable = [_dumps(data.pop(name)) for name in MUTABLE]
+        self._run(
+            "recording an approval",
+            "add",
+            ADD,
+            [
+                self._key("row", approval.id),
+                self._key("ids"),
+                self._key("time"),
+                self._key("call", approval.call_id),
+                self._key("digest", approval.digest),
+            ],
+            [
+                _dumps(data),
+                *mutable,
+                f"{id_key(approval.id)}\x00{approval.id}",
+                approval.created_at,
+                approval.id,
+                self._ttl_ms(approval.expires_at),
+            ],
+        )
+
+    def get(self, key: str) -> StoredApproval | None:
+        row = self._load(key)
+        if row is None:
+            wanted = id_key(key)
+            if not wanted:
+                return None
+            members = self.state.run(
+                "looking up an approval",
+                lambda client: client.zrangebylex(
+                    self._key("ids"),
+                    b"[" + wanted.encode(),
+                    b"[" + wanted.encode() + b"\xff",
+                    start=0,
+                    num=_LOOKUP_LIMIT,
+                ),
+            )
+            ids = [member.split(b"\x00", 1)[1].decode() for member in members]
+            rows = self._load_many(ids)
+            if len(rows) > 1:
+                raise AmbiguousId(key, (r.id for r in rows))
+            row = rows[0] if rows else None
+        return None if row is None else row.effective()
+
+    def _newest(self, index: str, limit: int | None = None) -> builtins.list[str]:
+        end = -1 if limit is None else limit - 1
+        ids = self.state.run(
+            "reading the approval index", lambda c: c.zrevrange(self._key(index), 0, end)
+        )
+        return [raw.decode() for raw in ids]
+
+    def for_call(self, call_id: str) -> StoredApproval | None:
+        for row in self._load_many(self._newest(f"call:{call_id}")):
+            if row.consumed_at is None:
+                return row.effective()
+        return None
+
+    def reusable(self, digest: str, plugin: str) -> StoredApproval | None:
+        """An unexpired, unconsumed row for the same digest and plugin (a restarted agent)."""
+        now = time.time()
+        for row in self._load_many(self._newest(f"digest:{digest}")):
+            if (
+                row.plugin == plugin
+                and row.state in ("pending", "decided")
+                and row.expires_at > now
+            ):
+                return row
+        return None
+
+    def list(
+        self, *, states: Iterable[str] | None = None, limit: int = 200
+    ) -> builtins.list[StoredApproval]:
+        wanted = None if states is None else set(states)
+        now = time.time()
+        rows = [row.effective(now) for row in self._load_many(self._newest("time"))]
+        rows = [row for row in rows if wanted is None or row.state in wanted]
+        rows.sort(key=lambda r: (r.created_at, r.id), reverse=True)
+        return rows[:limit]
+
+    def decide(
+        self,
+        approval_id: str,
+        decision: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        by: str | None = None,
+        reason: str | None = None,
+    ) -> StoredApproval | None:
+        decided_params = None if params is None else thaw(freeze_params(params))
+        won = self._run(
+            "deciding an approval",
+            "decide",
+            DECIDE,
+            [self._key("row", approval_id)],
+            [
+                repr(time.time()),
+                _dumps(decision),
+                _dumps(decided_params),
+                _dumps(by),
+                _dumps(reason),
+                self._ttl_ms(time.time()),
+                self._key("chan", approval_id),
+            ],
+        )
+        return self._load(approval_id) if won == 1 else None
+
+    def consume(self, approval_id: str) -> StoredApproval | None:
+        won = self._run(
+            "consuming an approval",
+            "consume",
+            CONSUME,
+            [self._key("row", approval_id)],
+            [repr(time.time()), self._ttl_ms(time.time()), self._key("chan", approval_id)],
+        )
+        return self._load(approval_id) if won == 1 else None
+
+    def wait(self, approval_id: str, timeout_s: float) -> StoredApproval | None:
+        """Block until the row leaves "pending" or ``timeout_s``; a decision wakes it at once."""
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        channel = self._key("chan", approval_id)
+
+        def watch(client: Any) -> StoredApproval | None:
+            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            try:
+                pubsub.subscribe(channel)  # before the first read: no decision slips between
+                while True:
+                    fields = client.hgetall(self._key("row", approval_id))
+                    row = self._decode(fields) if fields else None
+                    if row is None:
+                        return None
+                    row = row.effective()
+                    remaining = deadline - time.monotonic()
+                    if row.state != "pending" or remaining <= 0:
+                        return row
+                    until_expiry = max(0.01, row.expires_at - time.time())
+                    pubsub.get_message(timeout=min(remaining, until_expiry, 30.0))
+            finally:
+                pubsub.close()
+
+        return self.state.run("waiting for an approval", watch)  # type: ignore[no-any-return]
+
+    def grant(
+        self, *, plugin: str, tool: str, sender: str | None, session: str | None, by: str | None
+    ) -> None:
+        grant = Grant.new(plugin=plugin, tool=tool, sender=sender, session=session, by=by)
+        self._run(
+            "recording a grant",
+            "grant",
+            GRANT,
+            [self._key("grants"), self._scope_key(plugin, tool, sender, grant.session)],
+            [grant.id, _dumps(grant.to_dict())],
+        )
+
+    def _scope_key(self, plugin: str, tool: str, sender: str | None, session: str | None) -> str:
+        scope = _dumps([plugin, tool, sender, None if sender is not None else session])
+        return self._key("grant", hashlib.sha256(scope.encode()).hexdigest()[:32])
+
+    def is_granted(
+        self, *, plugin: str, tool: str, sender: str | None, session: str | None
+    ) -> bool:
+        if sender is None and session is None:
+            return any(grant_matches(g, plugin, tool, sender, session) for g in self.grants())
+        key = self._scope_key(plugin, tool, sender, session)
+        return bool(self.state.run("reading grants", lambda client: client.exists(key)))
+
+    def grants(self) -> builtins.list[Grant]:
+        raw = self.state.run("reading grants", lambda c: c.hvals(self._key("grants")))
+        return grants_from_json(raw)
+
+    def revoke(
+        self,
+        *,
+        grant_id: str | None = None,
+        plugin: str | None = None,
+        tool: str | None = None,
+        sender: str | None = None,
+    ) -> int:
+        doomed = [g for g in self.grants() if revoke_matches(g, grant_id, plugin, tool, sender)]
+
+        def remove(client: Any) -> int:
+            removed = 0
+            for grant in doomed:
+                removed += client.hdel(self._key("grants"), grant.id)
+                scope = self._scope_key(grant.plugin, grant.tool, grant.sender, grant.session)
+                # Only our own grant's scope key: a new grant for the scope may have replaced it.
+                if client.get(scope) == grant.id.encode():
+                    client.delete(scope)
+            return removed
+
+        return int(self.state.run("revoking grants", remove))
+
+    def purge(self, now: float | None = None) -> int:
+        moment = time.time() if now is None else now
+        ids = self._newest("time")
+        rows = {row.id: row for row in self._load_many(ids)}
+        doomed = [r for r in rows.values() if past_retention(r, moment, self.retention_s)]
+        gone = [i for i in ids if i not in rows]  # expired by their Redis TTL
+
+        def remove(client: Any) -> None:
+            pipe = client.pipeline(transaction=False)
+            for row in doomed:
+                pipe.delete(self._key("row", row.id))
+                pipe.zrem(self._key("call", row.call_id), row.id)
+                pipe.zrem(self._key("digest", row.digest), row.id)
+            for approval_id in [*gone, *(r.id for r in doomed)]:
+                pipe.zrem(self._key("time"), approval_id)
+                pipe.zrem(self._key("ids"), f"{id_key(approval_id)}\x00{approval_id}")
+            pipe.execute()
+
+        if doomed or gone:
+            self.state.run("purging approvals", remove)
+        return len(doomed)
+
+    def expire(self, now: float | None = None) -> int:
+        """Pending rows past their deadline read as expired already; nothing to write."""
+        return 0
+
+    def close(self) -> None:
+        return None

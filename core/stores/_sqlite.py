@@ -1,0 +1,490 @@
+"""The approval store in a SQLite file (``[approvals] route = "queue"``): shared by processes.
+
+An agent defers or waits, an operator decides from another terminal (``toolhooks approvals``),
+a restarted agent resumes. Every write is one ``BEGIN IMMEDIATE`` transaction and every
+transition is a conditional UPDATE (decide: only a pending, unexpired row; consume: only a row
+not yet consumed), so two processes consuming one approval get it once between them. The row
+itself is JSON written once; only the columns that change are columns of their own.
+sqlite3 connections are not thread-safe: each thread (and each process, after a fork) opens its
+own. A file that is not a usable database raises :class:`StoreError` naming the file.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..records._frozen import freeze_params, thaw
+from ._contract import (
+    DEFAULT_RETENTION_S,
+    AmbiguousId,
+    Grant,
+    StoredApproval,
+    StoreError,
+    grant_matches,
+    grants_from_json,
+    id_key,
+    past_retention,
+    revoke_matches,
+)
+
+T = TypeVar("T")
+SCHEMA_VERSION = 2
+MUTABLE = (
+    "state",
+    "expires_at",
+    "decision",
+    "decided_params",
+    "decided_by",
+    "decided_at",
+    "reason",
+    "consumed_at",
+)
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS approval (
+    id TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    plugin TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    row TEXT NOT NULL,
+    state TEXT NOT NULL,
+    expires_at REAL NOT NULL,
+    decision TEXT,
+    decided_params TEXT,
+    decided_by TEXT,
+    decided_at REAL,
+    reason TEXT,
+    consumed_at REAL
+);
+CREATE INDEX IF NOT EXISTS approval_key ON approval (key);
+CREATE INDEX IF NOT EXISTS approval_call ON approval (call_id, created_at);
+CREATE INDEX IF NOT EXISTS approval_digest ON approval (digest, plugin, created_at);
+CREATE INDEX IF NOT EXISTS approval_time ON approval (created_at, id);
+CREATE TABLE IF NOT EXISTS grant_ (
+    id TEXT PRIMARY KEY,
+    scope TEXT NOT NULL UNIQUE,
+    grant_ TEXT NOT NULL
+);
+"""
+PURGE_EVERY_S = 3600.0
+"""``add`` purges rows past the retention at most this often (one process, one store object)."""
+_LOOKUP_LIMIT = 20
+"""Matches fetched for a prefix; more than one is ambiguous, this many are enough to list."""
+
+
+def _dumps(value: Any) -> str:
+    # ASCII: a lone surrogate in a param must not fail the UTF-8 encoding of the statement.
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def _scope(plugin: str, tool: str, sender: str | None, session: str | None) -> str:
+    return _dumps([plugin, tool, sender, None if sender is not None else session])
+
+
+class _Connection:
+    """A thread's connection, closed when the thread's locals go away (thread exit or GC)."""
+
+    __slots__ = ("conn", "pid")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.pid = os.getpid()
+
+    def close(self) -> None:
+        if self.pid == os.getpid():  # never touch a connection inherited over fork()
+            with suppress(sqlite3.Error):
+                self.conn.close()
+
+    def __del__(self) -> None:
+        # Python 3.13 warns about connections collected unclosed; a worker thread that used the
+        # store and ended must not leave one behind.
+        self.close()
+
+
+class SQLiteStore:
+    """The approval store at ``path`` (created, owner-only, with its directory, on first use)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        retention_s: float = DEFAULT_RETENTION_S,
+        *,
+        poll_interval_s: float = 0.2,
+        busy_timeout_s: float = 5.0,
+    ) -> None:
+        self.path = Path(path).expanduser().absolute()
+        self.retention_s = retention_s
+        self.poll_interval_s = poll_interval_s
+        self.busy_timeout_ms = int(busy_timeout_s * 1000)
+        self._local = threading.local()
+        self._schema_ready = False
+        self._purged_at = 0.0
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def _do(self, what: str, action: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``action`` on this thread's connection; a broken file is one StoreError."""
+        try:
+            return action(self._conn())
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: {what} failed: {_why(exc, self.path)}") from None
+        except OSError as exc:
+            raise StoreError(f"{self.path}: {what} failed: {exc.strerror or exc}") from None
+
+    def open(self) -> SQLiteStore:
+        """Open (and create) the database now: a bad file fails here, naming itself."""
+        self._do("opening the approvals database", lambda conn: None)
+        return self
+
+    def _conn(self) -> sqlite3.Connection:
+        held: _Connection | None = getattr(self._local, "conn", None)
+        if held is not None and held.pid == os.getpid():
+            return held.conn
+        if self.path.is_dir():
+            raise StoreError(f"{self.path}: is a directory, not an approvals database")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():  # params may be secret: owner-only (SQLite copies the mode
+            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))  # to -wal and -shm)
+        # check_same_thread=False only so that _Connection can close it from the collector's
+        # thread; each connection is still used by the one thread that opened it.
+        conn = sqlite3.connect(
+            self.path,
+            timeout=self.busy_timeout_ms / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
+            # WAL is a property of the file: set it once. Switching needs an exclusive lock and
+            # SQLite does not wait for it (no busy handler), so a connection opened while
+            # another writes would fail at once: only switch when needed, and retry briefly.
+            if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                self._until_unlocked(lambda: conn.execute("PRAGMA journal_mode = WAL"))
+            conn.execute("PRAGMA synchronous = NORMAL")
+            if not self._schema_ready:
+                with _write(conn):
+                    for statement in filter(str.strip, _SCHEMA.split(";")):
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                # A file of the old approvals queue, or of anything else with an "approval"
+                # table, must not be read as ours.
+                columns = {r[1] for r in conn.execute("PRAGMA table_info(approval)")}
+                if "row" not in columns:
+                    raise sqlite3.DatabaseError("not a toolhooks approval store")
+                self._schema_ready = True
+        except BaseException:
+            conn.close()
+            raise
+        self._local.conn = _Connection(conn)
+        return conn
+
+    def _until_unlocked(self, statement: Callable[[], object]) -> None:
+        deadline = time.monotonic() + self.busy_timeout_ms / 1000
+        while True:
+            try:
+                statement()
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    def close(self) -> None:
+        """Close the calling thread's connection (others close when their thread ends)."""
+        held: _Connection | None = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if held is not None:
+            held.close()
+
+    def __enter__(self) -> SQLiteStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- rows ------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _decode(found: tuple[Any, ...]) -> StoredApproval:
+        data = json.loads(found[0])
+        for name, value in zip(MUTABLE, found[1:], strict=True):
+            data[name] = json.loads(value) if name == "decided_params" and value else value
+        data["allowed_decisions"] = tuple(data.get("allowed_decisions", ()))
+        return StoredApproval(**data)
+
+    _SELECT = "SELECT row, " + ", ".join(MUTABLE) + " FROM approval"
+
+    def _load(self, conn: sqlite3.Connection, approval_id: str) -> StoredApproval | None:
+        found = conn.execute(f"{self._SELECT} WHERE id = ?", (approval_id,)).fetchone()
+        return None if found is None else self._decode(found)
+
+    def add(self, approval: StoredApproval) -> None:
+        """Record a pending approval; the same id again only moves a pending row's deadline."""
+        data = approval.to_dict()
+        values = [data.pop(name) for name in MUTABLE]
+        values[MUTABLE.index("decided_params")] = (
+            None if approval.decided_params is None else _dumps(approval.decided_params)
+        )
+
+        def insert(conn: sqlite3.Connection) -> None:
+            with _write(conn):
+                conn.execute(
+                    "INSERT INTO approval (id, key, call_id, digest, plugin, created_at, row, "
+                    + ", ".join(MUTABLE)
+                    + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at"
+                    " WHERE state = 'pending'",
+                    (
+                        approval.id,
+                        id_key(approval.id),
+                        approval.call_id,
+                        approval.digest,
+                        approval.plugin,
+                        approval.created_at,
+                        _dumps(data),
+                        *values,
+                    ),
+                )
+
+        self._do("recording an approval", insert)
+        if time.monotonic() - self._purged_at > PURGE_EVERY_S or not self._purged_at:
+            self._purged_at = time.monotonic()
+            self.purge()
+
+    def get(self, key: str) -> StoredApproval | None:
+        def find(conn: sqlite3.Connection) -> builtins.list[StoredApproval]:
+            row = self._load(conn, key)
+            if row is not None:
+                return [row]
+            wanted = id_key(key)
+            if not wanted:
+                return []
+            found = conn.execute(
+                f"{self._SELECT} WHERE substr(key, 1, ?) = ? ORDER BY id LIMIT ?",
+                (len(wanted), wanted, _LOOKUP_LIMIT),
+            ).fetchall()
+            return [self._decode(f) for f in found]
+
+        rows = self._do("reading an approval", find)
+        if len(rows) > 1:
+            raise AmbiguousId(key, (r.id for r in rows))
+        return rows[0].effective() if rows else None
+
+    def for_call(self, call_id: str) -> StoredApproval | None:
+        found = self._do(
+            "reading an approval",
+            lambda conn: conn.execute(
+                f"{self._SELECT} WHERE call_id = ? AND consumed_at IS NULL"
+                " ORDER BY created_at DESC LIMIT 1",
+                (call_id,),
+            ).fetchone(),
+        )
+        return None if found is None else self._decode(found).effective()
+
+    def reusable(self, digest: str, plugin: str) -> StoredApproval | None:
+        """An unexpired, unconsumed row for the same digest and plugin (a restarted agent)."""
+        found = self._do(
+            "reading an approval",
+            lambda conn: conn.execute(
+                f"{self._SELECT} WHERE digest = ? AND plugin = ? AND consumed_at IS NULL"
+                " AND state IN ('pending', 'decided') AND expires_at > ?"
+                " ORDER BY created_at DESC LIMIT 1",
+                (digest, plugin, time.time()),
+            ).fetchone(),
+        )
+        return None if found is None else self._decode(found)
+
+    def list(
+        self, *, states: Iterable[str] | None = None, limit: int = 200
+    ) -> builtins.list[StoredApproval]:
+        wanted = None if states is None else set(states)
+        now = time.time()
+        where, args = _state_filter(wanted, now)
+        found = self._do(
+            "listing approvals",
+            lambda conn: conn.execute(
+                f"{self._SELECT} {where} ORDER BY created_at DESC, id DESC LIMIT ?",
+                (*args, max(0, limit)),
+            ).fetchall(),
+        )
+        return [self._decode(f).effective(now) for f in found]
+
+    def decide(
+        self,
+        approval_id: str,
+        decision: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        by: str | None = None,
+        reason: str | None = None,
+    ) -> StoredApproval | None:
+        decided_params = None if params is None else _dumps(thaw(freeze_params(params)))
+
+        def update(conn: sqlite3.Connection) -> StoredApproval | None:
+            now = time.time()
+            with _write(conn):
+                won = conn.execute(
+                    "UPDATE approval SET state = 'decided', decision = ?, decided_params = ?,"
+                    " decided_by = ?, decided_at = ?, reason = ?"
+                    " WHERE id = ? AND state = 'pending' AND expires_at > ?",
+                    (decision, decided_params, by, now, reason, approval_id, now),
+                ).rowcount
+                return self._load(conn, approval_id) if won == 1 else None
+
+        return self._do("deciding an approval", update)
+
+    def consume(self, approval_id: str) -> StoredApproval | None:
+        def update(conn: sqlite3.Connection) -> StoredApproval | None:
+            with _write(conn):
+                won = conn.execute(
+                    "UPDATE approval SET state = 'consumed', consumed_at = ?"
+                    " WHERE id = ? AND consumed_at IS NULL",
+                    (time.time(), approval_id),
+                ).rowcount
+                return self._load(conn, approval_id) if won == 1 else None
+
+        return self._do("consuming an approval", update)
+
+    def wait(self, approval_id: str, timeout_s: float) -> StoredApproval | None:
+        """Poll until the row leaves "pending" (or expires) or ``timeout_s`` passes."""
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        while True:
+            row = self._do("reading an approval", lambda conn: self._load(conn, approval_id))
+            if row is None:
+                return None
+            row = row.effective()
+            remaining = deadline - time.monotonic()
+            if row.state != "pending" or remaining <= 0:
+                return row
+            # Wake at the row's deadline too, so that expiry is seen without a decision.
+            until_expiry = max(0.01, row.expires_at - time.time())
+            time.sleep(min(self.poll_interval_s, remaining, until_expiry))
+
+    # -- grants ----------------------------------------------------------------------------------
+
+    def grant(
+        self, *, plugin: str, tool: str, sender: str | None, session: str | None, by: str | None
+    ) -> None:
+        grant = Grant.new(plugin=plugin, tool=tool, sender=sender, session=session, by=by)
+
+        def insert(conn: sqlite3.Connection) -> None:
+            with _write(conn):  # one grant per scope: granting it twice at once keeps one
+                conn.execute(
+                    "INSERT OR IGNORE INTO grant_ (id, scope, grant_) VALUES (?, ?, ?)",
+                    (
+                        grant.id,
+                        _scope(plugin, tool, sender, grant.session),
+                        _dumps(grant.to_dict()),
+                    ),
+                )
+
+        self._do("recording a grant", insert)
+
+    def is_granted(
+        self, *, plugin: str, tool: str, sender: str | None, session: str | None
+    ) -> bool:
+        if sender is None and session is None:
+            return any(grant_matches(g, plugin, tool, sender, session) for g in self.grants())
+        scope = _scope(plugin, tool, sender, session)
+        found = self._do(
+            "reading grants",
+            lambda conn: conn.execute("SELECT 1 FROM grant_ WHERE scope = ?", (scope,)).fetchone(),
+        )
+        return found is not None
+
+    def grants(self) -> builtins.list[Grant]:
+        raw = self._do(
+            "reading grants", lambda conn: conn.execute("SELECT grant_ FROM grant_").fetchall()
+        )
+        return grants_from_json(value for (value,) in raw)
+
+    def revoke(
+        self,
+        *,
+        grant_id: str | None = None,
+        plugin: str | None = None,
+        tool: str | None = None,
+        sender: str | None = None,
+    ) -> int:
+        doomed = [g.id for g in self.grants() if revoke_matches(g, grant_id, plugin, tool, sender)]
+
+        def delete(conn: sqlite3.Connection) -> int:
+            with _write(conn):
+                return sum(
+                    conn.execute("DELETE FROM grant_ WHERE id = ?", (gid,)).rowcount
+                    for gid in doomed
+                )
+
+        return self._do("revoking grants", delete) if doomed else 0
+
+    def purge(self, now: float | None = None) -> int:
+        moment = time.time() if now is None else now
+
+        def delete(conn: sqlite3.Connection) -> int:
+            with _write(conn):
+                found = conn.execute(
+                    f"{self._SELECT} WHERE state != 'pending' OR expires_at <= ?", (moment,)
+                ).fetchall()
+                rows = [self._decode(f) for f in found]
+                doomed = [r.id for r in rows if past_retention(r, moment, self.retention_s)]
+                for approval_id in doomed:
+                    conn.execute("DELETE FROM approval WHERE id = ?", (approval_id,))
+                return len(doomed)
+
+        return self._do("purging approvals", delete)
+
+
+def _state_filter(wanted: set[str] | None, now: float) -> tuple[str, tuple[Any, ...]]:
+    """The WHERE clause for ``states`` as rows read at ``now`` (expiry is not written)."""
+    if wanted is None:
+        return "", ()
+    clauses: builtins.list[str] = []
+    args: builtins.list[Any] = []
+    if "pending" in wanted:
+        clauses.append("(state = 'pending' AND expires_at > ?)")
+        args.append(now)
+    if "expired" in wanted:
+        clauses.append("(state = 'pending' AND expires_at <= ?)")
+        args.append(now)
+    for state in sorted(wanted & {"decided", "consumed"}):
+        clauses.append("state = ?")
+        args.append(state)
+    return "WHERE " + (" OR ".join(clauses) or "0"), tuple(args)
+
+
+@contextmanager
+def _write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction holding the database's write lock from the start."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _why(exc: sqlite3.Error, path: Path) -> str:
+    """The SQLite message, said for an operator who pointed at the wrong file."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.DatabaseError) and (
+        "not a database" in text or "malformed" in text or "not a toolhooks" in text
+    ):
+        return f"not a toolhooks approvals database ({text})"
+    if "unable to open" in text and path.is_dir():
+        return "it is a directory"
+    return text
