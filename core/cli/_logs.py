@@ -25,6 +25,7 @@ from ._common import (
     PROBLEMS,
     add_config_option,
     add_wide_option,
+    event_log_module,
     json_line,
     note,
     plugin_table,
@@ -39,6 +40,7 @@ from ._events import (
     parse_since,
     resolve,
 )
+from ._table import clean
 
 DESCRIPTION = """\
 Print the events of the JSONL event log ([plugins.event_log] path, default
@@ -112,23 +114,27 @@ def log_path(args: argparse.Namespace) -> Path:
 
 
 class Skipped:
-    """Counts the lines of the log that are not JSON events (a corrupt or foreign file)."""
+    """The lines of the log no reader can show (torn, not JSON, forged or corrupt fields), each
+    named with its file, line number and reason, so that one odd line hides nothing after it."""
+
+    SHOWN = 20
+    """Lines named one by one; past that, a count (a foreign file is not echoed line by line)."""
 
     def __init__(self) -> None:
         self.count = 0
-        self.first: str | None = None
+        self.lines: list[str] = []
 
-    def __call__(self, name: str, line: int) -> None:
+    def __call__(self, name: str, line: int, reason: str = "not a JSON object") -> None:
         self.count += 1
-        if self.first is None:
-            self.first = f"{name}:{line}"
+        if len(self.lines) < self.SHOWN:
+            self.lines.append(f"{clean(name)}:{line}: unreadable, skipped: {clean(reason)}")
 
     def report(self) -> None:
-        if self.count:
-            lines = "line" if self.count == 1 else "lines"
-            note(
-                f"skipped {self.count} {lines} that are not JSON events (the first at {self.first})"
-            )
+        for line in self.lines:
+            note(line)
+        if self.count > len(self.lines):
+            note(f"... and {self.count - len(self.lines)} more unreadable lines")
+        self.lines.clear()
 
 
 def _unreadable(path: Path) -> str | None:
@@ -245,14 +251,19 @@ def _matches(pattern: str, name: str) -> bool:
 def follow_events(
     path: Path, poll: float, stop: Callable[[], bool] | None = None
 ) -> Iterator[dict[str, Any]]:
-    """Every event of ``path`` from its start, then each new one, across rotation."""
-    for raw in follow_lines(path, poll, stop):
+    """Every event of ``path`` from its start, then each new one, across rotation; a line no
+    reader can show is named on stderr (file, line number, reason) and the follow goes on."""
+    reader = event_log_module()
+    for number, raw in follow_lines(path, poll, stop):
         try:
             event = json.loads(raw)
         except ValueError:
-            continue  # a fragment left by a write that was cut short
-        if isinstance(event, dict):
+            event = None  # a fragment left by a write that was cut short, or not JSON at all
+        problem = "not a JSON object" if type(event) is not dict else reader.unreadable(event)
+        if problem is None:
             yield event
+        else:
+            note(f"{clean(str(path))}:{number}: unreadable, skipped: {clean(problem)}")
 
 
 class _Tail:
@@ -263,10 +274,12 @@ class _Tail:
         stat = os.fstat(handle.fileno())
         self.identity = (stat.st_dev, stat.st_ino)
         self.partial = b""
+        self.number = 0
+        """Lines read from this file so far (blank ones too): the next line's number - 1."""
 
-    def read(self) -> list[bytes]:
-        """The complete lines that arrived since the last read (maybe none)."""
-        lines: list[bytes] = []
+    def read(self) -> list[tuple[int, bytes]]:
+        """The complete lines that arrived since the last read (maybe none), numbered from 1."""
+        lines: list[tuple[int, bytes]] = []
         while True:
             chunk = self.handle.read(CHUNK)
             if not chunk:
@@ -276,7 +289,10 @@ class _Tail:
             self.partial = pieces.pop()
             if len(self.partial) > MAX_PARTIAL:
                 self.partial = b""
-            lines.extend(piece for piece in pieces if piece.strip())
+            for piece in pieces:
+                self.number += 1
+                if piece.strip():
+                    lines.append((self.number, piece))
 
     def replaced(self, path: Path) -> bool:
         """True when ``path`` no longer names this file, or the file was truncated."""
@@ -289,6 +305,7 @@ class _Tail:
         if stat.st_size < self.handle.tell():
             self.handle.seek(0)
             self.partial = b""
+            self.number = 0
         return False
 
     def close(self) -> None:
@@ -305,8 +322,9 @@ def _open(path: Path) -> _Tail | None:
 
 def follow_lines(
     path: Path, poll: float = 0.25, stop: Callable[[], bool] | None = None
-) -> Iterator[bytes]:
-    """Yield each complete line of ``path`` from its start, then as it is written, forever.
+) -> Iterator[tuple[int, bytes]]:
+    """Yield each complete line of ``path`` (with its number in its file) from its start, then
+    as it is written, forever.
 
     :param poll: seconds to sleep when there is nothing new.
     :param stop: called while idle; returning True ends the iteration (tests use it).

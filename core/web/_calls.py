@@ -69,6 +69,9 @@ def _fold(summary: CallSummary, event: dict[str, Any]) -> None:
         summary.status = status if isinstance(status, str) else "unknown"
 
 
+UNREADABLE_SHOWN = 20
+
+
 class CallLog:
     """The event log at ``path`` (rotated files included), summarised per call."""
 
@@ -77,6 +80,9 @@ class CallLog:
         self._lock = threading.Lock()
         self._seen: tuple[tuple[str, int, int], ...] | None = None
         self._calls: OrderedDict[str, CallSummary] = OrderedDict()
+        self.unreadable: list[str] = []
+        """``file:line: reason`` of the first lines no reader can show (the page lists them)."""
+        self.unreadable_count = 0
 
     def _stamp(self) -> tuple[tuple[str, int, int], ...]:
         stamp = []
@@ -97,7 +103,16 @@ class CallLog:
         with self._lock:
             if stamp != self._seen:
                 calls: OrderedDict[str, CallSummary] = OrderedDict()
-                for event in read_events(self.path, include_rotated=True):
+                unreadable: list[str] = []
+                count = 0
+
+                def skipped(name: str, line: int, reason: str) -> None:
+                    nonlocal count
+                    count += 1
+                    if len(unreadable) < UNREADABLE_SHOWN:
+                        unreadable.append(f"{name}:{line}: {reason}")
+
+                for event in read_events(self.path, include_rotated=True, on_skip=skipped):
                     call_id = event.get("call_id")
                     if not isinstance(call_id, str):
                         continue
@@ -108,6 +123,7 @@ class CallLog:
                             calls.popitem(last=False)
                     _fold(summary, event)
                 self._calls, self._seen = calls, stamp
+                self.unreadable, self.unreadable_count = unreadable, count
             return self._calls
 
     def calls(

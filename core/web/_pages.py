@@ -221,9 +221,10 @@ def calls(
     status: Filter = None,
 ) -> HTMLResponse:
     filters, rows = _filtered(request, session, trace, tool, status)
-    log_path = str(_desk(request).calls.path)
+    log = _desk(request).calls
     return _page(request, "calls.html", "calls", "Calls", calls=rows, filters=filters,
-                 statuses=STATUSES, log_path=log_path)  # fmt: skip
+                 statuses=STATUSES, log_path=str(log.path), unreadable=log.unreadable,
+                 unreadable_count=log.unreadable_count)  # fmt: skip
 
 
 @router.get("/fragments/calls")

@@ -2,7 +2,14 @@
 
 from ._config import EventLogConfig
 from ._plugin import EventLogPlugin
-from ._reader import log_files, read_events
+from ._reader import log_files, read_events, unreadable
 from ._writer import EventLogStats
 
-__all__ = ["EventLogConfig", "EventLogPlugin", "EventLogStats", "log_files", "read_events"]
+__all__ = [
+    "EventLogConfig",
+    "EventLogPlugin",
+    "EventLogStats",
+    "log_files",
+    "read_events",
+    "unreadable",
+]
