@@ -7,6 +7,7 @@ prompts pass through unchanged.
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 import os
 from collections.abc import AsyncIterator, Iterable, Mapping
@@ -81,6 +82,8 @@ class Proxy:
             for name, table in servers.items()
         }
         self.routes: dict[str, Route] = {}
+        self.collisions: dict[str, str] = {}
+        """Exposed names that two upstream tools share, each with why it is withheld."""
         self.prompt_routes: dict[str, tuple[str, str]] = {}
         self._bus = InMemorySubscriptionBus()
         self._listeners: dict[str, Any] = {}  # handshake-era sessions, by connection
@@ -91,6 +94,7 @@ class Proxy:
     def _build_server(self) -> Server[Any]:
         server: Server[Any] = Server(
             "toolhooks",
+            version=_version(),
             instructions="Tools of the configured MCP servers, through the toolhooks pipeline.",
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
@@ -137,6 +141,8 @@ class Proxy:
         caller = caller_of(ctx, self)
         self._remember(ctx, caller)
         route = self.routes.get(params.name)
+        if route is None and params.name in self.collisions:
+            raise MCPError(code=INVALID_PARAMS, message=self.collisions[params.name])
         if route is None and (down := self._down_owner(params.name)) is not None:
             text = down.down_reason()
             return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
@@ -238,17 +244,35 @@ class Proxy:
         """An upstream connected or went away: rebuild the names and tell the clients."""
         routes: dict[str, Route] = {}
         prompts: dict[str, tuple[str, str]] = {}
+        owners: dict[str, list[Route]] = {}
         settings = self.settings
         for server, upstream in self.upstreams.items():
             table = settings.servers[server]
             found = routes_for(settings, server, table, list(upstream.tools.values()))
             for name, route in found.items():
+                owners.setdefault(name, []).append(route)
                 self.runtime.add_tool(spec_for(name, table, upstream.tools[route.tool]))
             routes.update(found)
             for prompt in upstream.prompts:
                 key = prompt if not settings.prefix else f"{server}{settings.separator}{prompt}"
                 prompts[key] = (server, prompt)
-        self.routes, self.prompt_routes = routes, prompts
+        # Two upstream tools under one exposed name (server "a" tool "_x" and server "a_" tool
+        # "x" are both "a___x"): neither is offered, and a call by that name is refused naming
+        # both, so no call can reach a server the client did not mean.
+        collisions = {
+            name: "Tool name "
+            + repr(name)
+            + " is ambiguous: it names "
+            + " and ".join(f"tool {r.tool!r} of server {r.server!r}" for r in found_by)
+            + "; neither is offered (rename a server in [mcp.servers] or set a separator)"
+            for name, found_by in owners.items()
+            if len(found_by) > 1
+        }
+        for name, reason in collisions.items():
+            if name not in self.collisions:
+                logger.warning("toolhooks-mcp: %s", reason)
+            routes.pop(name, None)
+        self.routes, self.prompt_routes, self.collisions = routes, prompts, collisions
         await self._notify()
 
     async def _notify(self) -> None:
@@ -284,3 +308,11 @@ class Proxy:
 
         async with self.running(), stdio_server() as (read, write):
             await self.server.run(read, write, self.initialization_options())
+
+
+def _version() -> str:
+    """The installed toolhooks-mcp version: what a client sees as ``serverInfo.version``."""
+    try:
+        return importlib.metadata.version("toolhooks-mcp")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "0+unknown"

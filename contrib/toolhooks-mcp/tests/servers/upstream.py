@@ -79,12 +79,19 @@ def record(name: str, arguments: dict[str, Any]) -> None:
             )
 
 
+PREFIX = os.environ.get("UPSTREAM_TOOL_PREFIX", "")
+"""Put before every tool name (a test makes two servers' names collide with it)."""
+
+
 async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=TOOLS)
+    return types.ListToolsResult(
+        tools=[tool.model_copy(update={"name": PREFIX + tool.name}) for tool in TOOLS]
+    )
 
 
 async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
     args = params.arguments or {}
+    params = params.model_copy(update={"name": params.name.removeprefix(PREFIX)})
     record(params.name, args)
     if params.name == "echo":
         return types.CallToolResult(content=[types.TextContent(text=str(args.get("text")))])
