@@ -61,6 +61,21 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--log", metavar="FILE", help="the event log (default: [plugins.event_log] path in config)"
     )
+    parser.add_argument(
+        "--allow-host",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a name the desk answers to in the Host header, besides the address it listens on "
+        "(and localhost on loopback); repeat for several. Any other Host gets 421",
+    )
+    parser.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate")
+    parser.add_argument("--tls-key", metavar="FILE", help="the certificate's private key")
+    parser.add_argument(
+        "--https-proxy",
+        action="store_true",
+        help="a reverse proxy in front serves HTTPS: mark the session cookie Secure",
+    )
     add_config_option(parser)
     parser.set_defaults(func=run)
 
@@ -82,13 +97,15 @@ def run(args: argparse.Namespace) -> int:
         secret = add_token(_tokens_file(args), args.add_token)
         print(f"desk token for {args.add_token} (shown once, keep it):\n{secret}")
         return OK
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise ToolhooksError("serve: --tls-cert and --tls-key go together")
     try:
         import fastapi  # noqa: F401
         import uvicorn
     except ImportError:
         print("toolhooks serve: needs the web extra: pip install 'toolhooks[web]'", file=sys.stderr)
         return PROBLEMS
-    from ..web import CallLog, Desk, create_app, load_tokens, open_store
+    from ..web import LOOPBACK_HOSTS, CallLog, Desk, create_app, load_tokens, open_store
 
     config = read_config(args)
     log = args.log or plugin_table(config, "event_log").get("path", DEFAULT_LOG)
@@ -96,8 +113,16 @@ def run(args: argparse.Namespace) -> int:
     tokens, made = load_tokens(_tokens_file(args))
     listener = _listen(args.host, args.port)
     try:
-        app = create_app(Desk(store, CallLog(Path(os.path.expanduser(str(log))))), tokens)
         host, port = listener.getsockname()[:2]
+        hosts = {host, *(name.lower() for name in args.allow_host)}
+        if ipaddress.ip_address(host).is_loopback:
+            hosts |= LOOPBACK_HOSTS
+        app = create_app(
+            Desk(store, CallLog(Path(os.path.expanduser(str(log))))),
+            tokens,
+            hosts=hosts,
+            secure_cookies=bool(args.tls_cert) or args.https_proxy,
+        )
         shown = f"[{host}]" if ":" in host else host
         if made is not None:
             print(
@@ -110,10 +135,17 @@ def run(args: argparse.Namespace) -> int:
                 "token can decide approvals",
                 file=sys.stderr,
             )
-        print(f"toolhooks desk on http://{shown}:{port}/ (tokens: {', '.join(tokens.names)})")
+        scheme = "https" if args.tls_cert else "http"
+        print(f"toolhooks desk on {scheme}://{shown}:{port}/ (tokens: {', '.join(tokens.names)})")
         sys.stdout.flush()
         server = uvicorn.Server(
-            uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
+            uvicorn.Config(
+                app,
+                log_level="warning",
+                timeout_graceful_shutdown=2,
+                ssl_certfile=args.tls_cert,
+                ssl_keyfile=args.tls_key,
+            )
         )
         server.run(sockets=[listener])
     finally:

@@ -1,14 +1,18 @@
 """The desk's FastAPI application: token check, CSRF, body limit and security headers.
 
-Only ``/login`` and ``/static/`` answer without a token (the token form and its stylesheet;
-neither shows anything from a tool call). A token comes as ``Authorization: Bearer`` or, for a
-browser that signed in with the form, as a cookie; either way POSTs need the CSRF token too.
+Every request must name the desk in ``Host`` (one of the names it was told of; DNS
+rebinding onto 127.0.0.1 gets 421), and a state-changing one that carries ``Origin`` must come
+from such a name too. Only ``/login`` and ``/static/`` answer without a token (the token form
+and its stylesheet; neither shows anything from a tool call). A token comes as ``Authorization:
+Bearer``; a browser that signed in with the form holds a session cookie instead (a random id
+kept on the server, never the token). Either way POSTs need the CSRF token too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -16,7 +20,16 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from ._api import router as api_router
-from ._auth import COOKIE, CSRF_HEADER, SECURITY_HEADERS, Identity, Tokens
+from ._auth import (
+    COOKIE,
+    CSRF_HEADER,
+    LOOPBACK_HOSTS,
+    SECURITY_HEADERS,
+    Identity,
+    Sessions,
+    Tokens,
+    host_allowed,
+)
 from ._desk import Desk, DeskError
 from ._pages import error_page, login_page
 from ._pages import router as pages_router
@@ -29,20 +42,35 @@ STATIC = Path(__file__).parent / "static"
 Next = Callable[[Request], Awaitable[Response]]
 
 
-def _presented(request: Request) -> str | None:
+def _identity(request: Request, tokens: Tokens, sessions: Sessions) -> Identity | None:
+    """A bearer token (API clients), else the session a signed-in browser's cookie names."""
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
-        return value.strip()
-    return request.cookies.get(COOKIE)
+        return tokens.check(value.strip())
+    return sessions.identity(request.cookies.get(COOKIE), tokens)
 
 
 def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "authorization" in request.headers
 
 
-def create_app(desk: Desk, tokens: Tokens) -> FastAPI:
-    """The desk over ``desk`` (store and event log), accepting ``tokens``."""
+def create_app(
+    desk: Desk,
+    tokens: Tokens,
+    *,
+    hosts: Collection[str] = LOOPBACK_HOSTS,
+    secure_cookies: bool = False,
+    sessions: Sessions | None = None,
+) -> FastAPI:
+    """The desk over ``desk`` (store and event log), accepting ``tokens``.
+
+    :param hosts: the names and addresses a request's ``Host`` may give (any port); the default
+        is this machine's loopback names. ``toolhooks serve`` adds the address it binds and
+        every ``--allow-host``.
+    :param secure_cookies: mark the session cookie ``Secure`` even on plain HTTP (a reverse
+        proxy in front terminates TLS); over HTTPS it is marked anyway.
+    """
     app = FastAPI(
         title="toolhooks approvals desk",
         version="1",
@@ -50,12 +78,15 @@ def create_app(desk: Desk, tokens: Tokens) -> FastAPI:
         redoc_url=None,
         openapi_url="/api/openapi.json",
     )
+    allowed = frozenset(host.lower().strip("[]") for host in hosts)
     app.state.desk = desk
     app.state.tokens = tokens
+    app.state.sessions = sessions = sessions or Sessions()
+    app.state.secure_cookies = secure_cookies
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Next) -> Response:
-        response = await _guarded(request, call_next, tokens)
+        response = await _guarded(request, call_next, tokens, sessions, allowed)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response
@@ -81,15 +112,28 @@ def create_app(desk: Desk, tokens: Tokens) -> FastAPI:
     return app
 
 
-async def _guarded(request: Request, call_next: Next, tokens: Tokens) -> Response:
+async def _guarded(
+    request: Request,
+    call_next: Next,
+    tokens: Tokens,
+    sessions: Sessions,
+    allowed: frozenset[str],
+) -> Response:
     path = request.url.path
+    if not host_allowed(request.headers.get("host"), allowed):
+        return JSONResponse(
+            {"detail": "this desk does not answer to that Host (start it with --allow-host)"},
+            status_code=421,
+        )
+    if request.method not in ("GET", "HEAD") and not _origin_ok(request, allowed):
+        return JSONResponse({"detail": "cross-origin request refused"}, status_code=403)
     if request.method == "POST":
         refused = _body_refused(request)
         if refused is not None:
             return refused
     if path == "/login" or path.startswith("/static/"):
         return await call_next(request)
-    identity = tokens.check(_presented(request))
+    identity = _identity(request, tokens, sessions)
     if identity is None:
         return _unauthorized(request)
     if request.method not in ("GET", "HEAD") and not tokens.csrf_ok(
@@ -101,6 +145,18 @@ async def _guarded(request: Request, call_next: Next, tokens: Tokens) -> Respons
         )
     request.state.identity = identity
     return await call_next(request)
+
+
+def _origin_ok(request: Request, allowed: frozenset[str]) -> bool:
+    """A browser's ``Origin`` on a state-changing request must be the desk itself; a client
+    that sends none (curl, an agent) is judged by its token and CSRF token alone."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False  # "null" (a sandboxed frame, a file) and anything odd
+    return host_allowed(parts.netloc, allowed)
 
 
 def _body_refused(request: Request) -> Response | None:

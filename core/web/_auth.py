@@ -14,7 +14,9 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +37,9 @@ SECURITY_HEADERS: Mapping[str, str] = {
     "content-security-policy": CSP,
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
+    # Not "no-referrer": under it a browser sends "Origin: null" on the desk's own form posts,
+    # and the Origin check could not tell them from a sandboxed frame's. URLs carry no secret.
+    "referrer-policy": "same-origin",
     "cache-control": "no-store",
 }
 
@@ -74,6 +78,10 @@ class Tokens:
             if hmac.compare_digest(digest, wanted):
                 found = Identity(name=name, token_digest=digest)
         return found
+
+    def knows(self, identity: Identity) -> bool:
+        """True while ``identity``'s token is still one of these (a session ends with it)."""
+        return self._by_digest.get(identity.token_digest) == identity.name
 
     def csrf(self, identity: Identity) -> str:
         message = f"csrf:{identity.name}:{identity.token_digest}".encode()
@@ -154,3 +162,79 @@ def load_tokens(path: Path, environ: Mapping[str, str] | None = None) -> tuple[T
         return Tokens(read_file(path)), None
     secret = add_token(path, "admin")
     return Tokens(read_file(path)), secret
+
+
+SESSION_TTL_S = 12 * 3600
+"""How long a browser's sign-in lasts (a working day); the API's bearer tokens do not expire."""
+MAX_SESSIONS = 10_000
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+class Sessions:
+    """Browser sign-ins kept on the server: the cookie holds a random id, never the token.
+
+    A session expires after ``ttl_s``, ends at sign-out, and ends with its token (removed from
+    the token file or the environment, the desk restarted); ids are 256-bit random and looked up
+    by their SHA-256, so a memory dump of this table holds no cookie either.
+    """
+
+    def __init__(self, ttl_s: float = SESSION_TTL_S) -> None:
+        self.ttl_s = ttl_s
+        self._by_digest: dict[str, tuple[Identity, float]] = {}
+        self._lock = threading.Lock()
+
+    def start(self, identity: Identity) -> str:
+        session_id = secrets.token_urlsafe(32)
+        now = time.monotonic()
+        with self._lock:
+            if len(self._by_digest) >= MAX_SESSIONS:
+                self._drop_expired(now)
+                if len(self._by_digest) >= MAX_SESSIONS:  # the oldest sign-in makes room
+                    del self._by_digest[next(iter(self._by_digest))]
+            self._by_digest[_digest(session_id)] = (identity, now + self.ttl_s)
+        return session_id
+
+    def identity(self, session_id: str | None, tokens: Tokens) -> Identity | None:
+        """Who a cookie's session belongs to, or None (unknown, expired or its token revoked)."""
+        if not session_id or len(session_id) > 128:
+            return None
+        key = _digest(session_id)
+        with self._lock:
+            found = self._by_digest.get(key)
+            if found is None:
+                return None
+            identity, expires = found
+            if expires <= time.monotonic() or not tokens.knows(identity):
+                del self._by_digest[key]
+                return None
+        return identity
+
+    def end(self, session_id: str | None) -> None:
+        if session_id:
+            with self._lock:
+                self._by_digest.pop(_digest(session_id), None)
+
+    def _drop_expired(self, now: float) -> None:
+        for key in [k for k, (_, expires) in self._by_digest.items() if expires <= now]:
+            del self._by_digest[key]
+
+
+def host_allowed(host_header: str | None, allowed: Collection[str]) -> bool:
+    """True when a request's ``Host`` names this desk: one of ``allowed``, any port.
+
+    A page on a rebinding domain (one that resolves to 127.0.0.1) reaches the desk with its own
+    name in ``Host``; refusing every name the desk was not told of keeps it from being used
+    through such a page.
+    """
+    if not host_header:
+        return False
+    host = host_header.strip().lower()
+    if host.startswith("["):  # an IPv6 literal: [::1]:8765
+        name, _, rest = host[1:].partition("]")
+        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+            return False
+    else:
+        name, _, port = host.partition(":")
+        if port and not port.isdigit():
+            return False
+    return name in allowed

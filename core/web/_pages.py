@@ -8,6 +8,7 @@ fragments these same templates rendered, and sets text with ``textContent``.
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -163,7 +164,24 @@ async def login(request: Request) -> Response:
         return login_page(request, status=401, error="That token is not valid.")
     target = _safe_next((form.get("next") or ["/"])[0])
     response = RedirectResponse(target, status_code=303)
-    response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+    sessions = request.app.state.sessions
+    response.set_cookie(
+        COOKIE,
+        sessions.start(identity),  # a random session id: the token never leaves the form
+        max_age=math.ceil(sessions.ttl_s),
+        httponly=True,
+        samesite="strict",
+        secure=request.app.state.secure_cookies or request.url.scheme == "https",
+        path="/",
+    )
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request) -> Response:
+    request.app.state.sessions.end(request.cookies.get(COOKIE))
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(COOKIE, path="/")
     return response
 
 

@@ -55,7 +55,7 @@ def _fuzz(operation, seeded, headers, statuses, failures) -> None:
     @settings(max_examples=EXAMPLES, database=None, suppress_health_check=list(HealthCheck))
     @given(case=operation.as_strategy())
     def exercise(case) -> None:
-        sent = case.as_transport_kwargs(base_url="http://testserver")
+        sent = case.as_transport_kwargs(base_url="http://127.0.0.1")
         answer = seeded.client.request(
             sent["method"],
             sent["url"],

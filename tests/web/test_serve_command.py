@@ -104,3 +104,33 @@ def test_loopback_by_default(served):
     assert host == "127.0.0.1"
     with socket.create_connection(("127.0.0.1", int(served.url.rsplit(":", 1)[1].strip("/"))), 5):
         pass
+
+
+def test_serve_answers_to_its_address_and_the_allowed_names_only(config, tmp_path):
+    """DNS rebinding against the real server: a Host it was not told of gets 421."""
+    toml = tmp_path / "toolhooks.toml"
+    toml.write_text(to_toml(config))
+    tokens = ",".join(f"{name}={secret}" for name, secret in SECRETS.items())
+    server = start_serve(
+        toml, tmp_path, child_env(TOOLHOOKS_DESK_TOKENS=tokens), "--allow-host", "Desk.Internal"
+    )
+    try:
+        auth = {"authorization": f"Bearer {SECRETS['alice']}"}
+        port = server.url.rsplit(":", 1)[1].strip("/")
+        url = server.url + "api/me"
+        for host, status in [
+            (f"127.0.0.1:{port}", 200),
+            (f"localhost:{port}", 200),
+            (f"desk.internal:{port}", 200),
+            (f"rebind.attacker.example:{port}", 421),
+        ]:
+            answer = httpx.get(url, headers={**auth, "host": host}, timeout=30)
+            assert answer.status_code == status, host
+    finally:
+        stop(server.process)
+
+
+def test_tls_needs_both_files(tmp_path):
+    done = _toolhooks("serve", "--port", "0", "--tls-cert", "c.pem", cwd=tmp_path)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "--tls-cert and --tls-key go together" in done.stderr
