@@ -9,7 +9,8 @@ import logging
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
-from toolhooks_mcp import Proxy
+from toolhooks import AfterToolCallResult, hookimpl
+from toolhooks_mcp import META_KEY, Proxy
 
 
 def run(test):
@@ -60,8 +61,6 @@ def test_two_servers_whose_names_collide_offer_neither_tool_and_say_why(
 
 
 def test_a_hidden_tool_called_by_name_looks_unknown(config, connected):
-    from toolhooks import hookimpl
-
     class HideEcho:
         @hookimpl
         def tool_visible(self, tool, sender, agent_id, origin):
@@ -74,5 +73,75 @@ def test_a_hidden_tool_called_by_name_looks_unknown(config, connected):
             with pytest.raises(MCPError) as unknown:
                 await client.call_tool("files__nothing", {})
             assert str(hidden.value) == str(unknown.value).replace("nothing", "echo")
+
+    run(main)
+
+
+class RedactSecrets:
+    """A redaction plugin that reads only the text after hooks are given, as any plugin does."""
+
+    @hookimpl
+    def after_tool_call(self, call, result):
+        if isinstance(result.content, str) and "sk-live-" in result.content:
+            return AfterToolCallResult(
+                content=result.content.replace("sk-live-1234567890", "[redacted]")
+            )
+        return None
+
+
+@pytest.mark.parametrize("kind", ["structured", "resource"])
+def test_a_secret_on_another_channel_than_text_is_redacted_too(config, connected, era, kind):
+    """Issue #21 item 5: the secret is only in structuredContent, or only inside an embedded
+    resource. The redaction plugin must see it, and the client must never receive it."""
+
+    async def main():
+        proxy = Proxy(config(only=["RedactSecrets"]), plugins=[RedactSecrets()])
+        async with connected(proxy, era) as client:
+            result = await client.call_tool("files__channels", {"kind": kind})
+            wire = result.model_dump_json(by_alias=True)
+            assert "sk-live" not in wire
+            assert "[redacted]" in "".join(b.text for b in result.content)
+            assert result.structured_content is None
+            dropped = result.meta[META_KEY]["dropped"]
+            assert dropped == (["structuredContent"] if kind == "structured" else ["[resource]"])
+
+    run(main)
+
+
+def test_without_a_hook_rewriting_every_channel_arrives_as_it_came(config, connected):
+    async def main():
+        async with connected(Proxy(config())) as client:
+            structured = await client.call_tool("files__channels", {"kind": "structured"})
+            assert structured.structured_content["api_key"] == "sk-live-1234567890"
+            resource = await client.call_tool("files__channels", {"kind": "resource"})
+            assert [block.type for block in resource.content] == ["text", "resource"]
+            assert "dropped" not in resource.meta[META_KEY]
+
+    run(main)
+
+
+def test_a_block_no_hook_can_read_is_dropped_and_said_so(config, connected):
+    async def main():
+        async with connected(Proxy(config())) as client:
+            result = await client.call_tool("files__channels", {"kind": "image"})
+            assert [block.type for block in result.content] == ["text"]
+            assert result.meta[META_KEY]["dropped"] == ["[image image/png]"]
+
+    run(main)
+
+
+@pytest.mark.parametrize(("kind", "size"), [("structured", 400_000), ("resource", 300_000)])
+def test_the_result_budget_counts_every_channel(config, connected, kind, size):
+    """Issue #21 item 6: 400 KB of structuredContent or a 300 KB embedded resource is trimmed,
+    with its artifact, like 400 KB of text."""
+
+    async def main():
+        async with connected(Proxy(config(only=["result_budget"]))) as client:
+            result = await client.call_tool("files__channels", {"kind": kind, "size": size})
+            outcome = result.meta[META_KEY]
+            assert outcome["truncated"] is True and outcome["artifact"]
+            assert len(result.model_dump_json()) < 40_000
+            assert result.structured_content is None
+            assert "truncated" in "".join(b.text for b in result.content)
 
     run(main)

@@ -54,6 +54,14 @@ TOOLS = [
         annotations=types.ToolAnnotations(read_only_hint=True),
     ),
     types.Tool(
+        name="channels",
+        description="A result on another channel than text: structured, a resource, an image.",
+        input_schema={
+            "type": "object",
+            "properties": {"kind": {"type": "string"}, "size": {"type": "integer"}},
+        },
+    ),
+    types.Tool(
         name="fail",
         description="Always fails.",
         input_schema={"type": "object", "properties": {}},
@@ -106,6 +114,8 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     if params.name == "big":
         size = int(args.get("size", 50_000))
         return types.CallToolResult(content=[types.TextContent(text="x" * size)])
+    if params.name == "channels":
+        return channels(str(args.get("kind")), int(args.get("size", 0)))
     if params.name == "fail":
         return types.CallToolResult(content=[types.TextContent(text="disk is full")], is_error=True)
     if params.name == "sleep":
@@ -142,6 +152,28 @@ async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.Ge
     return types.GetPromptResult(
         messages=[types.PromptMessage(role="user", content=types.TextContent(text=f"Hello, {who}"))]
     )
+
+
+SECRET = "sk-live-1234567890"
+
+
+def channels(kind: str, size: int) -> types.CallToolResult:
+    """The secret (or ``size`` characters) only where a text-only proxy would not look."""
+    said = types.TextContent(text="done")
+    if kind == "structured":
+        value = {"api_key": SECRET, "filler": "y" * size}
+        return types.CallToolResult(content=[said], structured_content=value)
+    if kind == "resource":
+        resource = types.TextResourceContents(
+            uri="file:///config.env",
+            text=f"API_KEY={SECRET}\n" + "z" * size,
+            mime_type="text/plain",
+        )
+        return types.CallToolResult(content=[said, types.EmbeddedResource(resource=resource)])
+    if kind == "image":
+        image = types.ImageContent(data="aGVsbG8=", mime_type="image/png")
+        return types.CallToolResult(content=[said, image])
+    raise ValueError(f"no channel {kind}")
 
 
 def build() -> Server[Any]:
