@@ -68,7 +68,26 @@ def lookup(ctx: Context, key: str) -> StoredApproval | Outcome:
         return refusal(f"Approval store unavailable: {type(exc).__name__}: {exc}")
     if row is None:
         return refusal(f"Unknown approval {key!r}")
-    return row
+    problem = corrupt(row)
+    return row if problem is None else refusal(problem)
+
+
+def corrupt(row: StoredApproval) -> str | None:
+    """Why a stored row cannot be a call (edited or damaged behind the runtime's back), or None.
+
+    Checked before anything is decided, so that a damaged row fails closed with a reason instead
+    of raising out of ``resume``; edited params that still make a call fail the digest check.
+    """
+    try:
+        row.call(None)
+        row.request()
+        freeze_params(row.proposed_params)
+    except Exception as exc:
+        return (
+            f"Approval {str(row.id)[:40]!r} is damaged in the store "
+            f"({type(exc).__name__}: {str(exc)[:200]}); nothing ran"
+        )
+    return None
 
 
 def run_resume(
@@ -106,6 +125,9 @@ def rejoin(
     if row is None or row.call_id != call.id:
         ctx.paused.pop(call.id, None)
         return None
+    problem = corrupt(row)
+    if problem is not None:
+        return refusal(problem)
     if not _same(row.proposed_params, call, row.tool):
         reason = f"Call id {call.id!r} belongs to another call waiting for approval {row.short_id}"
         return refusal(reason, row)

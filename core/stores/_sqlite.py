@@ -15,6 +15,7 @@ import builtins
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -111,6 +112,23 @@ class _Connection:
         self.close()
 
 
+def _refuse_unsafe(path: Path) -> None:
+    """A store file another user could swap or write is refused, as the event log refuses to
+    write through a link: whoever controls the file controls what a resumed call runs (a row's
+    params and digest change together) and which approvals look decided."""
+    if path.is_symlink():
+        raise StoreError(
+            f"{path}: is a symbolic link; the approval store opens only a real file "
+            "(point [approvals] db at the file itself)"
+        )
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    if mode & stat.S_IWOTH:
+        raise StoreError(f"{path}: any user can write it; make it private (chmod 600)")
+
+
 class SQLiteStore:
     """The approval store at ``path`` (created, owner-only, with its directory, on first use)."""
 
@@ -156,6 +174,7 @@ class SQLiteStore:
             return held.conn
         if self.path.is_dir():
             raise StoreError(f"{self.path}: is a directory, not an approvals database")
+        _refuse_unsafe(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():  # params may be secret: owner-only (SQLite copies the mode
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))  # to -wal and -shm)
