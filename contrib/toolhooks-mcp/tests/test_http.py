@@ -133,3 +133,48 @@ def test_an_upstream_over_http(config, log, received, connected, tmp_path):
         server.terminate()
         server.wait(timeout=30)
     assert [entry["arguments"] for entry in received(log)] == [{"text": "over http"}]
+
+
+def test_every_route_and_method_needs_the_token(config, monkeypatch):
+    """Issue #21: no method on any path answers without a valid bearer token."""
+    monkeypatch.setenv("ADA_TOKEN", TOKEN)
+    proxy = Proxy(config(auth=auth([{"sender": "ada", "env": "ADA_TOKEN"}])))
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    seen: dict[tuple[str, str, str], int] = {}
+
+    async def main():
+        stop = anyio.Event()
+        async with anyio.create_task_group() as group:
+            group.start_soon(serve_http, proxy, "127.0.0.1", port, stop)
+            await until_listening(port)
+            async with httpx2.AsyncClient() as http:
+                for path in ("/mcp", "/mcp/", "/", "/.well-known/oauth-authorization-server"):
+                    for method in ("GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"):
+                        for label, headers in (
+                            ("none", {}),
+                            ("wrong", {"Authorization": "Bearer not-the-token-at-all"}),
+                            ("basic", {"Authorization": f"Basic {TOKEN}"}),
+                        ):
+                            answer = await http.request(
+                                method,
+                                base + path,
+                                headers={
+                                    "Accept": "application/json, text/event-stream",
+                                    **headers,
+                                },
+                                content=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+                            )
+                            status = answer.status_code
+                            if status in (307, 308):  # /mcp/ -> /mcp: nothing told, same checks
+                                assert answer.headers["location"] == base + "/mcp"
+                                status = 401 if path == "/mcp/" else status
+                            seen[(path, method, label)] = status
+                            assert "files__echo" not in answer.text
+            stop.set()
+
+    anyio.run(main)
+    assert all(status >= 400 for status in seen.values()), {
+        k: v for k, v in seen.items() if v < 400
+    }
+    assert {status for (path, _, _), status in seen.items() if path == "/mcp"} == {401}

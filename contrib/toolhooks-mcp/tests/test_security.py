@@ -145,3 +145,33 @@ def test_the_result_budget_counts_every_channel(config, connected, kind, size):
             assert "truncated" in "".join(b.text for b in result.content)
 
     run(main)
+
+
+def test_an_upstream_speaking_garbage_is_taken_off_the_list(
+    config, log, tmp_path, upstream, connected
+):
+    """Malformed JSON-RPC from an upstream: its tools leave the list with a reason, the others
+    keep serving, and the proxy does not fall over."""
+    servers = {"files": upstream(log), "liar": upstream(tmp_path / "l.jsonl", UPSTREAM_BABBLE="1")}
+
+    async def main():
+        proxy = Proxy(config(servers=servers, start_timeout_s=2.0))
+        async with connected(proxy) as client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            assert "files__echo" in listed and not any(n.startswith("liar__") for n in listed)
+            result = await client.call_tool("liar__echo", {"text": "hi"})
+            assert result.is_error and "'liar' is not running" in result.content[0].text
+            assert (await client.call_tool("files__echo", {"text": "ok"})).content[0].text == "ok"
+
+    run(main)
+
+
+def test_a_50_mb_upstream_result_reaches_the_client_trimmed(config, connected):
+    async def main():
+        async with connected(Proxy(config(only=["result_budget"]))) as client:
+            result = await client.call_tool("files__big", {"size": 50_000_000})
+            outcome = result.meta[META_KEY]
+            assert outcome["truncated"] is True and outcome["artifact"]
+            assert len(result.content[0].text) < 40_000
+
+    run(main)

@@ -64,6 +64,8 @@ class Upstream:
         self.templates: list[types.ResourceTemplate] = []
         self.error: str | None = "not started yet"
         self.restarts = 0
+        self.in_flight = 0
+        """Calls waiting for this server's answer: a ping may queue behind a large one."""
         self.next_start: float | None = None
         self._lost = anyio.Event()
         self.settled = anyio.Event()
@@ -173,6 +175,11 @@ class Upstream:
                 self.error = "the connection closed"
                 return
             except Exception as exc:
+                if self.in_flight and isinstance(exc, TimeoutError):
+                    # Its answer to a call is still arriving (a 50 MB result takes seconds to
+                    # write and read) and the ping's answer waits behind it: not a dead server.
+                    # A call that really hangs ends at call_timeout_s, and the next ping decides.
+                    continue
                 self.error = f"it stopped answering pings ({_describe(exc, limit)})"
                 return
 
@@ -188,6 +195,7 @@ class Upstream:
         if client is None:
             raise ToolError(self.down_reason())
         timeout = self.call_timeout_s
+        self.in_flight += 1
         try:
             with anyio.fail_after(timeout):
                 return await client.call_tool(tool, arguments, read_timeout_seconds=timeout)
@@ -201,6 +209,8 @@ class Upstream:
                 self._lost.set()
                 raise ToolError(f"MCP server '{self.name}' died during the call ({exc})") from None
             raise ToolError(f"MCP server '{self.name}' refused the call: {exc}") from None
+        finally:
+            self.in_flight -= 1
 
     async def borrow(self) -> Client:
         client = self.client

@@ -196,7 +196,19 @@ async def serve_stdio() -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
+def babble() -> None:
+    """Not an MCP server at all: lines that are not JSON-RPC, then silence."""
+    sys.stdout.write('this is not JSON-RPC\n{"jsonrpc": "2.0", "id": "x", "result"\n[1, 2\n')
+    sys.stdout.flush()
+    import time
+
+    time.sleep(60)
+
+
 def main() -> None:
+    if os.environ.get("UPSTREAM_BABBLE"):
+        babble()
+        return
     if "--http" in sys.argv:
         import uvicorn
 
