@@ -1,0 +1,89 @@
+"""The real CLIs, offline against the fake model, with a trivial command hook (issue #26).
+
+These pin what toolhooks relies on in each agent: the payload its before/after hooks get, that
+the command really runs, and that a deny answered in the agent's protocol stops the command and
+reaches the model in its next request.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from agent_clis import HOOK_EVENTS, PACKAGES, write_project_hooks
+from fake_models import TextTurn, ToolTurn
+
+AGENTS = list(PACKAGES)
+CAPTURE = Path(__file__).parent / "capture_hook.py"
+SHELL_TOOL = {"claude-code": "Bash", "codex": "Bash", "gemini": "run_shell_command"}
+DENY_REASON = "toolhooks-e2e: rm -rf is not allowed here"
+
+
+def deny_answer(agent: str) -> dict[str, object]:
+    if agent == "gemini":
+        return {"decision": "deny", "reason": DENY_REASON}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": DENY_REASON,
+        }
+    }
+
+
+def captured(out: Path) -> list[dict[str, object]]:
+    return [json.loads(p.read_text()) for p in sorted(out.glob("[0-9][0-9]-*.json"))]
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_hooks_see_the_call_before_and_after_and_it_runs(
+    agent_name, make_agent, fake_model, tmp_path
+):
+    agent = make_agent(agent_name)
+    out = tmp_path / "hook-out"
+    write_project_hooks(agent_name, agent.project, f"{sys.executable} {CAPTURE} {out}")
+    model = fake_model([ToolTurn(command="echo hello > made.txt"), TextTurn(text="all done")])
+
+    done = agent.run("make a file", model.url)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (agent.project / "made.txt").read_text() == "hello\n"
+    events = captured(out)
+    before_name, after_names = HOOK_EVENTS[agent_name]
+    assert [e["hook_event_name"] for e in events] == [before_name, after_names[0]], events
+    before, after = events
+    for event in events:
+        assert event["tool_name"] == SHELL_TOOL[agent_name]
+        assert event["tool_input"]["command"] == "echo hello > made.txt"
+        assert event["session_id"]
+        assert Path(str(event["cwd"])).resolve() == agent.project.resolve()
+    assert before["session_id"] == after["session_id"]
+    assert "tool_response" in after
+    if agent_name != "gemini":  # Gemini CLI gives its hooks no call id
+        assert before["tool_use_id"] == after["tool_use_id"]
+        assert before["tool_use_id"] in model.fake.transcript()
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_a_deny_stops_the_command_and_the_model_reads_why(
+    agent_name, make_agent, fake_model, tmp_path
+):
+    agent = make_agent(agent_name)
+    out = tmp_path / "hook-out"
+    out.mkdir()
+    before_name, _ = HOOK_EVENTS[agent_name]
+    (out / f"answer-{before_name}.json").write_text(json.dumps(deny_answer(agent_name)))
+    write_project_hooks(agent_name, agent.project, f"{sys.executable} {CAPTURE} {out}")
+    victim = agent.project / "victim"
+    victim.mkdir()
+    model = fake_model([ToolTurn(command=f"rm -rf {victim}"), TextTurn(text="ok, stopped")])
+
+    done = agent.run("clean up", model.url)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert victim.is_dir()
+    requests = model.fake.agent_requests()
+    assert len(requests) == 2, [r.path for r in model.fake.requests]
+    assert DENY_REASON in json.dumps(requests[1].body)
