@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .approvals._resolve import ApprovalUnavailable
+    from .config._settings import LoadedConfig, load_config
     from .events._events import EVENT_NAMES, Event
     from .events._scope import emit
     from .loading._inventory import HandlerInfo, PluginInfo
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
         PluginValidationError,
         ToolhooksError,
     )
-    from .records._frozen import FrozenDict, FrozenList
+    from .records._frozen import FrozenDict, FrozenList, thaw
     from .records._models import REMOVE, UNSET, Origin, Sender, Status, ToolCall, ToolSpec
     from .records._results import (
         AfterToolCallResult,
@@ -56,6 +57,9 @@ _EXPORTS = {
     "ToolhooksError": "toolhooks.records._errors",
     "EVENT_NAMES": "toolhooks.events._events",
     "Event": "toolhooks.events._events",
+    "LoadedConfig": "toolhooks.config._settings",
+    "load_config": "toolhooks.config._settings",
+    "thaw": "toolhooks.records._frozen",
     "FrozenDict": "toolhooks.records._frozen",
     "FrozenList": "toolhooks.records._frozen",
     "hookimpl": "toolhooks.registry._hookimpl",
@@ -122,6 +126,7 @@ __all__ = [
     "HandlerInfo",
     "HookResultError",
     "InvalidToolCall",
+    "LoadedConfig",
     "MemoryStore",
     "Origin",
     "Outcome",
@@ -143,4 +148,6 @@ __all__ = [
     "ToolhooksError",
     "emit",
     "hookimpl",
+    "load_config",
+    "thaw",
 ]

@@ -3,6 +3,11 @@
 ``main(argv=None)`` runs one command and returns its exit code: 0 ok, 1 problems found, 2 usage
 error. The commands: ``demo``, ``plugins``, ``explain``, ``doctor``, ``logs``, ``replay`` and
 ``approvals``; ``toolhooks COMMAND --help`` describes each.
+
+An add-on command (a ``toolhooks.commands`` entry point, such as ``toolhooks mcp``) builds on the
+rest of this module's names: the exit codes ``OK`` and ``PROBLEMS``, ``UsageError`` (exit 2 with
+its message), ``add_config_option`` / ``config_path`` for the shared ``--config``, and
+``print_json``.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._app import build_parser, run
+from ._common import OK, PROBLEMS, UsageError, add_config_option, config_path, print_json
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -17,4 +23,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(argv)
 
 
-__all__ = ["build_parser", "main"]
+__all__ = [
+    "OK",
+    "PROBLEMS",
+    "UsageError",
+    "add_config_option",
+    "build_parser",
+    "config_path",
+    "main",
+    "print_json",
+]

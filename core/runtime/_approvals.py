@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..approvals._ask import run_ask
+from ..approvals._resolve import Approver
 from ..approvals._resume import run_decide, run_resume
 from ..config._settings import LoadedConfig
 from ..pipeline._driver import BackgroundLoop, drive_async, drive_sync
@@ -32,11 +33,18 @@ class RuntimeApprovals:
     _tools: dict[str, Tool]
     _names_checked: bool
     _check_names: Callable[[], None]
+    _route_approver: Callable[[ApprovalStore], Approver | None]
 
     def _first_use(self) -> None:
         """Check the config's plugin names once, at the first call of any entry point."""
         if not self._names_checked:
             self._check_names()
+
+    def route_approver(self) -> Approver | None:
+        """The approver ``[approvals] route`` names (``queue``, ``tty``), over this runtime's
+        store; None for ``"none"``. An integration with its own way to ask a person (the MCP
+        proxy's elicitation) falls back to it when that way is not available."""
+        return self._route_approver(self.approvals)
 
     @property
     def approvals(self) -> ApprovalStore:

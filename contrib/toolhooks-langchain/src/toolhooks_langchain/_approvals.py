@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langgraph.types import interrupt
-from toolhooks import ApprovalDecision, Outcome, PendingApproval, Runtime
-from toolhooks.records._frozen import thaw
+from toolhooks import ApprovalDecision, Outcome, PendingApproval, Runtime, thaw
 
 APPROVAL_TYPE = "toolhooks.approval"
 HISTORY_LIMIT = 1_000

@@ -21,8 +21,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from toolhooks import ApprovalDecision, ApprovalUnavailable, PendingApproval, Runtime
-from toolhooks.records._frozen import thaw
+from toolhooks import ApprovalDecision, ApprovalUnavailable, PendingApproval, Runtime, thaw
 
 from ._config import McpTable
 from ._results import Holder, call_result
@@ -46,12 +45,8 @@ class ClientApprover:
     def setup(self, runtime: Runtime, settings: McpTable) -> None:
         self.settings = settings
         route = runtime.config.approvals.route
-        if route != "none":
-            from toolhooks.approvals._routes import (
-                approver_for_route,
-            )  # the core's own route approvers
-
-            self.fallback = approver_for_route(route, runtime.config, runtime.approvals)
+        if route != "none":  # the core's own route approvers
+            self.fallback = runtime.route_approver()
 
     def _client_answers(self) -> bool:
         scope = current_request.get()

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from toolhooks.cli._common import (
+from toolhooks.cli import (
     OK,
     PROBLEMS,
     UsageError,
@@ -78,7 +78,7 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 
 def settings_of(args: argparse.Namespace) -> McpTable:
-    from toolhooks.config._settings import load_config
+    from toolhooks import load_config
 
     table = load_config(config_path(args)).tables.get("mcp")
     return table if isinstance(table, McpTable) else McpTable()
