@@ -1,0 +1,244 @@
+"""toolhooks in front of the real coding-agent CLIs, wired by ``toolhooks hook install`` (#26).
+
+Every scenario runs each CLI offline against the scripted fake model, with a throwaway plugin
+installed as a real distribution, and asserts on what the user cares about: what the model read
+in its next request, what happened on disk, and what the audit log holds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from agent_clis import PACKAGES, Agent
+from fake_models import FakeModelServer, TextTurn, ToolTurn
+
+pytest.importorskip("toolhooks.agents", reason="toolhooks.agents (issue #26 item 1) not built yet")
+
+AGENTS = list(PACKAGES)
+TOOLHOOKS = str(Path(sys.executable).parent / "toolhooks")
+BLOCK_REASON = "e2e guard: rm -rf is not allowed"
+
+GUARD = """
+from toolhooks import hookimpl
+
+
+class Guard:
+    priority = 1000  # before any other installed plugin that governs exec
+
+    @hookimpl(tools=["exec"])
+    def before_tool_call(self, call):
+        command = str(call.params.get("command", ""))
+        if "rm -rf" in command:
+            return {"block": True, "block_reason": "e2e guard: rm -rf is not allowed"}
+        if command.startswith("echo original"):
+            rewritten = command.replace("original", "rewritten")
+            return {"params": {**call.params, "command": rewritten}}
+        if "needs-approval" in command:
+            # No allow-once: the agent's own prompt (ask) is for allow-once, and none of the
+            # three CLIs can ask anyone when run non-interactively; this goes to the queue.
+            return {
+                "require_approval": {
+                    "title": "Touch a file",
+                    "description": command,
+                    "allowed_decisions": ["allow-always", "deny"],
+                    "timeout_s": 60,
+                }
+            }
+        return None
+"""
+
+CONFIG = """
+[agents]
+sender = "e2e-tester"
+
+[approvals]
+route = "queue"
+wait_s = 60
+
+[plugins.loop_detection]
+warning_threshold = 2
+critical_threshold = 4
+window = 8
+"""
+
+
+@pytest.fixture
+def wired(
+    install_dist, make_agent, tmp_path
+) -> Iterator[Callable[[str], tuple[Agent, dict[str, str]]]]:
+    """An agent whose project has toolhooks.toml, the guard plugin and the installed hooks."""
+    site = install_dist(
+        "e2e-guard", {"e2e_guard_plugin": GUARD}, {"e2e_guard": "e2e_guard_plugin:Guard"}
+    )
+    agents: list[Agent] = []
+
+    def make(name: str) -> tuple[Agent, dict[str, str]]:
+        agent = make_agent(name)
+        agents.append(agent)
+        config = agent.project / "toolhooks.toml"
+        config.write_text(CONFIG)
+        extra = {"PYTHONPATH": str(site), "TOOLHOOKS_CONFIG": str(config)}
+        env = {**agent.prepare("http://127.0.0.1:9"), **extra}
+        done = subprocess.run(
+            [TOOLHOOKS, "hook", "install", name, "--scope", "project"],
+            cwd=agent.project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return agent, extra
+
+    yield make
+    for agent in agents:
+        stop_processes_under(agent.project)
+
+
+def stop_processes_under(root: Path) -> None:
+    """End what the test's agents left running in their project (the toolhooks daemon)."""
+    root = root.resolve()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cwd = (entry / "cwd").resolve()
+        except OSError:
+            continue
+        if cwd == root or root in cwd.parents:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(entry.name), signal.SIGTERM)
+
+
+def events(agent: Agent) -> list[dict[str, object]]:
+    path = agent.project / ".toolhooks" / "events.jsonl"
+    deadline = time.monotonic() + 10
+    lines: list[dict[str, object]] = []
+    while time.monotonic() < deadline:  # the daemon's writer may flush just after the answer
+        if path.exists():
+            lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            if any(e["event"] == "tool.finished" for e in lines):
+                return lines
+        time.sleep(0.05)
+    return lines
+
+
+def next_request_text(model: FakeModelServer, index: int) -> str:
+    requests = model.fake.agent_requests()
+    assert len(requests) > index, [r.path for r in model.fake.requests]
+    return json.dumps(requests[index].body)
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_blocked_rm_rf_never_runs_and_the_model_reads_why(agent_name, wired, fake_model):
+    agent, extra = wired(agent_name)
+    victim = agent.project / "victim"
+    victim.mkdir()
+    model = fake_model([ToolTurn(command=f"rm -rf {victim}"), TextTurn(text="stopped")])
+
+    done = agent.run("clean up", model.url, extra)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert victim.is_dir()
+    assert BLOCK_REASON in next_request_text(model, 1)
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_a_rewritten_command_runs_rewritten(agent_name, wired, fake_model):
+    agent, extra = wired(agent_name)
+    model = fake_model([ToolTurn(command="echo original > made.txt"), TextTurn(text="done")])
+
+    done = agent.run("write it", model.url, extra)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (agent.project / "made.txt").read_text() == "rewritten\n"
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_an_approval_answered_from_the_queue_lets_the_call_run(agent_name, wired, fake_model):
+    agent, extra = wired(agent_name)
+    model = fake_model([ToolTurn(command="touch needs-approval.txt"), TextTurn(text="done")])
+    env = {**os.environ, **extra}
+    approved: list[str] = []
+
+    def approve_when_waiting() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not approved:
+            listed = subprocess.run(
+                [TOOLHOOKS, "approvals", "list", "--state", "pending", "--json"],
+                cwd=agent.project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            rows = json.loads(listed.stdout or "[]") if listed.returncode == 0 else []
+            for row in rows:
+                decided = subprocess.run(
+                    [TOOLHOOKS, "approvals", "approve", str(row["id"]), "--always", "--by", "e2e"],
+                    cwd=agent.project,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=30,
+                )
+                assert decided.returncode == 0, decided.stderr
+                approved.append(str(row["id"]))
+            time.sleep(0.2)
+
+    approver = threading.Thread(target=approve_when_waiting, daemon=True)
+    approver.start()
+    done = agent.run("touch it", model.url, extra)
+    approver.join(timeout=70)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(approved) == 1
+    assert (agent.project / "needs-approval.txt").exists()
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_the_model_sees_the_loop_warning(agent_name, wired, fake_model):
+    agent, extra = wired(agent_name)
+    model = fake_model(
+        [ToolTurn(command="echo same"), ToolTurn(command="echo same"), TextTurn(text="ok")]
+    )
+
+    done = agent.run("repeat", model.url, extra)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "has been called 2 times with identical arguments" not in next_request_text(model, 1)
+    assert "has been called 2 times with identical arguments" in next_request_text(model, 2)
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_the_audit_log_holds_one_call_per_tool_use_with_the_agent(agent_name, wired, fake_model):
+    agent, extra = wired(agent_name)
+    script = [ToolTurn(command="echo one"), ToolTurn(command="echo two"), TextTurn(text="ok")]
+    model = fake_model(script)
+
+    done = agent.run("two calls", model.url, extra)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = events(agent)
+    proposed = [e for e in log if e["event"] == "tool.proposed"]
+    assert [e["params"]["command"] for e in proposed] == ["echo one", "echo two"]
+    assert {e["agent_id"] for e in proposed} == {agent_name}
+    assert {e["tool"] for e in proposed} == {"exec"}
+    assert len({e["session_id"] for e in proposed}) == 1
+    call_ids = [e["call_id"] for e in proposed]
+    assert len(set(call_ids)) == 2
+    finished = [e["call_id"] for e in log if e["event"] == "tool.finished"]
+    assert sorted(finished) == sorted(call_ids)
+    if agent_name != "gemini":  # the agent's tool_use_id is the call id where it gives one
+        transcript = model.fake.transcript()
+        assert all(call_id in transcript for call_id in call_ids)
