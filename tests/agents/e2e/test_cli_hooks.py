@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -87,3 +89,54 @@ def test_a_deny_stops_the_command_and_the_model_reads_why(
     requests = model.fake.agent_requests()
     assert len(requests) == 2, [r.path for r in model.fake.requests]
     assert DENY_REASON in json.dumps(requests[1].body)
+
+
+def test_claude_code_http_hook_posts_the_same_json_and_its_deny_holds(make_agent, fake_model):
+    received: list[tuple[dict[str, str], dict[str, object]]] = []
+
+    class Hook(BaseHTTPRequestHandler):
+        def log_message(self, format, *args):
+            return None
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            received.append((dict(self.headers), body))
+            answer = deny_answer("claude-code") if body["hook_event_name"] == "PreToolUse" else {}
+            data = json.dumps(answer).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        agent = make_agent("claude-code")
+        url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+        entry = {
+            "type": "http",
+            "url": url,
+            "headers": {"Authorization": "Bearer $E2E_HOOK_TOKEN"},
+            "allowedEnvVars": ["E2E_HOOK_TOKEN"],  # Claude Code expands only listed variables
+        }
+        settings = {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [entry]}]}}
+        (agent.project / ".claude").mkdir()
+        (agent.project / ".claude" / "settings.json").write_text(json.dumps(settings))
+        victim = agent.project / "victim"
+        victim.mkdir()
+        model = fake_model([ToolTurn(command=f"rm -rf {victim}"), TextTurn(text="ok")])
+
+        done = agent.run("clean up", model.url, {"E2E_HOOK_TOKEN": "s3cret"})
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert victim.is_dir()
+    assert DENY_REASON in model.fake.transcript()
+    [(headers, body)] = received
+    assert headers["Authorization"] == "Bearer s3cret"
+    assert body["hook_event_name"] == "PreToolUse"
+    assert body["tool_input"] == {"command": f"rm -rf {victim}"}
+    assert body["tool_use_id"] in model.fake.transcript()
