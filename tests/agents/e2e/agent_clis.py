@@ -74,7 +74,10 @@ def install() -> Installed | str:
     return Installed(bin_dir=CACHE / "node_modules" / ".bin", install_s=elapsed, versions=wanted)
 
 
-def base_env(home: Path) -> dict[str, str]:
+DEAD_PROXY = "http://127.0.0.1:9"
+
+
+def base_env(home: Path, proxy: str = DEAD_PROXY) -> dict[str, str]:
     """What every CLI run gets: no inherited credentials, a private HOME, a dead proxy."""
     venv_bin = str(Path(sys.executable).parent)
     path = os.pathsep.join([venv_bin, str(CACHE / "node_modules" / ".bin"), "/usr/bin", "/bin"])
@@ -88,10 +91,10 @@ def base_env(home: Path) -> dict[str, str]:
         "TERM": "dumb",
         "NO_COLOR": "1",
         # Anything that tries to leave 127.0.0.1 hits a closed port on loopback.
-        "HTTP_PROXY": "http://127.0.0.1:9",
-        "HTTPS_PROXY": "http://127.0.0.1:9",
-        "http_proxy": "http://127.0.0.1:9",
-        "https_proxy": "http://127.0.0.1:9",
+        "HTTP_PROXY": proxy,
+        "HTTPS_PROXY": proxy,
+        "http_proxy": proxy,
+        "https_proxy": proxy,
         "NO_PROXY": "127.0.0.1,localhost",
         "no_proxy": "127.0.0.1,localhost",
     }
@@ -130,10 +133,11 @@ class Agent:
     bin_dir: Path
     home: Path
     project: Path
+    proxy: str = DEAD_PROXY
 
     def prepare(self, model_url: str) -> dict[str, str]:
         """Write the CLI's user settings under HOME; return the environment to run it with."""
-        env = base_env(self.home)
+        env = base_env(self.home, self.proxy)
         if self.name == "claude-code":
             env |= {
                 "ANTHROPIC_BASE_URL": model_url,

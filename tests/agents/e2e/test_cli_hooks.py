@@ -14,8 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from agent_clis import HOOK_EVENTS, PACKAGES, write_project_hooks
+from agent_clis import HOOK_EVENTS, PACKAGES, Agent, write_project_hooks
 from fake_models import TextTurn, ToolTurn
+from proxy_sink import ProxySink
 
 AGENTS = list(PACKAGES)
 CAPTURE = Path(__file__).parent / "capture_hook.py"
@@ -140,3 +141,27 @@ def test_claude_code_http_hook_posts_the_same_json_and_its_deny_holds(make_agent
     assert body["hook_event_name"] == "PreToolUse"
     assert body["tool_input"] == {"command": f"rm -rf {victim}"}
     assert body["tool_use_id"] in model.fake.transcript()
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_nothing_but_the_fake_model_is_contacted(agent_name, agent_install, fake_model, tmp_path):
+    """Telemetry, update checks and plugin sync are off: no request goes to the proxy.
+
+    (Clients that ignore HTTP(S)_PROXY, such as Node's built-in fetch, are not caught here.)
+    """
+    (tmp_path / "home").mkdir()
+    (tmp_path / "project").mkdir()
+    model = fake_model([ToolTurn(command="echo hi"), TextTurn(text="ok")])
+    with ProxySink() as sink:
+        agent = Agent(
+            name=agent_name,
+            bin_dir=agent_install.bin_dir,
+            home=tmp_path / "home",
+            project=tmp_path / "project",
+            proxy=sink.url,
+        )
+        done = agent.run("say hi", model.url)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(model.fake.agent_requests()) == 2
+    assert sink.attempts == []
