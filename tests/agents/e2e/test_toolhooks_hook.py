@@ -64,6 +64,10 @@ sender = "e2e-tester"
 [approvals]
 route = "queue"
 wait_s = 60
+db = "{project}/.toolhooks/approvals.db"
+
+[plugins.event_log]
+path = "{project}/.toolhooks/events.jsonl"
 
 [plugins.loop_detection]
 warning_threshold = 2
@@ -86,7 +90,8 @@ def wired(
         agent = make_agent(name)
         agents.append(agent)
         config = agent.project / "toolhooks.toml"
-        config.write_text(CONFIG)
+        # Absolute paths: the daemon, the hook and the test's own commands share one store and log.
+        config.write_text(CONFIG.format(project=agent.project))
         extra = {"PYTHONPATH": str(site), "TOOLHOOKS_CONFIG": str(config)}
         env = {**agent.prepare("http://127.0.0.1:9"), **extra}
         done = subprocess.run(
