@@ -13,9 +13,20 @@ its message), ``add_config_option`` / ``config_path`` for the shared ``--config`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ._app import build_parser, run
-from ._common import OK, PROBLEMS, UsageError, add_config_option, config_path, print_json
+from ._options import OK, PROBLEMS, UsageError, add_config_option
+
+
+def __getattr__(name: str) -> Any:
+    # config_path and print_json live with the helpers that import the runtime; ``--help`` must
+    # not pay for that (tests/cli/test_startup.py), so they are imported when first used.
+    if name in ("config_path", "print_json"):
+        from . import _common
+
+        return getattr(_common, name)
+    raise AttributeError(f"module 'toolhooks.cli' has no attribute {name!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
