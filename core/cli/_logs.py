@@ -93,6 +93,12 @@ def add_parser(subparsers: Any) -> None:
     )
     add_config_option(parser)
     parser.set_defaults(func=run)
+    actions = parser.add_subparsers(dest="logs_action", metavar="ACTION")
+    from ._verify import add_parser as add_verify
+
+    add_verify(actions)
+    for action in actions.choices.values():
+        add_config_option(action)
 
 
 def _positive(text: str) -> float:

@@ -55,6 +55,16 @@ class EventLogConfig(BaseModel):
     """Rotated files kept (``events.jsonl.1`` is the newest); 0 discards the old file."""
     events: list[str] | None = None
     """Allow-list of event names (``*`` wildcard, e.g. ``"tool.*"``); None keeps every event."""
+    chain: bool = True
+    """Hash-chain every line (``writer``, ``seq``, ``prev``, ``hash``) so that ``toolhooks logs
+    verify`` finds an edited, deleted, inserted or reordered line; see RELIABILITY.md for what
+    the chain proves and what it does not."""
+    key_file: str | None = None
+    """A file holding a secret key (at least 16 bytes; ``$TOOLHOOKS_LOG_KEY_FILE`` when unset):
+    checkpoints then carry an HMAC over the chain head, so a writer of the log who cannot read
+    the key cannot rebuild a chain that verifies. Keep it where the log's writers cannot."""
+    checkpoint_every: int = Field(default=1000, ge=1, le=10_000_000)
+    """With a key, a checkpoint after this many lines (and at every close)."""
     max_line_bytes: int = Field(default=1_048_576, ge=1024)
     """A longer event is re-encoded with shortened values and ``"_truncated": true``."""
 

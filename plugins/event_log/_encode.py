@@ -45,11 +45,11 @@ def flat(event: Event) -> dict[str, Any]:
         "plugin": event.plugin,
     }
     data = event.data
-    if type(data) is dict and line.keys().isdisjoint(data):
+    if type(data) is dict and line.keys().isdisjoint(data) and "chain" not in data:
         line.update(data)  # the usual case, in one step
     elif isinstance(data, Mapping):
         for key, value in data.items():
-            if key not in line:
+            if key not in line and key != "chain":  # the hash chain's field, added last
                 line[key] = value
     elif data is not None:
         line["data"] = data

@@ -9,6 +9,7 @@ from collections.abc import Container, Iterable
 from toolhooks import Event, hookimpl
 from toolhooks.registry._names import name_patterns
 
+from ._chain import KEY_ENV, Chain, read_key
 from ._config import CALL_END_EVENTS, EventLogConfig
 from ._encode import LineEncoder
 from ._writer import EventLogStats, JsonlWriter
@@ -38,6 +39,10 @@ class EventLogPlugin:
         self.config = config = config or self.Config()
         self.path = os.path.abspath(os.path.expanduser(config.path))
         self._encoder = LineEncoder(config.max_line_bytes)
+        chain = None
+        if config.chain:
+            key_file = config.key_file or os.environ.get(KEY_ENV)
+            chain = Chain(read_key(key_file) if key_file else None, config.checkpoint_every)
         self._writer = JsonlWriter(
             self.path,
             max_bytes=config.max_bytes,
@@ -45,6 +50,7 @@ class EventLogPlugin:
             fsync=config.durability == "fsync",
             queue_bytes=config.max_queue_bytes,
             interval_s=config.flush_interval_ms / 1000,
+            chain=chain,
         )
         self._keep = None if config.events is None else _name_set(config.events)
         self._ends_call = frozenset(CALL_END_EVENTS if config.durability != "interval" else ())

@@ -23,6 +23,7 @@ import time
 import weakref
 from dataclasses import dataclass
 
+from ._chain import Chain
 from ._files import FILE_MODE, NO_FOLLOW, lock_file, shift_backups, tail_is_torn, unlock_file
 
 logger = logging.getLogger("toolhooks")
@@ -66,8 +67,10 @@ class JsonlWriter:
         fsync: bool,
         queue_bytes: int,
         interval_s: float,
+        chain: Chain | None = None,
     ) -> None:
         self.path = path
+        self._chain = chain
         self._max_bytes = max_bytes
         self._backup_count = backup_count
         self._fsync = fsync
@@ -127,6 +130,12 @@ class JsonlWriter:
             chunk = lines[:count]
             del lines[:count]  # concurrent appends only add at the end: nothing else is removed
             self._pending = 0
+            chain = self._chain
+            if chain is not None:  # here, not in append: the caller's thread never hashes
+                chunk = [chain.link(line) for line in chunk]
+                if chain.due():
+                    chunk.append(chain.checkpoint("every"))
+                count = len(chunk)
             try:
                 self._write(b"".join(chunk), count)
             except Exception as error:  # pragma: no cover - _write handles OSError itself
@@ -144,6 +153,9 @@ class JsonlWriter:
             self._stop = threading.Event()
         self.flush()
         with self._io_lock:
+            chain = self._chain
+            if chain is not None and chain.since and chain.key is not None:  # a keyed close
+                self._write(chain.checkpoint("close"), 1)
             self._close_fd()
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5.0)
@@ -174,6 +186,8 @@ class JsonlWriter:
         self._lines.clear()
         self._pending = 0
         self._timer = None
+        if self._chain is not None:  # a chain of its own: the parent's goes on in the parent
+            self._chain = Chain(self._chain.key, self._chain.every)
         self._stop = threading.Event()
 
     # -- the file -----------------------------------------------------------------------------

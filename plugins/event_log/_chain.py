@@ -1,0 +1,92 @@
+"""The hash chain that makes the log tamper-evident, as one writer appends it.
+
+Every line a writer appends ends with one more field, ``chain``: ``{"writer": W, "seq": N,
+"prev": P, "hash": H}``. ``writer`` is this writer's random id (each process, and each child
+after a fork, has its own chain), ``seq`` the line's number in that chain from 0, ``prev`` the
+``hash`` of the writer's previous line (:data:`GENESIS` for the first), and ``hash`` the
+SHA-256 of the line's bytes up to ``,"hash"``, closed with ``}}`` (the JSON the line would be
+without its hash). Editing a byte of a line breaks its own hash; deleting, inserting or
+reordering lines breaks ``seq`` and ``prev``. A writer keeps its chain across rotation, so the
+first line of a new file names the last line of the file before it.
+
+With a key (``key_file``), a ``log.checkpoint`` line comes every ``checkpoint_every`` lines and
+at close: its ``mac`` is HMAC-SHA256 over the writer, seq and chain head, so someone who can
+write the log but not read the key cannot rebuild a chain that verifies. Without a key a whole
+rewrite (every hash recomputed) is not detected; RELIABILITY.md says so plainly.
+
+Chaining runs where lines are written (the writer thread with the default durability), never
+in ``on_event``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import time
+
+GENESIS = "0" * 64
+"""``prev`` of a chain's first line."""
+KEY_ENV = "TOOLHOOKS_LOG_KEY_FILE"
+
+
+def checkpoint_mac(key: bytes, writer: str, seq: int, prev: str) -> str:
+    """The keyed tag a checkpoint carries over the chain head it closes."""
+    message = f"toolhooks-log-checkpoint:{writer}:{seq}:{prev}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def read_key(path: str) -> bytes:
+    """The key file's bytes (whitespace around them ignored); an empty file is an error."""
+    with open(os.path.expanduser(path), "rb") as handle:
+        key = handle.read().strip()
+    if len(key) < 16:
+        raise ValueError(f"{path}: a log key needs at least 16 bytes")
+    return key
+
+
+class Chain:
+    """One writer's chain: links lines in the order they are written. Not thread-safe: the
+    writer calls it under its I/O lock."""
+
+    __slots__ = ("every", "head", "key", "seq", "since", "writer")
+
+    def __init__(self, key: bytes | None = None, every: int = 1000) -> None:
+        self.writer = secrets.token_hex(6)
+        self.seq = 0
+        self.head = GENESIS
+        self.key = key
+        self.every = every
+        self.since = 0
+        """Lines since the last checkpoint."""
+
+    def link(self, line: bytes) -> bytes:
+        """``line`` (a JSON object and a newline) with its ``chain`` field added."""
+        body = b'%s,"chain":{"writer":"%s","seq":%d,"prev":"%s"' % (
+            line.rstrip(b"\n")[:-1],
+            self.writer.encode(),
+            self.seq,
+            self.head.encode(),
+        )
+        digest = hashlib.sha256(body + b"}}").hexdigest()
+        self.head = digest
+        self.seq += 1
+        self.since += 1
+        return b'%s,"hash":"%s"}}\n' % (body, digest.encode())
+
+    def due(self) -> bool:
+        """True when a keyed chain has gone ``every`` lines without a checkpoint."""
+        return self.key is not None and self.since >= self.every
+
+    def checkpoint(self, reason: str) -> bytes:
+        """A ``log.checkpoint`` line closing the chain so far (keyed when there is a key)."""
+        fields: dict[str, object] = {"ts": time.time(), "event": "log.checkpoint"}
+        fields["reason"] = reason
+        if self.key is not None:
+            fields["mac"] = checkpoint_mac(self.key, self.writer, self.seq, self.head)
+        self.since = 0
+        line = self.link(json.dumps(fields, separators=(",", ":")).encode() + b"\n")
+        self.since = 0
+        return line
