@@ -111,16 +111,19 @@ def wired(
 
 
 def stop_processes_under(root: Path) -> None:
-    """End what the test's agents left running in their project (the toolhooks daemon)."""
+    """End what the test's agents left running (the toolhooks daemon): a process whose cwd is
+    inside the project, or whose environment names the project's config (a daemon may chdir)."""
     root = root.resolve()
+    marker = f"TOOLHOOKS_CONFIG={root}".encode()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
             cwd = (entry / "cwd").resolve()
+            environ = (entry / "environ").read_bytes()
         except OSError:
             continue
-        if cwd == root or root in cwd.parents:
+        if cwd == root or root in cwd.parents or marker in environ:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(entry.name), signal.SIGTERM)
 
