@@ -277,6 +277,42 @@ def check_folders(loaded: Loaded) -> list[Check]:
     return checks
 
 
+def check_log_chain(loaded: Loaded) -> Check:
+    """The event log's hash chain verified (issue #25): tampering is an error."""
+    log = loaded.plugins.get("event_log")
+    log_path = getattr(log, "path", None)
+    reader = event_log_module()
+    if not isinstance(log_path, str) or reader is None:
+        return Check("ok", "log chain", "no event log is written")
+    files = reader.log_files(log_path, include_rotated=True)
+    if not files:
+        return Check("ok", "log chain", f"{log_path} has no lines yet")
+    try:
+        report = reader.verify(files)
+    except OSError as error:
+        return Check("warning", "log chain", f"cannot read {log_path}: {error}")
+    if not report.ok:
+        return Check(
+            "error",
+            "log chain",
+            f"the log shows tampering: {report.problems[0]}",
+            f"toolhooks logs verify {log_path} lists every line that is wrong",
+        )
+    if not report.chained:
+        return Check(
+            "warning",
+            "log chain",
+            f"{log_path} is not hash-chained: an edit would go unnoticed",
+            "set [plugins.event_log] chain = true",
+        )
+    torn = f"; {len(report.torn)} torn line(s) from a crash" if report.torn else ""
+    return Check(
+        "ok",
+        "log chain",
+        f"verified {report.chained} lines in {report.writers} chain(s){torn}",
+    )
+
+
 def check_approvals(config: LoadedConfig) -> Check:
     table = config.approvals
     if table.route == "none":

@@ -16,6 +16,7 @@ from ._checks import (
     check_approvals,
     check_config,
     check_folders,
+    check_log_chain,
     check_plugins,
     check_ties,
     close_all,
@@ -70,6 +71,7 @@ def run_checks(args: argparse.Namespace) -> tuple[str | None, list[Check]]:
         log_path = getattr(log, "path", None)
         checks.extend(check_ties(loaded, log_path if isinstance(log_path, str) else None))
         checks.extend(check_folders(loaded))
+        checks.append(check_log_chain(loaded))
         checks.append(check_approvals(config))
     finally:
         close_all(loaded)

@@ -94,9 +94,11 @@ def add_parser(subparsers: Any) -> None:
     add_config_option(parser)
     parser.set_defaults(func=run)
     actions = parser.add_subparsers(dest="logs_action", metavar="ACTION")
+    from ._verify import add_export_parser
     from ._verify import add_parser as add_verify
 
     add_verify(actions)
+    add_export_parser(actions)
     for action in actions.choices.values():
         add_config_option(action)
 
@@ -198,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
             emit(event)
         printer.finish()
         skipped.report()
+        _report_chain(path)
         if not seen.events and skipped.count:
             note(f"{path} is not an event log: none of its lines is a JSON event")
             return PROBLEMS
@@ -219,6 +222,24 @@ def run(args: argparse.Namespace) -> int:
         pass
     printer.finish()
     return OK
+
+
+def _report_chain(path: Path) -> None:
+    """One line on the log's hash chain (issue #25), when the log is chained."""
+    reader = event_log_module()
+    try:
+        report = reader.verify(reader.log_files(path, include_rotated=True))
+    except OSError:
+        return
+    if not report.chained:
+        return  # an unchained log (chain = false, or written before chaining): no claim
+    if not report.ok:
+        note(
+            f"log chain: the log shows tampering at {clean(str(report.problems[0]))} "
+            "(toolhooks logs verify lists every line)"
+        )
+    elif report.chained:
+        note(f"log chain: verified {report.chained} lines in {report.writers} chain(s)")
 
 
 class Seen:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import OK, PROBLEMS, event_log_module, note, plugin_table, print_json, read_config
+from ._events import parse_since
 from ._table import clean
 
 HELP = "check the log's hash chain: edited, missing, reordered or inserted lines"
@@ -39,6 +40,47 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def add_export_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="an excerpt of the log that verifies on its own",
+        description=(
+            "Print the log's lines from --since to --until, unchanged, after a header naming "
+            "each writer's last hash before them: `toolhooks logs verify` checks the excerpt "
+            "on its own, and the header's hashes place it in the full log."
+        ),
+    )
+    parser.add_argument("path", metavar="PATH", nargs="?", help="a log file or a folder")
+    parser.add_argument("--since", metavar="WHEN", type=parse_since, help="30s, 2h, 1d or a date")
+    parser.add_argument("--until", metavar="WHEN", type=parse_since, help="the same; default now")
+    parser.set_defaults(func=run_export)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    reader = event_log_module()
+    path = _path(args)
+    files = _files(path, reader)
+    if not files:
+        note(f"no event log at {clean(str(path))}")
+        return PROBLEMS
+    out = sys.stdout.buffer
+    try:
+        for line in reader.export(files, args.since, args.until):
+            out.write(line)
+    except OSError as error:
+        note(f"cannot read the log: {clean(str(error))}")
+        return PROBLEMS
+    out.flush()
+    return OK
+
+
+def _path(args: argparse.Namespace) -> Path:
+    if args.path:
+        return Path(args.path)
+    configured = plugin_table(read_config(args), "event_log").get("path")
+    return Path(os.path.expanduser(str(configured or ".toolhooks/events.jsonl")))
+
+
 def _files(path: Path, reader: Any) -> list[str]:
     if path.is_dir():
         bases = sorted(p for p in path.iterdir() if p.suffix == ".jsonl" and p.is_file())
@@ -48,11 +90,7 @@ def _files(path: Path, reader: Any) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     reader = event_log_module()
-    if args.path:
-        path = Path(args.path)
-    else:
-        configured = plugin_table(read_config(args), "event_log").get("path")
-        path = Path(os.path.expanduser(str(configured or ".toolhooks/events.jsonl")))
+    path = _path(args)
     files = _files(path, reader)
     if not files:
         note(f"no event log at {clean(str(path))}")

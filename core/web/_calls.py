@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..plugins.event_log import log_files, read_events
+from ..plugins.event_log import log_files, read_events, verify
 
 MAX_CALLS = 20_000
 """Calls kept in memory (oldest out first): a long log does not grow the desk without bound."""
@@ -72,6 +72,20 @@ def _fold(summary: CallSummary, event: dict[str, Any]) -> None:
 UNREADABLE_SHOWN = 20
 
 
+def _chain_state(path: Path) -> str:
+    try:
+        report = verify(log_files(path, include_rotated=True))
+    except OSError as error:
+        return f"the log's chain cannot be read: {error}"
+    if not report.chained:
+        return "the log is not hash-chained"
+    if not report.ok:
+        return f"the log shows tampering: {report.problems[0]} (toolhooks logs verify)"
+    if report.chained:
+        return f"hash chain verified: {report.chained} lines in {report.writers} chain(s)"
+    return "the log is not hash-chained"
+
+
 class CallLog:
     """The event log at ``path`` (rotated files included), summarised per call."""
 
@@ -83,6 +97,8 @@ class CallLog:
         self.unreadable: list[str] = []
         """``file:line: reason`` of the first lines no reader can show (the page lists them)."""
         self.unreadable_count = 0
+        self.chain = ""
+        """The log's hash chain, verified when the log changes: what the calls page shows."""
 
     def _stamp(self) -> tuple[tuple[str, int, int], ...]:
         stamp = []
@@ -124,6 +140,7 @@ class CallLog:
                     _fold(summary, event)
                 self._calls, self._seen = calls, stamp
                 self.unreadable, self.unreadable_count = unreadable, count
+                self.chain = _chain_state(self.path)
             return self._calls
 
     def calls(

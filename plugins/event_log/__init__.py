@@ -4,7 +4,7 @@ from ._chain import read_key
 from ._config import EventLogConfig
 from ._plugin import EventLogPlugin
 from ._reader import log_files, read_events, unreadable
-from ._verify import Problem, Report, verify
+from ._verify import Problem, Report, export, verify
 from ._writer import EventLogStats
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "EventLogStats",
     "Problem",
     "Report",
+    "export",
     "log_files",
     "read_events",
     "read_key",

@@ -17,6 +17,8 @@ import hmac
 import json
 import os
 import re
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +78,12 @@ def verify(files: list[str], key: bytes | None = None) -> Report:
         chained_file = False
         for number, raw in enumerate(complete, 1):
             if not raw.strip():
+                continue
+            if index == 0 and number == 1 and _export_header(raw, writers):
+                report.notes.append(
+                    "an excerpt (toolhooks logs export): each chain is checked from the hash "
+                    "its header names; compare those with the full log to place it there"
+                )
                 continue
             report.lines += 1
             where = f"{name}:{number}"
@@ -162,6 +170,62 @@ def _check_line(
         if key is not None and not genuine:
             return "bad checkpoint: its MAC does not match (a wrong key, or a forged chain)"
     return "chained"
+
+
+EXPORT_EVENT = "log.export"
+
+
+def _export_header(raw: bytes, writers: dict[str, _Writer]) -> bool:
+    """Read an export's first line (each writer's head just before the excerpt) into
+    ``writers``; False when the line is not such a header."""
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return False
+    if type(record) is not dict or record.get("event") != EXPORT_EVENT or "chain" in record:
+        return False
+    heads = record.get("heads")
+    if type(heads) is not dict:
+        return False
+    for writer, head in heads.items():
+        if type(head) is dict and type(head.get("seq")) is int and type(head.get("hash")) is str:
+            writers[writer] = _Writer(head["seq"], head["hash"], "the export's header")
+    return True
+
+
+def export(files: list[str], since: float | None, until: float | None) -> Iterator[bytes]:
+    """The lines written from ``since`` to ``until`` (unchanged bytes), after a header naming
+    each writer's last hash before them, so that the excerpt verifies on its own."""
+    heads: dict[str, dict[str, Any]] = {}
+    started = since is None
+    sent = False
+    for name in files:
+        with open(name, "rb") as handle:
+            for raw in handle:
+                if not raw.endswith(b"\n") or not raw.strip():
+                    continue
+                try:
+                    record = json.loads(raw)
+                except ValueError:
+                    continue
+                if type(record) is not dict:
+                    continue
+                ts = record.get("ts")
+                moment = ts if type(ts) in (int, float) else None
+                if until is not None and moment is not None and moment > until:
+                    return
+                if not started and moment is not None and since is not None and moment >= since:
+                    started = True
+                if not started:
+                    chain: Any = record.get("chain")
+                    if _chain_shaped(chain):
+                        heads[chain["writer"]] = {"seq": chain["seq"], "hash": chain["hash"]}
+                    continue
+                if not sent:
+                    header = {"ts": time.time(), "event": EXPORT_EVENT, "heads": heads}
+                    yield json.dumps(header, separators=(",", ":")).encode() + b"\n"
+                    sent = True
+                yield raw
 
 
 def _chain_shaped(chain: Any) -> bool:

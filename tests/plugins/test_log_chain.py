@@ -250,3 +250,70 @@ def test_any_single_line_mutation_fails_verification(tmp_path_factory, data):
     path.write_bytes(b"".join(mutated))
     report = report_of(path)
     assert not report.ok or report.torn, (kind, index)
+
+
+def test_an_export_verifies_on_its_own_and_an_edit_inside_it_is_named(tmp_path, capsys):
+    from toolhooks.plugins.event_log import export, log_files
+
+    path = write_log(tmp_path / "events.jsonl", calls=6)
+    records = [json.loads(raw) for raw in lines(path)]
+    middle = records[len(records) // 2]["ts"]
+    bundle = tmp_path / "bundle.jsonl"
+    code = main(["logs", "export", str(path), "--since", str(_iso(middle))])
+    assert code == 0
+    bundle.write_bytes(capsys.readouterr().out.encode())
+    excerpt = lines(bundle)
+    assert json.loads(excerpt[0])["event"] == "log.export"
+    assert 1 < len(excerpt) < len(records)
+    report = verify([str(bundle)])
+    assert report.ok and report.chained == len(excerpt) - 1
+    assert report.lines == len(excerpt) - 1
+    # The header names the hash just before the excerpt, as the full log has it.
+    head = json.loads(excerpt[0])["heads"]
+    first = json.loads(excerpt[1])["chain"]
+    assert head[first["writer"]]["hash"] == first["prev"]
+    edited = [*excerpt[:2], excerpt[2].replace(b'"s"', b'"x"'), *excerpt[3:]]
+    bundle.write_bytes(b"".join(edited))
+    assert not verify([str(bundle)]).ok
+    assert list(export(log_files(path), None, None))[1:] == lines(path)  # everything, unchanged
+
+
+def _iso(ts: float) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat()
+
+
+def test_doctor_checks_the_chain(tmp_path, monkeypatch, capsys):
+    path = write_log(tmp_path / "events.jsonl", calls=2)
+    config = tmp_path / "toolhooks.toml"
+    config.write_text(f'[plugins.event_log]\npath = "{path}"\n')
+    monkeypatch.chdir(tmp_path)
+    main(["doctor", "--config", str(config), "--json"])
+    checks = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert checks["log chain"]["status"] == "ok" and "verified" in checks["log chain"]["detail"]
+    data = lines(path)
+    data[1] = data[1].replace(b'"s"', b'"x"')
+    path.write_bytes(b"".join(data))
+    main(["doctor", "--config", str(config), "--json"])
+    checks = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert checks["log chain"]["status"] == "error" and "tampering" in checks["log chain"]["detail"]
+
+
+def test_logs_and_the_desk_show_the_chain_state(tmp_path, capsys):
+    path = write_log(tmp_path / "events.jsonl", calls=2)
+    main(["logs", "--file", str(path)])
+    assert "log chain: verified" in capsys.readouterr().err
+    pytest.importorskip("fastapi", reason="the desk needs the web extra")
+    from toolhooks.web._calls import CallLog
+
+    desk = CallLog(path)
+    desk.calls()
+    assert desk.chain.startswith("hash chain verified")
+    data = lines(path)
+    data[2] = data[2].replace(b'"s"', b'"x"')
+    path.write_bytes(b"".join(data))
+    main(["logs", "--file", str(path)])
+    assert f"log chain: the log shows tampering at {path}:3" in capsys.readouterr().err
+    desk.calls()
+    assert desk.chain.startswith("the log shows tampering")
