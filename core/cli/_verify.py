@@ -57,11 +57,8 @@ def add_export_parser(subparsers: Any) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    reader = event_log_module()
-    path = _path(args)
-    files = _files(path, reader)
+    reader, files = event_log_module(), _log_files(args)
     if not files:
-        note(f"no event log at {clean(str(path))}")
         return PROBLEMS
     out = sys.stdout.buffer
     try:
@@ -74,26 +71,28 @@ def run_export(args: argparse.Namespace) -> int:
     return OK
 
 
-def _path(args: argparse.Namespace) -> Path:
+def _log_files(args: argparse.Namespace) -> list[str]:
+    """PATH (a log with its rotated files, or a folder of logs), else the configured log; none
+    found is said here."""
     if args.path:
-        return Path(args.path)
-    configured = plugin_table(read_config(args), "event_log").get("path")
-    return Path(os.path.expanduser(str(configured or ".toolhooks/events.jsonl")))
-
-
-def _files(path: Path, reader: Any) -> list[str]:
+        path = Path(args.path)
+    else:
+        configured = plugin_table(read_config(args), "event_log").get("path")
+        path = Path(os.path.expanduser(str(configured or ".toolhooks/events.jsonl")))
+    reader = event_log_module()
     if path.is_dir():
         bases = sorted(p for p in path.iterdir() if p.suffix == ".jsonl" and p.is_file())
-        return [name for base in bases for name in reader.log_files(base, include_rotated=True)]
-    return list(reader.log_files(path, include_rotated=True))
+        files = [name for base in bases for name in reader.log_files(base, include_rotated=True)]
+    else:
+        files = list(reader.log_files(path, include_rotated=True))
+    if not files:
+        note(f"no event log at {clean(str(path))}")
+    return files
 
 
 def run(args: argparse.Namespace) -> int:
-    reader = event_log_module()
-    path = _path(args)
-    files = _files(path, reader)
+    reader, files = event_log_module(), _log_files(args)
     if not files:
-        note(f"no event log at {clean(str(path))}")
         return PROBLEMS
     key = None
     if args.key_file:
