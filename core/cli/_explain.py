@@ -69,6 +69,12 @@ def add_parser(subparsers: Any) -> None:
         default=[],
         help="treat the --tool tools as tagged TAG (side_effect, elevated, internal)",
     )
+    parser.add_argument(
+        "--call",
+        metavar="JSON",
+        help="one call's decision trail: every before_tool_call handler's answer, in order "
+        '(e.g. \'{"name": "exec", "params": {"command": "ls"}}\'); nothing runs',
+    )
     add_json_option(parser, "the verdicts and chains")
     add_config_option(parser)
     parser.set_defaults(func=run)
@@ -140,6 +146,10 @@ def _timeout_label(handler: HandlerInfo) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.call is not None:
+        from ._trail import run_trail
+
+        return run_trail(args)
     sender = parse_sender(args.sender)
     if args.tag and not args.tool:
         raise UsageError("--tag applies to the --tool tools; give --tool NAME too")
