@@ -34,6 +34,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "toolhooks.cli._logs",
         "read the JSONL event log (filter by trace, call, session, time, event; --follow)",
     ),
+    "test": (
+        "toolhooks.cli._cases",
+        "run policy test cases (*.cases.toml): each call and the decision it must get",
+    ),
     "replay": (
         "toolhooks.cli._replay",
         "feed a recorded transcript (JSONL) through the pipeline and print every decision",

@@ -10,8 +10,13 @@ test suite once toolhooks is installed::
                                          execute=lambda params: "ran")
         assert outcome.status == "blocked"
         assert "tool.blocked" in toolhooks_events.names()
+
+Policy test cases in ``*.cases.toml`` files are collected too, one test per ``[[case]]``
+(see :mod:`toolhooks.testing._cases` for the format; ``toolhooks test`` runs the same files).
 """
 
+from ._cases import Case, CaseResult, load_cases, run_case
+from ._collect import pytest_collect_file
 from ._fixtures import (
     EventRecorder,
     register_plugin,
@@ -22,9 +27,14 @@ from ._fixtures import (
 )
 
 __all__ = [
+    "Case",
+    "CaseResult",
     "EventRecorder",
+    "load_cases",
+    "pytest_collect_file",
     "register_plugin",
     "require",
+    "run_case",
     "toolhooks_events",
     "toolhooks_make_runtime",
     "toolhooks_runtime",

@@ -1,0 +1,72 @@
+"""``toolhooks test [PATH...]``: run policy test cases (``*.cases.toml``), pytest-style."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ._commands import help_of
+from ._common import OK, PROBLEMS, add_config_option, read_config
+from ._table import clean
+
+DESCRIPTION = """\
+Run the policy test cases in PATH (files, or folders searched for *.cases.toml; default: this
+folder). Each case is a call (or a sequence of calls) and the decision it must get under the
+config: "ok", "blocked", "approval", "denied", or a table such as {blocked_by = "policy"},
+{params = {path = "/ws/a"}}, {warning = "loop"}. A failure shows the call's decision trail, every
+before_tool_call handler's answer in order. Exit 1 when a case fails. Nothing real runs: a case's
+result text stands in for the tool, and approvals are deferred, never asked."""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "test",
+        help=help_of("test"),
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("paths", metavar="PATH", nargs="*", help="case files or folders")
+    add_config_option(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..testing._cases import find_case_files, load_cases, run_case
+    from ._trail import trail
+
+    files = find_case_files(args.paths or ["."])
+    if not files:
+        print(f"toolhooks test: no *.cases.toml under {', '.join(args.paths or ['.'])}",
+              file=sys.stderr)  # fmt: skip
+        return PROBLEMS
+    config = read_config(args)
+    failures = []
+    passed = 0
+    for name in files:
+        cases = load_cases(name)
+        marks = []
+        for case in cases:
+            result = run_case(case, config)
+            marks.append("." if result.problem is None else "F")
+            if result.problem is None:
+                passed += 1
+            else:
+                failures.append(result)
+        print(f"{clean(name)} {''.join(marks)}")
+    for result in failures:
+        case = result.case
+        print(f"\nFAILED {clean(case.where)} {clean(case.name)}: {clean(result.problem)}")
+        from ..config._settings import load_config
+        from ..runtime._runtime import Runtime
+
+        runtime = Runtime(config=load_config(case.config) if case.config else config)
+        try:
+            found = trail(runtime, dict(case.calls[-1]))
+        finally:
+            runtime.close()
+        for step in found["steps"]:
+            print(f"  {step['priority']:>6}  {clean(step['plugin'])}: {clean(step['answer'])}")
+    summary = f"{passed} passed" + (f", {len(failures)} failed" if failures else "")
+    print(f"\n{summary}")
+    return OK if not failures else PROBLEMS
