@@ -137,3 +137,22 @@ def test_a_50_mb_body_is_refused_before_it_is_read(client, api):
         headers={**alice.auth, "x-csrf-token": alice.csrf, "content-type": "application/json"},
     )
     assert answer.status_code == 413
+
+
+def test_a_csrf_token_from_before_a_restart_is_stale(desk_app, client, api):
+    """CSRF tokens are keyed per server start: one a page kept from before a restart (or read
+    from another desk) is refused."""
+    from toolhooks.web import create_app
+
+    alice = api("alice")
+    reloaded = Tokens({name: _digest(secret) for name, secret in SECRETS.items()})
+    restarted = create_app(desk_app.state.desk, reloaded)  # what a restarted desk builds
+    from fastapi.testclient import TestClient
+
+    with TestClient(restarted, base_url="http://127.0.0.1") as fresh:
+        stale = fresh.post(
+            "/api/approvals/x/decision",
+            json={"decision": "allow-once"},
+            headers={**alice.auth, "x-csrf-token": alice.csrf},
+        )
+        assert stale.status_code == 403 and "CSRF" in stale.json()["detail"]
