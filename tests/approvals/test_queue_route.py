@@ -136,7 +136,14 @@ class Agent:
         return line.strip()
 
     def outcome(self) -> dict:
-        out, err = self.proc.communicate(timeout=60)
+        # Not communicate(): it reads the pipe itself and would miss what readline("ready")
+        # already buffered, and a child that defers at once prints its outcome right after
+        # "ready" (seen once as an empty outcome in a loaded run). The child exits after it.
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        with self.proc.stdout, self.proc.stderr:
+            out = self.proc.stdout.read()
+            err = self.proc.stderr.read()
+        self.proc.wait(timeout=60)
         self.err = err
         assert self.proc.returncode == 0 and out.strip(), out + err
         return json.loads(out.strip().splitlines()[-1])
