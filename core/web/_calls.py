@@ -97,8 +97,8 @@ class CallLog:
         self.unreadable: list[str] = []
         """``file:line: reason`` of the first lines no reader can show (the page lists them)."""
         self.unreadable_count = 0
-        self.chain = ""
-        """The log's hash chain, verified when the log changes: what the calls page shows."""
+        self._chain: tuple[object, str] = (None, "")
+        """(the log's stamp, its chain state): verified for the page only, once per change."""
 
     def _stamp(self) -> tuple[tuple[str, int, int], ...]:
         stamp = []
@@ -140,8 +140,19 @@ class CallLog:
                     _fold(summary, event)
                 self._calls, self._seen = calls, stamp
                 self.unreadable, self.unreadable_count = unreadable, count
-                self.chain = _chain_state(self.path)
             return self._calls
+
+    def chain(self) -> str:
+        """The log's hash chain state, as the calls page shows it. Verifying hashes the whole
+        log, so it is done here, when the page asks and the log has changed, not on every
+        refresh the API and the live stream make."""
+        stamp = self._stamp()
+        with self._lock:
+            seen, state = self._chain
+            if seen != stamp:
+                state = _chain_state(self.path)
+                self._chain = (stamp, state)
+            return state
 
     def calls(
         self,
