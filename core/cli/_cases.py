@@ -32,6 +32,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..config._settings import load_config
+    from ..runtime._runtime import Runtime
     from ..testing._cases import find_case_files, load_cases, run_case
     from ._trail import trail
 
@@ -57,9 +59,6 @@ def run(args: argparse.Namespace) -> int:
     for result in failures:
         case = result.case
         print(f"\nFAILED {clean(case.where)} {clean(case.name)}: {clean(result.problem)}")
-        from ..config._settings import load_config
-        from ..runtime._runtime import Runtime
-
         runtime = Runtime(config=load_config(case.config) if case.config else config)
         try:
             found = trail(runtime, dict(case.calls[-1]))

@@ -117,7 +117,6 @@ def call_result(outcome: Outcome, raw: types.CallToolResult | None) -> types.Cal
         )
     if raw is None:
         return types.CallToolResult(content=[types.TextContent(text=outcome.content)], _meta=meta)
-    unseen = [_placeholder(block) for block in raw.content if not _seen(block)]
     if outcome.content_changed:
         dropped = [_placeholder(b) for b in raw.content if not isinstance(b, types.TextContent)]
         if raw.structured_content is not None:
@@ -125,6 +124,7 @@ def call_result(outcome: Outcome, raw: types.CallToolResult | None) -> types.Cal
         if dropped:
             meta[META_KEY]["dropped"] = dropped
         return types.CallToolResult(content=[types.TextContent(text=outcome.content)], _meta=meta)
+    unseen = [_placeholder(block) for block in raw.content if not _seen(block)]
     if unseen:
         meta[META_KEY]["dropped"] = unseen
     content: list[types.ContentBlock] = [block for block in raw.content if _seen(block)]
