@@ -22,7 +22,9 @@ import pytest
 from agent_clis import PACKAGES, Agent
 from fake_models import FakeModelServer, TextTurn, ToolTurn
 
-pytest.importorskip("toolhooks.agents", reason="toolhooks.agents (issue #26 item 1) not built yet")
+pytest.importorskip(
+    "toolhooks.agents._install", reason="toolhooks hook install (issue #26 item 4) not built yet"
+)
 
 AGENTS = list(PACKAGES)
 TOOLHOOKS = str(Path(sys.executable).parent / "toolhooks")
