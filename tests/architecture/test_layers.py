@@ -18,7 +18,7 @@ LAYERS = [
     ("pipeline",),
     ("approvals",),
     ("runtime",),
-    ("testing", "web"),
+    ("testing", "web", "agents"),
     ("cli",),
 ]
 """Lowest first; the packages on one line are side by side (they may not import each other)."""

@@ -1,0 +1,57 @@
+"""Coding agents (Claude Code, Codex CLI, Gemini CLI, Cursor, Copilot, Windsurf, Cline) in front
+of one toolhooks runtime: each agent's hook protocol, the bridge that runs their events through
+the pipeline, and ``toolhooks hook install``.
+
+Names are imported when first used (PEP 562), so ``import toolhooks.agents`` costs nothing and
+the stdlib-only hook client pays only for the protocol it speaks.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._protocol import (
+        PROTOCOLS,
+        AgentProtocol,
+        HookAnswer,
+        HookEvent,
+        HookReply,
+        ProtocolError,
+        protocol,
+    )
+
+_EXPORTS = {
+    "PROTOCOLS": "toolhooks.agents._protocol",
+    "AgentProtocol": "toolhooks.agents._protocol",
+    "HookAnswer": "toolhooks.agents._protocol",
+    "HookEvent": "toolhooks.agents._protocol",
+    "HookReply": "toolhooks.agents._protocol",
+    "ProtocolError": "toolhooks.agents._protocol",
+    "protocol": "toolhooks.agents._protocol",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolhooks.agents' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+__all__ = [
+    "PROTOCOLS",
+    "AgentProtocol",
+    "HookAnswer",
+    "HookEvent",
+    "HookReply",
+    "ProtocolError",
+    "protocol",
+]
