@@ -93,7 +93,7 @@ def test_logs_for_a_person_too(cli, log):
 
 
 def test_follow_names_each_odd_line_and_goes_on(log, capsys):
-    from toolhooks.cli._logs import follow_events
+    from toolhooks.cli._tail import follow_events
 
     events = list(follow_events(log, 0.01, stop=lambda: True))
     assert sum(1 for e in events if e["event"] == "tool.started") == 3
