@@ -5,8 +5,10 @@ a restarted agent resumes. Every write is one ``BEGIN IMMEDIATE`` transaction an
 transition is a conditional UPDATE (decide: only a pending, unexpired row; consume: only a row
 not yet consumed), so two processes consuming one approval get it once between them. The row
 itself is JSON written once; only the columns that change are columns of their own.
-sqlite3 connections are not thread-safe: each thread (and each process, after a fork) opens its
-own. A file that is not a usable database raises :class:`StoreError` naming the file.
+Opening the file (a connection per thread, owner-only, WAL, the schema, one StoreError naming the
+file for any failure) is :mod:`._sqlite_file`. Over 300 lines on purpose: this is the whole
+approval store contract (rows, transitions, grants, purge) for one backend, read side by side
+with ``_redis.py``.
 """
 
 from __future__ import annotations
@@ -15,13 +17,9 @@ import builtins
 import json
 import os
 import sqlite3
-import stat
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager, suppress
-from pathlib import Path
-from typing import Any, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ..records._frozen import freeze_params, thaw
 from ._contract import (
@@ -29,16 +27,14 @@ from ._contract import (
     AmbiguousId,
     Grant,
     StoredApproval,
-    StoreError,
     grant_matches,
     grants_from_json,
     id_key,
     past_retention,
     revoke_matches,
 )
+from ._sqlite_file import SQLiteFile, write
 
-T = TypeVar("T")
-SCHEMA_VERSION = 2
 MUTABLE = (
     "state",
     "expires_at",
@@ -49,34 +45,6 @@ MUTABLE = (
     "reason",
     "consumed_at",
 )
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS approval (
-    id TEXT PRIMARY KEY,
-    key TEXT NOT NULL,
-    call_id TEXT NOT NULL,
-    digest TEXT NOT NULL,
-    plugin TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    row TEXT NOT NULL,
-    state TEXT NOT NULL,
-    expires_at REAL NOT NULL,
-    decision TEXT,
-    decided_params TEXT,
-    decided_by TEXT,
-    decided_at REAL,
-    reason TEXT,
-    consumed_at REAL
-);
-CREATE INDEX IF NOT EXISTS approval_key ON approval (key);
-CREATE INDEX IF NOT EXISTS approval_call ON approval (call_id, created_at);
-CREATE INDEX IF NOT EXISTS approval_digest ON approval (digest, plugin, created_at);
-CREATE INDEX IF NOT EXISTS approval_time ON approval (created_at, id);
-CREATE TABLE IF NOT EXISTS grant_ (
-    id TEXT PRIMARY KEY,
-    scope TEXT NOT NULL UNIQUE,
-    grant_ TEXT NOT NULL
-);
-"""
 PURGE_EVERY_S = 3600.0
 """``add`` purges rows past the retention at most this often (one process, one store object)."""
 _LOOKUP_LIMIT = 20
@@ -92,44 +60,7 @@ def _scope(plugin: str, tool: str, sender: str | None, session: str | None) -> s
     return _dumps([plugin, tool, sender, None if sender is not None else session])
 
 
-class _Connection:
-    """A thread's connection, closed when the thread's locals go away (thread exit or GC)."""
-
-    __slots__ = ("conn", "pid")
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.pid = os.getpid()
-
-    def close(self) -> None:
-        if self.pid == os.getpid():  # never touch a connection inherited over fork()
-            with suppress(sqlite3.Error):
-                self.conn.close()
-
-    def __del__(self) -> None:
-        # Python 3.13 warns about connections collected unclosed; a worker thread that used the
-        # store and ended must not leave one behind.
-        self.close()
-
-
-def _refuse_unsafe(path: Path) -> None:
-    """A store file another user could swap or write is refused, as the event log refuses to
-    write through a link: whoever controls the file controls what a resumed call runs (a row's
-    params and digest change together) and which approvals look decided."""
-    if path.is_symlink():
-        raise StoreError(
-            f"{path}: is a symbolic link; the approval store opens only a real file "
-            "(point [approvals] db at the file itself)"
-        )
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return
-    if mode & stat.S_IWOTH:
-        raise StoreError(f"{path}: any user can write it; make it private (chmod 600)")
-
-
-class SQLiteStore:
+class SQLiteStore(SQLiteFile):
     """The approval store at ``path`` (created, owner-only, with its directory, on first use)."""
 
     def __init__(
@@ -140,100 +71,10 @@ class SQLiteStore:
         poll_interval_s: float = 0.2,
         busy_timeout_s: float = 5.0,
     ) -> None:
-        self.path = Path(path).expanduser().absolute()
-        self.retention_s = retention_s
+        super().__init__(path, busy_timeout_s=busy_timeout_s)
         self.poll_interval_s = poll_interval_s
-        self.busy_timeout_ms = int(busy_timeout_s * 1000)
-        self._local = threading.local()
-        self._schema_ready = False
+        self.retention_s = retention_s
         self._purged_at = 0.0
-
-    @property
-    def where(self) -> str:
-        return str(self.path)
-
-    # -- connections ---------------------------------------------------------------------------
-
-    def _do(self, what: str, action: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``action`` on this thread's connection; a broken file is one StoreError."""
-        try:
-            return action(self._conn())
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: {what} failed: {_why(exc, self.path)}") from None
-        except OSError as exc:
-            raise StoreError(f"{self.path}: {what} failed: {exc.strerror or exc}") from None
-
-    def open(self) -> SQLiteStore:
-        """Open (and create) the database now: a bad file fails here, naming itself."""
-        self._do("opening the approvals database", lambda conn: None)
-        return self
-
-    def _conn(self) -> sqlite3.Connection:
-        held: _Connection | None = getattr(self._local, "conn", None)
-        if held is not None and held.pid == os.getpid():
-            return held.conn
-        if self.path.is_dir():
-            raise StoreError(f"{self.path}: is a directory, not an approvals database")
-        _refuse_unsafe(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.path.exists():  # params may be secret: owner-only (SQLite copies the mode
-            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))  # to -wal and -shm)
-        # check_same_thread=False only so that _Connection can close it from the collector's
-        # thread; each connection is still used by the one thread that opened it.
-        conn = sqlite3.connect(
-            self.path,
-            timeout=self.busy_timeout_ms / 1000,
-            isolation_level=None,
-            check_same_thread=False,
-        )
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
-            # WAL is a property of the file: set it once. Switching needs an exclusive lock and
-            # SQLite does not wait for it (no busy handler), so a connection opened while
-            # another writes would fail at once: only switch when needed, and retry briefly.
-            if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
-                self._until_unlocked(lambda: conn.execute("PRAGMA journal_mode = WAL"))
-            conn.execute("PRAGMA synchronous = NORMAL")
-            if not self._schema_ready:
-                with _write(conn):
-                    for statement in filter(str.strip, _SCHEMA.split(";")):
-                        conn.execute(statement)
-                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                # A file of the old approvals queue, or of anything else with an "approval"
-                # table, must not be read as ours.
-                columns = {r[1] for r in conn.execute("PRAGMA table_info(approval)")}
-                if "row" not in columns:
-                    raise sqlite3.DatabaseError("not a toolhooks approval store")
-                self._schema_ready = True
-        except BaseException:
-            conn.close()
-            raise
-        self._local.conn = _Connection(conn)
-        return conn
-
-    def _until_unlocked(self, statement: Callable[[], object]) -> None:
-        deadline = time.monotonic() + self.busy_timeout_ms / 1000
-        while True:
-            try:
-                statement()
-                return
-            except sqlite3.OperationalError as error:
-                if "locked" not in str(error) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.01)
-
-    def close(self) -> None:
-        """Close the calling thread's connection (others close when their thread ends)."""
-        held: _Connection | None = getattr(self._local, "conn", None)
-        self._local.conn = None
-        if held is not None:
-            held.close()
-
-    def __enter__(self) -> SQLiteStore:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     # -- rows ------------------------------------------------------------------------------------
 
@@ -260,7 +101,7 @@ class SQLiteStore:
         )
 
         def insert(conn: sqlite3.Connection) -> None:
-            with _write(conn):
+            with write(conn):
                 conn.execute(
                     "INSERT INTO approval (id, key, call_id, digest, plugin, created_at, row, "
                     + ", ".join(MUTABLE)
@@ -355,7 +196,7 @@ class SQLiteStore:
 
         def update(conn: sqlite3.Connection) -> StoredApproval | None:
             now = time.time()
-            with _write(conn):
+            with write(conn):
                 won = conn.execute(
                     "UPDATE approval SET state = 'decided', decision = ?, decided_params = ?,"
                     " decided_by = ?, decided_at = ?, reason = ?"
@@ -368,7 +209,7 @@ class SQLiteStore:
 
     def consume(self, approval_id: str) -> StoredApproval | None:
         def update(conn: sqlite3.Connection) -> StoredApproval | None:
-            with _write(conn):
+            with write(conn):
                 won = conn.execute(
                     "UPDATE approval SET state = 'consumed', consumed_at = ?"
                     " WHERE id = ? AND consumed_at IS NULL",
@@ -401,7 +242,7 @@ class SQLiteStore:
         grant = Grant.new(plugin=plugin, tool=tool, sender=sender, session=session, by=by)
 
         def insert(conn: sqlite3.Connection) -> None:
-            with _write(conn):  # one grant per scope: granting it twice at once keeps one
+            with write(conn):  # one grant per scope: granting it twice at once keeps one
                 conn.execute(
                     "INSERT OR IGNORE INTO grant_ (id, scope, grant_) VALUES (?, ?, ?)",
                     (
@@ -442,7 +283,7 @@ class SQLiteStore:
         doomed = [g.id for g in self.grants() if revoke_matches(g, grant_id, plugin, tool, sender)]
 
         def delete(conn: sqlite3.Connection) -> int:
-            with _write(conn):
+            with write(conn):
                 return sum(
                     conn.execute("DELETE FROM grant_ WHERE id = ?", (gid,)).rowcount
                     for gid in doomed
@@ -454,7 +295,7 @@ class SQLiteStore:
         moment = time.time() if now is None else now
 
         def delete(conn: sqlite3.Connection) -> int:
-            with _write(conn):
+            with write(conn):
                 found = conn.execute(
                     f"{self._SELECT} WHERE state != 'pending' OR expires_at <= ?", (moment,)
                 ).fetchall()
@@ -483,27 +324,3 @@ def _state_filter(wanted: set[str] | None, now: float) -> tuple[str, tuple[Any, 
         clauses.append("state = ?")
         args.append(state)
     return "WHERE " + (" OR ".join(clauses) or "0"), tuple(args)
-
-
-@contextmanager
-def _write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One write transaction holding the database's write lock from the start."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
-def _why(exc: sqlite3.Error, path: Path) -> str:
-    """The SQLite message, said for an operator who pointed at the wrong file."""
-    text = str(exc)
-    if isinstance(exc, sqlite3.DatabaseError) and (
-        "not a database" in text or "malformed" in text or "not a toolhooks" in text
-    ):
-        return f"not a toolhooks approvals database ({text})"
-    if "unable to open" in text and path.is_dir():
-        return "it is a directory"
-    return text
