@@ -15,6 +15,10 @@ Layout under ``<key_prefix>:appr:``
   process returns at once instead of on a poll interval.
 - ``grants`` (grant id -> JSON) and ``grant:<scope hash>`` (the grant id for one scope, so that
   granting the same thing twice at once keeps one grant).
+
+The Lua scripts that make each transition one atomic step are :mod:`._redis_scripts`. Over 300
+lines on purpose: this is the whole approval store contract for one backend, read side by side
+with ``_sqlite.py``.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from ._contract import (
     past_retention,
     revoke_matches,
 )
+from ._redis_scripts import ADD, CONSUME, DECIDE, GRANT
 from ._state import SharedState
 
 MUTABLE = (
@@ -51,58 +56,6 @@ MUTABLE = (
     "consumed_at",
 )
 """Fields kept outside the row's JSON: only these ever change after ``add``."""
-
-# KEYS: row, ids, time, call index, digest index. ARGV: row JSON, then MUTABLE values (JSON),
-# id member, created_at, id, ttl ms. A known id only moves a pending row's deadline.
-ADD = """
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  if redis.call('HGET', KEYS[1], 'state') == '"pending"' then
-    redis.call('HSET', KEYS[1], 'expires_at', ARGV[3])
-    redis.call('PEXPIRE', KEYS[1], ARGV[13])
-  end
-  return 0
-end
-redis.call('HSET', KEYS[1], 'row', ARGV[1], 'state', ARGV[2], 'expires_at', ARGV[3],
-  'decision', ARGV[4], 'decided_params', ARGV[5], 'decided_by', ARGV[6], 'decided_at', ARGV[7],
-  'reason', ARGV[8], 'consumed_at', ARGV[9])
-redis.call('PEXPIRE', KEYS[1], ARGV[13])
-redis.call('ZADD', KEYS[2], 0, ARGV[10])
-redis.call('ZADD', KEYS[3], ARGV[11], ARGV[12])
-redis.call('ZADD', KEYS[4], ARGV[11], ARGV[12])
-redis.call('ZADD', KEYS[5], ARGV[11], ARGV[12])
-return 1
-"""
-
-# KEYS: row. ARGV: now, decision, decided_params, decided_by, reason (JSON each), ttl ms,
-# channel. Pending and unexpired -> decided.
-DECIDE = """
-if redis.call('HGET', KEYS[1], 'state') ~= '"pending"' then return 0 end
-if tonumber(redis.call('HGET', KEYS[1], 'expires_at')) <= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'state', '"decided"', 'decision', ARGV[2], 'decided_params', ARGV[3],
-  'decided_by', ARGV[4], 'decided_at', ARGV[1], 'reason', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-redis.call('PUBLISH', ARGV[7], 'decided')
-return 1
-"""
-
-# KEYS: row. ARGV: now, ttl ms, channel. Not yet consumed -> consumed, exactly once.
-CONSUME = """
-local consumed = redis.call('HGET', KEYS[1], 'consumed_at')
-if not consumed or consumed ~= 'null' then return 0 end
-redis.call('HSET', KEYS[1], 'state', '"consumed"', 'consumed_at', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('PUBLISH', ARGV[3], 'consumed')
-return 1
-"""
-
-# KEYS: grants hash, the scope's key. ARGV: grant id, grant JSON. One grant per scope.
-GRANT = """
-if redis.call('SET', KEYS[2], ARGV[1], 'NX') then
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-  return 1
-end
-return 0
-"""
 
 _LOOKUP_LIMIT = 20
 """Matches fetched for a prefix; more than one is ambiguous, this many are enough to list."""
