@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..records._errors import ConfigError
 from ..registry._registry import PluginSettings
 from ..stores._state import StateTable
+from ._agents import AgentsTable
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -24,7 +25,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 CONFIG_ENV = "TOOLHOOKS_CONFIG"
 CONFIG_FILE = "toolhooks.toml"
-TOP_LEVEL_KEYS = ("plugins", "tools", "approvals", "state")
+TOP_LEVEL_KEYS = ("plugins", "tools", "approvals", "state", "agents")
 TABLES_GROUP = "toolhooks.tables"
 """Entry-point group of top-level tables an add-on owns: ``mcp = "toolhooks_mcp:McpTable"``
 names the pydantic model (extra="forbid") that validates ``[mcp]``."""
@@ -91,6 +92,8 @@ class LoadedConfig:
     plugins: PluginsTable = field(default_factory=PluginsTable)
     approvals: ApprovalsTable = field(default_factory=ApprovalsTable)
     state: StateTable = field(default_factory=StateTable)
+    agents: AgentsTable = field(default_factory=AgentsTable)
+    """``[agents]``: coding agents' hooks (``toolhooks hook``)."""
     tables: dict[str, BaseModel] = field(default_factory=dict)
     """Add-on tables (``[mcp]``), each validated by the model its distribution registered."""
 
@@ -367,6 +370,10 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
         loaded.state = StateTable.model_validate(data.get("state", {}))
     except ValidationError as exc:
         raise loaded.validation_error(exc, "state", model=StateTable) from None
+    try:
+        loaded.agents = AgentsTable.model_validate(data.get("agents", {}))
+    except ValidationError as exc:
+        raise loaded.validation_error(exc, "agents", model=AgentsTable) from None
     for name in loaded.plugin_tables():
         loaded.plugin_settings(name)  # framework keys are checked here; plugin keys at load
     if "tools" in data and not isinstance(data["tools"], Mapping):

@@ -62,7 +62,7 @@ def _error(tmp_path: Path, text: str) -> str:
         (
             '[tool]\nprofile = "coding"\n',
             "1: unknown top-level key 'tool' (did you mean 'tools'?) (expected plugins, tools, "
-            "approvals, state)",
+            "approvals, state, agents)",
         ),
         (
             "[plugins.result_budget]\nfloor = 10\ntiers = [\n  { min_tokens = 0, max_chars = 9, "
@@ -76,3 +76,16 @@ def test_a_config_mistake_names_its_line_its_table_and_the_nearest_key(
     tmp_path: Path, text: str, expected: str
 ) -> None:
     assert _error(tmp_path, text) == expected
+
+
+def test_the_agents_table_is_strict_and_names_the_nearest_key(tmp_path) -> None:
+    from toolhooks import load_config
+
+    path = tmp_path / "toolhooks.toml"
+    path.write_text('[agents]\nsender = "ci"\nsendr = "x"\n')
+    with pytest.raises(ConfigError, match=r"toml:3: unknown key 'sendr' in \[agents\].*'sender'"):
+        load_config(path)
+    path.write_text('[agents]\non_error = "maybe"\n')
+    with pytest.raises(ConfigError, match="agents.on_error"):
+        load_config(path)
+    assert load_config({"agents": {"sender": "ci"}}).agents.sender == "ci"
