@@ -86,6 +86,6 @@ def test_the_agents_table_is_strict_and_names_the_nearest_key(tmp_path) -> None:
     with pytest.raises(ConfigError, match=r"toml:3: unknown key 'sendr' in \[agents\].*'sender'"):
         load_config(path)
     path.write_text('[agents]\non_error = "maybe"\n')
-    with pytest.raises(ConfigError, match="agents.on_error"):
+    with pytest.raises(ConfigError, match=r"agents\.on_error"):
         load_config(path)
     assert load_config({"agents": {"sender": "ci"}}).agents.sender == "ci"
