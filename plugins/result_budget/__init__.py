@@ -7,7 +7,6 @@ artifact store that :func:`read_artifact` (or the ``read_artifact_tool`` tool) p
 
 from ._artifacts import (
     ArtifactNotFoundError,
-    ArtifactPage,
     ArtifactStore,
     parse_ref,
     read_artifact,
@@ -15,6 +14,7 @@ from ._artifacts import (
     read_artifact_tool,
 )
 from ._config import DEFAULT_TAIL_PATTERNS, ResultBudgetConfig, Tier
+from ._pages import ArtifactPage
 from ._plugin import ResultBudgetPlugin
 
 __all__ = [

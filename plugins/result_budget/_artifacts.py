@@ -9,7 +9,6 @@ limits count characters (code points), never bytes.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import hashlib
 import os
@@ -18,18 +17,14 @@ import stat
 import tempfile
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 from ._config import DEFAULT_ARTIFACT_DIR
+from ._pages import CHUNK, ENCODING, ERRORS, ArtifactPage, check_int, recall, remember, scan
 from ._retention import DEFAULT_MAX_AGE_S, DEFAULT_MAX_BYTES, Retention
 
 REF_PREFIX = "sha256:"
 _REF_RE = re.compile(r"sha256:([0-9a-f]{64})")
-_ENCODING = "utf-8"
-_ERRORS = "surrogatepass"
-_CHUNK = 1 << 20  # characters per encoded write, bytes per read
 DEFAULT_LIMIT = 8_000
 TOOL_MAX_LIMIT = 15_000
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -52,34 +47,6 @@ def parse_ref(ref: object) -> str:
     return match.group(1)
 
 
-def _check_int(name: str, value: object, minimum: int) -> int:
-    if type(value) is not int:
-        raise ValueError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-# Character count and ASCII-ness per digest: content addressing makes these the same in every
-# root. Known for what this process wrote; learned by one scan for the rest. Bounded.
-_meta_lock = threading.Lock()
-_meta: OrderedDict[str, tuple[int, bool]] = OrderedDict()
-_META_LIMIT = 4_096
-
-
-def _remember(digest: str, chars: int, ascii_only: bool) -> None:
-    with _meta_lock:
-        _meta[digest] = (chars, ascii_only)
-        _meta.move_to_end(digest)
-        while len(_meta) > _META_LIMIT:
-            _meta.popitem(last=False)
-
-
-def _recall(digest: str) -> tuple[int, bool] | None:
-    with _meta_lock:
-        return _meta.get(digest)
-
-
 # Roots used by stores in this process, most recent last, so that ``read_artifact(ref)`` finds an
 # artifact whatever ``artifact_dir`` the plugin was configured with. Bounded.
 _roots_lock = threading.Lock()
@@ -100,35 +67,6 @@ def _lookup_roots() -> list[Path]:
         known = list(reversed(_roots))
     default = Path(DEFAULT_ARTIFACT_DIR).absolute()
     return [*known, default] if default not in known else known
-
-
-@dataclass(frozen=True, slots=True)
-class ArtifactPage:
-    """One page of an artifact: ``text`` starts at character ``offset`` of ``total_chars``."""
-
-    ref: str
-    text: str
-    offset: int
-    total_chars: int
-    next_offset: int | None
-    """Where the next page starts, or None when this page reaches the end."""
-
-    def header(self) -> str:
-        """A one-line description of the page, as ``read_artifact_tool`` shows it."""
-        if not self.text:
-            return (
-                f"[artifact {self.ref}: offset {self.offset} is at or past the end "
-                f"({self.total_chars} characters)]"
-            )
-        end = self.offset + len(self.text)
-        more = (
-            "end of artifact"
-            if self.next_offset is None
-            else f"{self.total_chars - end} more; next offset={self.next_offset}"
-        )
-        return (
-            f"[artifact {self.ref}: characters {self.offset}-{end} of {self.total_chars}; {more}]"
-        )
 
 
 def _is_artifact_file(path: Path) -> bool:
@@ -190,13 +128,13 @@ class ArtifactStore:
         fd, temp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".part")
         try:
             with os.fdopen(fd, "wb") as out:
-                if text.isascii() and len(text) <= _CHUNK:
+                if text.isascii() and len(text) <= CHUNK:
                     data = text.encode("ascii")
                     digest.update(data)
                     out.write(data)
                 else:
-                    for start in range(0, len(text), _CHUNK):
-                        data = text[start : start + _CHUNK].encode(_ENCODING, _ERRORS)
+                    for start in range(0, len(text), CHUNK):
+                        data = text[start : start + CHUNK].encode(ENCODING, ERRORS)
                         digest.update(data)
                         out.write(data)
                 out_bytes = out.tell()
@@ -212,15 +150,15 @@ class ArtifactStore:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
             raise
-        _remember(hexdigest, len(text), text.isascii())
+        remember(hexdigest, len(text), text.isascii())
         self.retention.stored(final.name, out_bytes)
         return REF_PREFIX + hexdigest
 
     def page(self, ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT) -> ArtifactPage:
         """``limit`` characters of ``ref`` from character ``offset`` (empty past the end)."""
         digest = parse_ref(ref)
-        _check_int("offset", offset, 0)
-        _check_int("limit", limit, 1)
+        check_int("offset", offset, 0)
+        check_int("limit", limit, 1)
         path = self.root / f"{digest}.txt"
         try:
             handle = os.fdopen(os.open(path, _READ_FLAGS), "rb")
@@ -233,60 +171,23 @@ class ArtifactStore:
                 ) from None
             raise error
         with handle:
-            known = _recall(digest)
+            known = recall(digest)
             if known is not None and known[1]:  # ASCII: a character is a byte, seek directly
                 total = known[0]
                 handle.seek(offset)
                 text = handle.read(limit).decode("ascii") if offset < total else ""
             elif known is not None:  # size known: decode only up to the end of the page
-                text = _scan(handle, offset, limit, to_end=False)[0]
+                text = scan(handle, offset, limit, to_end=False)[0]
                 total = known[0]
             else:
-                text, total, ascii_only = _scan(handle, offset, limit, to_end=True)
-                _remember(digest, total, ascii_only)
+                text, total, ascii_only = scan(handle, offset, limit, to_end=True)
+                remember(digest, total, ascii_only)
         end = offset + len(text)
         return ArtifactPage(REF_PREFIX + digest, text, offset, total, end if end < total else None)
 
     def read(self, ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT) -> str:
         """The text of :meth:`page`."""
         return self.page(ref, offset, limit).text
-
-
-def _scan(handle: BinaryIO, offset: int, limit: int, to_end: bool) -> tuple[str, int, bool]:
-    """Decode the file in chunks: the page's text, the characters seen, ASCII or not.
-
-    With ``to_end`` the whole file is read (so the count is the total); otherwise reading stops
-    once the page is complete.
-    """
-    read = handle.read
-    decoder = codecs.getincrementaldecoder(_ENCODING)(_ERRORS)
-    stop = offset + limit
-    position = 0
-    parts: list[str] = []
-    ascii_only = True
-    while True:
-        chunk: bytes = read(_CHUNK)
-        if not chunk:
-            tail = decoder.decode(b"", final=True)
-            if tail and position < stop:
-                parts.append(tail[max(0, offset - position) : stop - position])
-            position += len(tail)
-            break
-        if chunk.isascii() and not decoder.getstate()[0]:
-            count = len(chunk)
-            if position < stop and position + count > offset:
-                lo, hi = max(0, offset - position), min(count, stop - position)
-                parts.append(chunk[lo:hi].decode("ascii"))
-        else:
-            ascii_only = False
-            decoded = decoder.decode(chunk)
-            count = len(decoded)
-            if position < stop and position + count > offset:
-                parts.append(decoded[max(0, offset - position) : stop - position])
-        position += count
-        if not to_end and position >= stop:
-            break
-    return "".join(parts), position, ascii_only
 
 
 def _find_store(ref: str) -> ArtifactStore:
@@ -340,6 +241,6 @@ def read_artifact_tool(ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT) ->
     :param offset: The character to start at (0 is the beginning).
     :param limit: How many characters to return (at most 15000).
     """
-    _check_int("limit", limit, 1)
+    check_int("limit", limit, 1)
     page = read_artifact_page(ref, offset, min(limit, TOOL_MAX_LIMIT))
     return f"{page.header()}\n{page.text}" if page.text else page.header()
