@@ -1,4 +1,5 @@
-"""Finishing a paused call (``Runtime.resume``, a repeated ``call``) and ``Runtime.decide``.
+"""Finishing a paused call (``Runtime.resume``, a repeated ``call``); ``Runtime.decide`` is
+:mod:`._decide`.
 
 A paused call re-enters the pipeline at the approval's resolution with the params frozen when it
 was paused: no second before chain, no second ``tool.proposed``. The store's ``consume`` makes a
@@ -11,8 +12,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ..events._scope import current_scope
-from ..pipeline._before import BeforeState
+from ..events._scope import current_scope, leave_scope
 from ..pipeline._driver import Pipeline
 from ..pipeline._stages import (
     Context,
@@ -20,15 +20,12 @@ from ..pipeline._stages import (
     Run,
     conclude,
     decide_verdict,
-    rejected,
-    remember,
-    screen,
 )
 from ..pipeline._tools import Tool
-from ..pipeline._verdict import CORE, Verdict
-from ..records._frozen import freeze_params, thaw
+from ..pipeline._verdict import CORE
+from ..records._frozen import freeze_params
 from ..records._models import ToolCall
-from ..records._results import Decision, Outcome, PendingApproval
+from ..records._results import Outcome, PendingApproval
 from ..stores._contract import AmbiguousId, StoredApproval
 from ._gate import apply, defer, edit, gate, pending_outcome
 from ._resolve import TIMED_OUT, Resolution, ask, judge
@@ -149,7 +146,7 @@ def _after_decide(ctx: Context, prepared: Run, execute: Execute | None) -> Pipel
         return (yield from conclude(ctx, prepared, verdict))
     finally:
         prepared.state.done = True
-        _reset(token)
+        leave_scope(token)
 
 
 def finish(
@@ -229,7 +226,7 @@ def finish(
         return outcome
     finally:
         state.done = run.state.done = True
-        _reset(token)
+        leave_scope(token)
 
 
 def defer_again(ctx: Context, row: StoredApproval, spec: Any) -> Outcome:
@@ -246,98 +243,3 @@ def defer_again(ctx: Context, row: StoredApproval, spec: Any) -> Outcome:
         {"approval_id": row.id, "short_id": row.short_id, "expires_at": row.expires_at},
     )
     return pending_outcome(pending)
-
-
-def run_decide(ctx: Context, raw: Any) -> Pipeline[Decision]:
-    """The fence, the before chain and validation, without executing (``Runtime.decide``)."""
-    from ..pipeline._stages import intake
-
-    try:
-        call, tool = intake(ctx.tools, raw)
-    except Exception as exc:
-        outcome = rejected(ctx, raw, exc)
-        return Decision(
-            status="blocked",
-            call_id=outcome.call_id,
-            trace_id=outcome.trace_id,
-            tool=outcome.tool,
-            reason=outcome.reason,
-            blocked_by=CORE,
-        )
-    known = ctx.decided.get(call.id)
-    if known is not None and known.verdict is not None:
-        return _decision(known.state, known.verdict)
-    approval_id = ctx.paused.get(call.id)
-    row = ctx.store.get(approval_id) if approval_id is not None else None
-    if row is not None and row.state in ("pending", "decided"):
-        return _pending_decision(row.pending(None if tool is None else tool.spec))
-    run = Run(ctx, call, tool, None)
-    state = run.state
-    token = current_scope.set(state)
-    try:
-        if run.tracing:
-            ctx.record(
-                state,
-                "tool.proposed",
-                None,
-                {
-                    "params": dict(call.params),
-                    "origin": call.origin,
-                    "agent_id": call.agent_id,
-                    "sender": call.sender.id if call.sender else None,
-                },
-            )
-        verdict = yield from screen(ctx, run, may_execute=False)
-        if verdict.status == "go" and state.approval_plugin is not None:
-            gated = yield from gate(ctx, run, verdict, interactive=False)
-            if isinstance(gated, PendingApproval):
-                outcome = defer(ctx, run, gated, asked=False)
-                assert outcome.pending is not None
-                return _pending_decision(outcome.pending)
-            verdict = gated
-        run.verdict = verdict
-        remember(ctx.decided, call.id, run)
-        return _decision(state, verdict)
-    finally:
-        _reset(token)
-
-
-def _decision(state: BeforeState, verdict: Verdict) -> Decision:
-    call = state.call
-    if verdict.status == "go":
-        return Decision(
-            status="allowed",
-            call_id=call.id,
-            trace_id=call.trace_id,
-            tool=call.name,
-            params=thaw(freeze_params(verdict.params)),
-        )
-    return Decision(
-        status="blocked",
-        call_id=call.id,
-        trace_id=call.trace_id,
-        tool=call.name,
-        params=thaw(freeze_params(verdict.params)),
-        reason=verdict.reason,
-        blocked_by=verdict.blocked_by or CORE,
-    )
-
-
-def _pending_decision(pending: PendingApproval) -> Decision:
-    call = pending.call
-    return Decision(
-        status="pending",
-        call_id=call.id,
-        trace_id=call.trace_id,
-        tool=call.name,
-        params=thaw(call.params),
-        reason=f"Approval required: {pending.request.title}",
-        pending=pending,
-    )
-
-
-def _reset(token: Any) -> None:
-    try:  # noqa: SIM105 - see run_call
-        current_scope.reset(token)
-    except ValueError:
-        pass

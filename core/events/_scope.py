@@ -33,6 +33,15 @@ current_scope: contextvars.ContextVar[CallScope | None] = contextvars.ContextVar
 )
 
 
+def leave_scope(token: contextvars.Token[CallScope | None]) -> None:
+    """End a call's scope; a scope already finalised in another context (a pipeline generator
+    closed by the garbage collector) raises ValueError there, which changes nothing here."""
+    try:  # noqa: SIM105 - try costs 0.14 µs, contextlib.suppress 0.44 (timeit, set+reset, 2-core box)
+        current_scope.reset(token)
+    except ValueError:
+        pass
+
+
 def emit(event: str, /, **data: Any) -> bool:
     """Emit a plugin event for the call being processed (stamped with its ids and the plugin).
 

@@ -9,8 +9,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..approvals._ask import run_ask
+from ..approvals._decide import run_decide
 from ..approvals._resolve import Approver
-from ..approvals._resume import run_decide, run_resume
+from ..approvals._resume import run_resume
 from ..config._settings import LoadedConfig
 from ..pipeline._driver import BackgroundLoop, drive_async, drive_sync
 from ..pipeline._stages import Context, Execute

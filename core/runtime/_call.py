@@ -7,13 +7,12 @@ instead of running the chain again (``approvals._resume.rejoin``).
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from typing import Any
 
 from ..approvals._gate import defer, gate
 from ..approvals._resume import rejoin
-from ..events._scope import current_scope
+from ..events._scope import current_scope, leave_scope
 from ..pipeline._driver import Pipeline
 from ..pipeline._stages import Context, Execute, Run, conclude, intake, rejected, screen
 from ..records._models import ToolCall
@@ -57,6 +56,4 @@ def run_call(
     finally:
         run.state.done = True  # a handler thread left running cannot emit past tool.injected
         state.done = True
-        # ValueError: finalised in another context (the generator was closed by the GC).
-        with contextlib.suppress(ValueError):
-            current_scope.reset(token)
+        leave_scope(token)

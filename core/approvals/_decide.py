@@ -1,0 +1,104 @@
+"""``Runtime.decide``: the fence, the before chain, validation and the approval step, without
+executing; what it decides is remembered, so the next ``call`` with that id runs or blocks exactly
+that (a pending approval stays in the store, nobody asked yet)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..events._scope import current_scope, leave_scope
+from ..pipeline._before import BeforeState
+from ..pipeline._driver import Pipeline
+from ..pipeline._stages import Context, Run, rejected, remember, screen
+from ..pipeline._verdict import CORE, Verdict
+from ..records._frozen import freeze_params, thaw
+from ..records._results import Decision, PendingApproval
+from ._gate import defer, gate
+
+
+def run_decide(ctx: Context, raw: Any) -> Pipeline[Decision]:
+    """The fence, the before chain and validation, without executing (``Runtime.decide``)."""
+    from ..pipeline._stages import intake
+
+    try:
+        call, tool = intake(ctx.tools, raw)
+    except Exception as exc:
+        outcome = rejected(ctx, raw, exc)
+        return Decision(
+            status="blocked",
+            call_id=outcome.call_id,
+            trace_id=outcome.trace_id,
+            tool=outcome.tool,
+            reason=outcome.reason,
+            blocked_by=CORE,
+        )
+    known = ctx.decided.get(call.id)
+    if known is not None and known.verdict is not None:
+        return _decision(known.state, known.verdict)
+    approval_id = ctx.paused.get(call.id)
+    row = ctx.store.get(approval_id) if approval_id is not None else None
+    if row is not None and row.state in ("pending", "decided"):
+        return _pending_decision(row.pending(None if tool is None else tool.spec))
+    run = Run(ctx, call, tool, None)
+    state = run.state
+    token = current_scope.set(state)
+    try:
+        if run.tracing:
+            ctx.record(
+                state,
+                "tool.proposed",
+                None,
+                {
+                    "params": dict(call.params),
+                    "origin": call.origin,
+                    "agent_id": call.agent_id,
+                    "sender": call.sender.id if call.sender else None,
+                },
+            )
+        verdict = yield from screen(ctx, run, may_execute=False)
+        if verdict.status == "go" and state.approval_plugin is not None:
+            gated = yield from gate(ctx, run, verdict, interactive=False)
+            if isinstance(gated, PendingApproval):
+                outcome = defer(ctx, run, gated, asked=False)
+                assert outcome.pending is not None
+                return _pending_decision(outcome.pending)
+            verdict = gated
+        run.verdict = verdict
+        remember(ctx.decided, call.id, run)
+        return _decision(state, verdict)
+    finally:
+        leave_scope(token)
+
+
+def _decision(state: BeforeState, verdict: Verdict) -> Decision:
+    call = state.call
+    if verdict.status == "go":
+        return Decision(
+            status="allowed",
+            call_id=call.id,
+            trace_id=call.trace_id,
+            tool=call.name,
+            params=thaw(freeze_params(verdict.params)),
+        )
+    return Decision(
+        status="blocked",
+        call_id=call.id,
+        trace_id=call.trace_id,
+        tool=call.name,
+        params=thaw(freeze_params(verdict.params)),
+        reason=verdict.reason,
+        blocked_by=verdict.blocked_by or CORE,
+    )
+
+
+def _pending_decision(pending: PendingApproval) -> Decision:
+    call = pending.call
+    return Decision(
+        status="pending",
+        call_id=call.id,
+        trace_id=call.trace_id,
+        tool=call.name,
+        params=thaw(call.params),
+        reason=f"Approval required: {pending.request.title}",
+        pending=pending,
+    )
