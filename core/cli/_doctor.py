@@ -11,6 +11,7 @@ from typing import Any
 
 from ..records._errors import ConfigError
 from . import _table
+from ._agents_wired import check_agents
 from ._checks import (
     Check,
     check_approvals,
@@ -35,6 +36,8 @@ Check everything a runtime needs, print each check as ok / warning / error with 
   event log       the log's folder is writable
   artifacts       the result_budget artifact folder is writable
   approvals       the approval store of [approvals] route opens
+  agent <name>    a coding agent whose settings (this project's, or the user's) run
+                  `toolhooks hook <name>`, and every event `toolhooks hook install` wires
 
 Exit code 1 when any check is an error, else 0 (warnings do not fail)."""
 MARKS = {"ok": "ok", "warning": "warning", "error": "ERROR"}
@@ -73,6 +76,7 @@ def run_checks(args: argparse.Namespace) -> tuple[str | None, list[Check]]:
         checks.extend(check_folders(loaded))
         checks.append(check_log_chain(loaded))
         checks.append(check_approvals(config))
+        checks.extend(check_agents(Path.cwd(), Path.home()))
     finally:
         close_all(loaded)
     return (None if path is None else str(path)), checks
