@@ -175,7 +175,7 @@ class CopilotProtocol:
         """What this event's answer can carry beyond allow / deny."""
         if event.phase == "before":
             return frozenset({"rewrite", "ask"})
-        if event.phase == "after" and event.failed:
+        if event.phase == "after" and event.failed:  # a success cannot stand in for a failure
             return frozenset({"context"})
         if event.phase == "after":
             return frozenset({"context", "replace_result"})
@@ -201,13 +201,13 @@ class CopilotProtocol:
 
     @staticmethod
     def _after(event: HookEvent, answer: HookAnswer) -> HookReply:
-        if event.failed:
+        if event.event_name.lower() == "posttoolusefailure":
             # a failed tool takes guidance as stdout with exit code 2 (command hooks)
             if answer.context:
                 return HookReply(stdout=answer.context, exit_code=2)
             return json_reply({})
         body: dict[str, Any] = {}
-        if answer.result_text is not None:
+        if answer.result_text is not None and not event.failed:
             body["modifiedResult"] = {
                 "resultType": "success",
                 "textResultForLlm": answer.result_text,

@@ -19,7 +19,10 @@ the generic ``preToolUse`` / ``postToolUse`` / ``postToolUseFailure`` events, th
   ``Delete``, ``Task`` and ``MCP:<tool>``.
 
 What Cursor can take: a deny with a message for the model (``agent_message``) and one for the
-user; ``ask`` (Cursor's own prompt); a rewritten input on ``preToolUse`` only; context for the
+user; ``ask`` (Cursor's own prompt) on ``beforeShellExecution`` and ``beforeMCPExecution`` only
+(``preToolUse`` documents allow and deny, and an ask there is reported to let the call run
+unasked, so toolhooks never sends one: the ``[approvals]`` route decides); a rewritten input on
+``preToolUse`` only; context for the
 model after a tool; a replaced result for MCP tools only. ``failClosed: true`` makes Cursor
 block the tool when the hook itself fails or times out, so install sets it.
 
@@ -190,8 +193,8 @@ class CursorProtocol:
     def capabilities(self, event: HookEvent) -> frozenset[str]:
         """What this event's answer can carry beyond allow / deny."""
         name = event.event_name
-        if name == "preToolUse":
-            return frozenset({"rewrite", "ask"})
+        if name == "preToolUse":  # its documented permissions are allow and deny: no ask
+            return frozenset({"rewrite"})
         if name in ("beforeShellExecution", "beforeMCPExecution"):
             return frozenset({"ask"})
         mcp = event.original_tool.startswith("MCP:")
