@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,25 +16,34 @@ from ..runtime._runtime import Runtime
 
 
 class EventRecorder:
-    """An ``on_event`` plugin that keeps every event it sees, in order."""
+    """An ``on_event`` plugin that keeps every event it sees, in order; safe to share between
+    threads (a handler thread, a timed-out one, the caller)."""
 
     name = "toolhooks-testing-recorder"
 
     def __init__(self) -> None:
         self.events: list[Event] = []
+        self._lock = threading.Lock()
 
     @hookimpl
     def on_event(self, event: Event) -> None:
-        self.events.append(event)
+        with self._lock:
+            self.events.append(event)
 
-    def names(self) -> list[str]:
-        return [event.event for event in self.events]
+    def names(self, call_id: str | None = None) -> list[str]:
+        """The event names in order; with ``call_id``, those of that call only."""
+        return [e.event for e in self.events if call_id is None or e.call_id == call_id]
 
     def of(self, name: str) -> list[Event]:
         return [event for event in self.events if event.event == name]
 
+    def of_call(self, call_id: str) -> list[str]:
+        """The event names of one call, in order (``names(call_id)``)."""
+        return self.names(call_id)
+
     def clear(self) -> None:
-        self.events.clear()
+        with self._lock:
+            self.events.clear()
 
 
 def require(available: bool, reason: str) -> None:

@@ -30,11 +30,6 @@ class Gate:
         return result
 
 
-class Recorder(EventRecorder):
-    def of_call(self, call_id: str) -> list[str]:
-        return [e.event for e in self.events if e.call_id == call_id]
-
-
 @pytest.fixture
 def gate_plugin() -> type[Gate]:
     return Gate
@@ -73,7 +68,7 @@ def make(toolhooks_make_runtime):
 
     def build(gate: Gate | None = None, approver: Any = "defer", **kwargs: Any):
         gate = gate if gate is not None else Gate(prefix="/ws/")
-        recorder = Recorder()
+        recorder = EventRecorder()
         answer = approver
         if isinstance(approver, str):
             approver = lambda pending: answer  # noqa: E731

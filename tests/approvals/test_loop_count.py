@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from toolhooks import ToolCall
 from toolhooks.plugins.loop_detection import LoopDetectionPlugin
+from toolhooks.testing import EventRecorder
 
-from .conftest import Gate, Recorder
+from .conftest import Gate
 
 
 def test_an_edited_call_counts_once_in_the_loop_detector(toolhooks_make_runtime, drive) -> None:
     loops = LoopDetectionPlugin({"warning_threshold": 4, "critical_threshold": 8})
-    recorder = Recorder()
+    recorder = EventRecorder()
     gate = Gate(allowed_decisions=["allow-once", "deny", "edit"])
     rt = toolhooks_make_runtime(plugins=[gate, loops, recorder], approver=lambda pending: "defer")
     rt.add_tool(lambda path, text="": f"wrote {path}", name="write")

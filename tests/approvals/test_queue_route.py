@@ -113,58 +113,37 @@ def toolhooks(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 class Agent:
-    def __init__(self, tmp: Path, stdin: bool = False, **opts) -> None:
+    """One agent process (the shared crash-test ``Child``) waiting on the queue route."""
+
+    def __init__(self, spawn, tmp: Path, stdin: bool = False, **opts) -> None:
         self.tmp = tmp
         self.db, self.marker, self.events = tmp / "approvals.db", tmp / "marker.txt", tmp / "ev"
         self.opts = {"db": str(self.db), "marker": str(self.marker), "events": str(self.events)}
         self.opts.update(opts)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", AGENT, json.dumps(self.opts)],
-            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=tmp,
-            env=_env(),
+        self.child = spawn(
+            sys.executable, "-c", AGENT, json.dumps(self.opts), cwd=tmp, env=_env(), stdin=stdin
         )
-        assert self.proc.stdout.readline().strip() == "ready", self.proc.stderr.read()
+        self.proc = self.child.proc
+        assert self.child.line() == "ready"
 
     def stderr_line(self) -> str:
         """The one line the queue route prints while it waits (or when it defers)."""
-        line = self.proc.stderr.readline()
+        line = self.child.line("stderr")
         assert line.startswith("toolhooks: approval "), line
         return line.strip()
 
     def outcome(self) -> dict:
-        # Not communicate(): it reads the pipe itself and would miss what readline("ready")
-        # already buffered, and a child that defers at once prints its outcome right after
-        # "ready" (seen once as an empty outcome in a loaded run). The child exits after it.
-        assert self.proc.stdout is not None and self.proc.stderr is not None
-        with self.proc.stdout, self.proc.stderr:
-            out = self.proc.stdout.read()
-            err = self.proc.stderr.read()
-        self.proc.wait(timeout=60)
-        self.err = err
-        assert self.proc.returncode == 0 and out.strip(), out + err
+        out, self.err = self.child.finish()
+        assert self.proc.returncode == 0 and out.strip(), out + self.err
         return json.loads(out.strip().splitlines()[-1])
 
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.communicate(timeout=30)
+    def write(self, text: str) -> None:
+        self.child.write(text)
 
 
 @pytest.fixture
-def agents(tmp_path):
-    started: list[Agent] = []
-
-    def start(**opts) -> Agent:
-        started.append(Agent(tmp_path, **opts))
-        return started[-1]
-
-    yield start
-    for agent in started:
-        agent.kill()
+def agents(tmp_path, spawn):
+    return lambda **opts: Agent(spawn, tmp_path, **opts)
 
 
 def rows(db: Path, *states: str):
@@ -260,8 +239,7 @@ def test_a_pending_approval_survives_sigkill_and_a_restarted_agent_uses_the_deci
     first = agents()
     first.stderr_line()
     (row,) = rows(first.db, "pending")
-    first.proc.kill()  # SIGKILL: no cleanup of any kind
-    first.proc.wait(30)
+    first.child.sigkill()
     assert rows(first.db, "pending")[0].id == row.id
     approved = toolhooks("approvals", "approve", row.short_id, "--db", str(first.db), cwd=tmp_path)
     assert approved.returncode == 0, approved.stderr
@@ -282,7 +260,7 @@ def test_a_restarted_agent_waits_on_the_same_pending_row(tmp_path, agents):
     first = agents()
     first.stderr_line()
     (row,) = rows(first.db, "pending")
-    first.kill()
+    first.child.sigkill()
     second = agents()
     assert row.short_id in second.stderr_line()  # waiting on the row its predecessor left
     assert [r.id for r in rows(second.db)] == [row.id]
@@ -335,17 +313,17 @@ def _trail(events: Path, call_id: str) -> list[tuple]:
     return trail
 
 
-def test_resumed_in_another_process_the_call_is_exactly_the_call_decided_at_once(tmp_path):
+def test_resumed_in_another_process_the_call_is_exactly_the_call_decided_at_once(tmp_path, spawn):
     # Reference: one process, an approver that answers allow-once at once.
     (tmp_path / "ref").mkdir()
-    reference = Agent(tmp_path / "ref", call_id="c", approver="allow-once")
+    reference = Agent(spawn, tmp_path / "ref", call_id="c", approver="allow-once")
     assert reference.outcome()["status"] == "ok"
     # The same call deferred by one process and resumed by another over the SQLite file.
     (tmp_path / "split").mkdir()
-    first = Agent(tmp_path / "split", call_id="c", approvals={"wait_s": 0})
+    first = Agent(spawn, tmp_path / "split", call_id="c", approvals={"wait_s": 0})
     first.stderr_line()
     pending = first.outcome()["pending"]
-    second = Agent(tmp_path / "split", resume=pending["short_id"], decision="allow-once")
+    second = Agent(spawn, tmp_path / "split", resume=pending["short_id"], decision="allow-once")
     assert second.outcome()["status"] == "ok"
     expected = _trail(reference.events, "c")
     split = _trail(first.events, "c")
@@ -385,8 +363,7 @@ def test_two_processes_resume_one_approval_once(tmp_path, agents):
         store.decide(row.id, "allow-once", by="ops")
     racers = [agents(resume=row.id, go=True, stdin=True) for _ in range(2)]
     for racer in racers:
-        racer.proc.stdin.write("go\n")
-        racer.proc.stdin.flush()
+        racer.write("go\n")
     results = [racer.outcome() for racer in racers]
     assert sorted(r["status"] for r in results) == ["blocked", "ok"]
     loser = next(r for r in results if r["status"] == "blocked")
@@ -513,7 +490,7 @@ def test_sigint_while_waiting_records_the_end_of_the_call_and_closes_the_approva
     agent.stderr_line()
     (row,) = rows(agent.db, "pending")
     agent.proc.send_signal(signal.SIGINT)
-    agent.proc.communicate(timeout=60)
+    agent.child.finish()
     assert agent.proc.returncode != 0  # KeyboardInterrupt reached the agent, as it should
     trail = [e for e in events_of(agent.events) if e["call_id"] == "c-int"]
     assert [e["event"] for e in trail][-2:] == ["approval.resolved", "tool.injected"]
@@ -528,7 +505,7 @@ def test_sigterm_turned_into_an_exit_by_the_host_records_the_end_of_the_call_too
     agent = agents(call_id="c-term", sigterm_exits=True)
     agent.stderr_line()
     agent.proc.send_signal(signal.SIGTERM)
-    agent.proc.communicate(timeout=60)
+    agent.child.finish()
     assert agent.proc.returncode == 143
     trail = [e for e in events_of(agent.events) if e["call_id"] == "c-term"]
     assert [e["event"] for e in trail][-2:] == ["approval.resolved", "tool.injected"]

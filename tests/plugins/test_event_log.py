@@ -12,7 +12,6 @@ import hashlib
 import json
 import logging
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -760,24 +759,14 @@ while True:
 
 
 @pytest.mark.skipif(not POSIX, reason="SIGKILL")
-def test_sigkill_mid_writing_leaves_only_whole_lines(log_path):
+def test_sigkill_mid_writing_leaves_only_whole_lines(log_path, spawn):
     log_path.parent.mkdir(parents=True)
     kills = 4
     for run, queue_bytes in enumerate((0, 65_536, 4096, 0)[:kills]):
-        with subprocess.Popen(
-            [sys.executable, "-c", KILL_LOOP, str(log_path), str(queue_bytes), f"r{run}"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        ) as process:
-            assert process.stdout is not None and process.stderr is not None
-            if process.stdout.readline().strip() != "ready":
-                process.kill()
-                pytest.fail(f"the writer did not start: {process.stderr.read()}")
-            time.sleep(0.05 + 0.05 * run)
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
-            assert process.returncode == -signal.SIGKILL
+        writer = spawn(sys.executable, "-c", KILL_LOOP, str(log_path), str(queue_bytes), f"r{run}")
+        writer.wait_for("ready")
+        time.sleep(0.05 + 0.05 * run)  # kill at a different point of the write loop each time
+        writer.sigkill()
     raw = log_path.read_bytes()
     complete, _, tail = raw.rpartition(b"\n")
     records, broken = [], []
@@ -813,25 +802,16 @@ while True:
 """
 
 
-def finished_and_logged(log_path: Path, durability: str, after: int) -> tuple[list[int], set[int]]:
+def finished_and_logged(
+    spawn, log_path: Path, durability: str, after: int
+) -> tuple[list[int], set[int]]:
     """Run KILL_CALLS, SIGKILL it once ``after`` calls have finished and the log has lines, and
     return the calls that finished (in order) and the calls whose tool.injected is logged."""
-    with subprocess.Popen(
-        [sys.executable, "-c", KILL_CALLS, str(log_path), durability],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    ) as process:
-        assert process.stdout is not None and process.stderr is not None
-        finished: list[int] = []
-        while len(finished) < after or not (log_path.exists() and log_path.stat().st_size):
-            line = process.stdout.readline()
-            if not line:
-                pytest.fail(f"the caller stopped: {process.stderr.read().decode()}")
-            finished.append(int(line))
-        os.kill(process.pid, signal.SIGKILL)
-        rest = process.stdout.read()  # what it reported before it died
-        process.wait(timeout=30)
-        assert process.returncode == -signal.SIGKILL
+    caller = spawn(sys.executable, "-c", KILL_CALLS, str(log_path), durability)
+    finished: list[int] = []
+    while len(finished) < after or not (log_path.exists() and log_path.stat().st_size):
+        finished.append(int(caller.line()))
+    rest = caller.sigkill()  # what it reported before it died
     finished += [int(line) for line in rest.split()]
     logged = {
         int(record["session_id"][1:])
@@ -843,16 +823,16 @@ def finished_and_logged(log_path: Path, durability: str, after: int) -> tuple[li
 
 @pytest.mark.skipif(not POSIX, reason="SIGKILL")
 @pytest.mark.parametrize("durability", ["call", "fsync"])
-def test_sigkill_loses_no_finished_call_with_durability_call_or_fsync(log_path, durability):
-    finished, logged = finished_and_logged(log_path, durability, after=300)
+def test_sigkill_loses_no_finished_call_with_durability_call_or_fsync(log_path, durability, spawn):
+    finished, logged = finished_and_logged(spawn, log_path, durability, after=300)
     assert finished == list(range(len(finished)))
     assert set(finished) <= logged  # every call that returned is in the log
     assert len(logged) <= len(finished) + 1  # plus at most the call cut short by the kill
 
 
 @pytest.mark.skipif(not POSIX, reason="SIGKILL")
-def test_sigkill_with_durability_interval_loses_only_the_last_calls(log_path):
-    finished, logged = finished_and_logged(log_path, "interval", after=300)
+def test_sigkill_with_durability_interval_loses_only_the_last_calls(log_path, spawn):
+    finished, logged = finished_and_logged(spawn, log_path, "interval", after=300)
     lost = [i for i in finished if i not in logged]
     # The writer thread writes the queue in order, so what a kill loses is the tail: calls that
     # finished after its last write (within flush_interval_ms of the kill), never one before.

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -151,24 +150,19 @@ def test_two_processes_appending_keep_a_chain_each(tmp_path):
     assert report.ok and report.writers == 2 and report.chained == report.lines
 
 
-def test_a_writer_killed_mid_run_leaves_a_verifiable_log(tmp_path):
+def test_a_writer_killed_mid_run_leaves_a_verifiable_log(tmp_path, spawn):
     path = tmp_path / "events.jsonl"
     script = (
         "import sys, time; sys.path.insert(0, sys.argv[2]); "
         "from test_log_chain import write_log; from pathlib import Path; "
         "print('go', flush=True); write_log(Path(sys.argv[1]), calls=100000)"
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", script, str(path), str(Path(__file__).parent)],
-        stdout=subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == b"go"
+    writer = spawn(sys.executable, "-c", script, str(path), str(Path(__file__).parent))
+    writer.wait_for("go")
     deadline = time.monotonic() + 60
     while (not path.exists() or path.stat().st_size < 50_000) and time.monotonic() < deadline:
         time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(30)
-    proc.stdout.close()
+    writer.sigkill()
     write_log(path, calls=2)  # a restarted agent appends after the crash
     report = report_of(path)
     assert report.ok, [str(p) for p in report.problems]  # a crash is not tampering

@@ -40,6 +40,7 @@ from toolhooks.plugins.result_budget import (
 )
 from toolhooks.plugins.result_budget._summary import structural_summary, summarize
 from toolhooks.plugins.result_budget._trim import notice
+from toolhooks.testing import EventRecorder
 
 REF_RE = re.compile(r"sha256:[0-9a-f]{64}")
 NOTICE_RE = re.compile(r"\[\.\.\. (\d+) more characters truncated\]")
@@ -951,18 +952,9 @@ def test_bytes_and_none_values(tmp_path):
 # -- through a Runtime -----------------------------------------------------------------------
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str | None, dict[str, object]]] = []
-
-    @hookimpl
-    def on_event(self, event):
-        self.events.append((event.event, event.plugin, dict(event.data)))
-
-
 def runtime(tmp_path, *plugins, **config):
     config.setdefault("artifact_dir", str(tmp_path / "artifacts"))
-    recorder = Recorder()
+    recorder = EventRecorder()
     rt = Runtime(
         plugins=[ResultBudgetPlugin(ResultBudgetConfig(**config)), recorder, *plugins],
         load_entrypoints=False,
@@ -992,7 +984,7 @@ def test_runtime_trims_a_big_result(tmp_path):
     assert outcome.artifact in outcome.content and NOTICE_RE.search(outcome.content)
     assert outcome.value == full  # the raw value is untouched
     assert read_artifact(outcome.artifact, 0, 10**9) == full
-    trimmed = [data for name, plugin, data in recorder.events if name == "result.trimmed"]
+    trimmed = [dict(e.data) for e in recorder.of("result.trimmed")]
     assert trimmed == [
         {
             "original_chars": len(full),
@@ -1005,7 +997,7 @@ def test_runtime_trims_a_big_result(tmp_path):
     (name,) = [
         p.name for p in rt.plugins() if isinstance(rt.get_plugin(p.name), ResultBudgetPlugin)
     ]
-    assert [plugin for event, plugin, _ in recorder.events if event == "result.trimmed"] == [name]
+    assert [e.plugin for e in recorder.of("result.trimmed")] == [name]
 
 
 def test_runtime_small_result_untouched(tmp_path):
@@ -1013,7 +1005,7 @@ def test_runtime_small_result_untouched(tmp_path):
     outcome = rt.call({"name": "dump", "params": {"rows": 3}})
     assert outcome.truncated is False and outcome.artifact is None
     assert outcome.content == "\n".join(f"row {i} {NEUTRAL}" for i in range(3))
-    assert not any(name == "result.trimmed" for name, _, _ in recorder.events)
+    assert not recorder.of("result.trimmed")
     assert not (tmp_path / "artifacts").exists()
 
 
@@ -1046,9 +1038,7 @@ def test_runtime_json_result(tmp_path):
     assert summary["count"] == 5_000
     assert_shortened(summary["records"], outcome.value["records"])
     assert json.loads(read_artifact(outcome.artifact, 0, 10**9)) == outcome.value
-    assert [data["mode"] for name, _, data in recorder.events if name == "result.trimmed"] == [
-        "json"
-    ]
+    assert [e.data["mode"] for e in recorder.of("result.trimmed")] == ["json"]
 
 
 def test_runtime_read_artifact_tool(tmp_path):
@@ -1090,7 +1080,7 @@ def test_runtime_blocked_call_reason_untouched(tmp_path):
     outcome = rt.call({"name": "dump", "params": {"rows": 10_000}})
     assert outcome.status == "blocked" and outcome.content == "not today"
     assert outcome.truncated is False and outcome.artifact is None
-    assert not any(name == "result.trimmed" for name, _, _ in recorder.events)
+    assert not recorder.of("result.trimmed")
 
 
 def test_runtime_store_failure_is_reported(tmp_path):
@@ -1098,7 +1088,7 @@ def test_runtime_store_failure_is_reported(tmp_path):
     rt, recorder = runtime(tmp_path, artifact_dir=str(tmp_path / "file" / "sub"))
     outcome = rt.call({"name": "dump", "params": {"rows": 10_000}})
     assert outcome.truncated is True and outcome.artifact is None
-    (data,) = [data for name, _, data in recorder.events if name == "result.trimmed"]
+    (data,) = [dict(e.data) for e in recorder.of("result.trimmed")]
     assert data["artifact"] is None and "artifact_error" in data
 
 

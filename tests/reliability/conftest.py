@@ -4,37 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 
 import pytest
 from hypothesis import Phase, settings
-from toolhooks import hookimpl
-
-
-class Recorder:
-    """A thread-safe on_event sink that keeps every event."""
-
-    name = "recorder"
-
-    def __init__(self) -> None:
-        self.events: list = []
-        self._lock = threading.Lock()
-
-    @hookimpl
-    def on_event(self, event):
-        with self._lock:
-            self.events.append(event)
-
-    def names(self, call_id: str | None = None) -> list[str]:
-        return [e.event for e in self.events if call_id is None or e.call_id == call_id]
-
-    def of(self, name: str) -> list:
-        return [e for e in self.events if e.event == name]
+from toolhooks.testing import EventRecorder
 
 
 @pytest.fixture
-def recorder() -> Recorder:
-    return Recorder()
+def recorder() -> EventRecorder:
+    return EventRecorder()
 
 
 def run_both(make_runtime, request, execute=None):

@@ -28,6 +28,7 @@ from toolhooks import (
     hookimpl,
 )
 from toolhooks.records._frozen import canonical_json, params_digest
+from toolhooks.testing import EventRecorder
 
 BIG = 50 * 1024 * 1024  # characters in the "50 MB string" cases
 
@@ -126,17 +127,6 @@ class Asks:
         return {"require_approval": {"title": "check", "description": "bad input campaign"}}
 
 
-class Recorder:
-    name = "recorder"
-
-    def __init__(self):
-        self.events = []
-
-    @hookimpl
-    def on_event(self, event):
-        self.events.append(event)
-
-
 BUILTINS = ["policy", "loop_detection", "result_budget", "event_log"]
 
 
@@ -147,7 +137,7 @@ def harness(tmp_path, monkeypatch):
     made = []
 
     def make(*plugins, config=None, approver=None, builtins=True):
-        recorder = Recorder()
+        recorder = EventRecorder()
         # `only` holds for every plugin: the test's own ones are listed next to the built-ins.
         mine = [plugin.name for plugin in (*plugins, recorder)]
         full = {"plugins": {"only": [*BUILTINS, *mine]}, "tools": {"profile": "full"}}

@@ -9,9 +9,6 @@ import contextlib
 import errno
 import json
 import logging
-import os
-import select
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -585,21 +582,14 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_sigkill_while_writing_events_leaves_only_whole_lines(tmp_path):
+def test_sigkill_while_writing_events_leaves_only_whole_lines(tmp_path, spawn):
     path = tmp_path / "events.jsonl"
     kills = 5
     for run_id in range(kills):
-        agent = subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(path), str(run_id)],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=tmp_path,
-        )
-        assert agent.stdout.readline().strip() == "ready"
+        agent = spawn(sys.executable, "-c", WRITER, str(path), str(run_id))
+        agent.wait_for("ready")
         time.sleep(0.05 + 0.07 * run_id)  # kill at a different point of the write loop each time
-        os.kill(agent.pid, signal.SIGKILL)
-        assert agent.wait(10) == -signal.SIGKILL
-        agent.stdout.close()
+        agent.sigkill()
     from toolhooks.plugins.event_log import log_files, read_events
 
     files = log_files(str(path))  # the writer is fast: the log may have rotated meanwhile
@@ -657,16 +647,6 @@ AGENT = textwrap.dedent(
 QUEUE_CONFIG = '[plugins]\nonly = ["gate"]\n\n[approvals]\nroute = "queue"\ndb = "approvals.db"\npoll_interval_s = 0.05\n'
 
 
-def _start(workdir: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-c", AGENT],
-        cwd=workdir,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def wait_for_pending(db: Path, count: int = 1, timeout: float = 30) -> list:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -677,21 +657,6 @@ def wait_for_pending(db: Path, count: int = 1, timeout: float = 30) -> list:
                 return rows
         time.sleep(0.05)
     raise AssertionError("no pending approval appeared")
-
-
-def waiting_line(agent: subprocess.Popen, timeout: float = 60) -> str:
-    """The agent's stderr line saying it waits for a decision (stderr read until it comes)."""
-    deadline = time.monotonic() + timeout
-    while (left := deadline - time.monotonic()) > 0:
-        readable, _, _ = select.select([agent.stderr], [], [], left)
-        if not readable:
-            break
-        line = agent.stderr.readline()
-        if not line:
-            raise AssertionError(f"the agent exited first (code {agent.wait(10)})")
-        if "is waiting for a decision" in line:
-            return line
-    raise AssertionError(f"the agent did not wait for a decision within {timeout} s")
 
 
 def cli(workdir: Path, *args: str) -> subprocess.CompletedProcess:
@@ -705,27 +670,10 @@ def cli(workdir: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture
-def agents(tmp_path):
+def agents(tmp_path, spawn):
     """(working directory with the queue route configured, start()); leftovers are killed."""
     (tmp_path / "toolhooks.toml").write_text(QUEUE_CONFIG)
-    started: list[subprocess.Popen] = []
-
-    def start() -> subprocess.Popen:
-        started.append(_start(tmp_path))
-        return started[-1]
-
-    yield tmp_path, start
-    for agent in started:
-        if agent.poll() is None:
-            agent.kill()
-            agent.wait(10)
-
-
-def kill(agent: subprocess.Popen) -> None:
-    os.kill(agent.pid, signal.SIGKILL)
-    assert agent.wait(10) == -signal.SIGKILL
-    agent.stdout.close()
-    agent.stderr.close()
+    return tmp_path, lambda: spawn(sys.executable, "-c", AGENT)
 
 
 def test_a_pending_approval_survives_sigkill_and_is_resolved_after_restart(agents):
@@ -733,7 +681,7 @@ def test_a_pending_approval_survives_sigkill_and_is_resolved_after_restart(agent
     db = agent_dir / "approvals.db"
     first = start_agent()
     (row,) = wait_for_pending(db)
-    kill(first)
+    first.sigkill()
     # The approval is still there, pending, in an intact database, and the CLI lists it.
     with contextlib.closing(sqlite3.connect(db)) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
@@ -747,12 +695,12 @@ def test_a_pending_approval_survives_sigkill_and_is_resolved_after_restart(agent
     second = start_agent()
     # Approve only once the restarted agent waits on the row (its one stderr line says so): a
     # fixed pause let a slow start find the row already decided, and the wait went untested.
-    line = waiting_line(second)
+    line = second.wait_for("is waiting for a decision", stream="stderr")
     assert f"approval {row.short_id} is waiting for a decision" in line
     approved = cli(agent_dir, "approve", row.id, "--by", "ops")
     assert approved.returncode == 0, approved.stderr
-    out, err = second.communicate(timeout=60)
-    assert second.returncode == 0, err
+    out, err = second.finish()
+    assert second.proc.returncode == 0, err
     result = json.loads(out)
     assert result["status"] == "ok" and result["approval"] == "allow-once"
     assert (agent_dir / "deployed.txt").read_text() == "prod\n"
@@ -767,16 +715,16 @@ def test_an_approval_decided_while_the_agent_was_dead_is_used_once_after_restart
     db = agent_dir / "approvals.db"
     first = start_agent()
     (row,) = wait_for_pending(db)
-    kill(first)
+    first.sigkill()
     assert cli(agent_dir, "approve", row.id).returncode == 0
     second = start_agent()
-    out, err = second.communicate(timeout=60)
-    assert second.returncode == 0, err
+    out, err = second.finish()
+    assert second.proc.returncode == 0, err
     assert json.loads(out)["status"] == "ok"
     assert (agent_dir / "deployed.txt").read_text() == "prod\n"
     # allow-once was consumed: a third run must ask again (a new pending row), not run.
     third = start_agent()
     rows = wait_for_pending(db)
     assert [r.id for r in rows] != [row.id]
-    kill(third)
+    third.sigkill()
     assert (agent_dir / "deployed.txt").read_text() == "prod\n"
