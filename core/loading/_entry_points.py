@@ -125,7 +125,14 @@ def why_disabled(name: str, config: LoadedConfig) -> str | None:
 
 
 def load(candidate: Candidate, config: LoadedConfig) -> Any:
-    """Import the entry point and build the plugin object; PluginLoadError names both ends."""
+    """Import the entry point and build the plugin object; PluginLoadError names both ends.
+
+    A third-party plugin written for another major version of toolhooks (its distribution's
+    range on toolhooks) is refused before it is imported."""
+    if not candidate.builtin:
+        from ._api_version import check  # only a third-party plugin pays for the range reader
+
+        check(candidate.entry_point.dist, candidate.label, candidate.from_dist)
     try:
         target = candidate.entry_point.load()
     except Exception as exc:
