@@ -9,7 +9,7 @@ from typing import Any
 from ..events._scope import current_scope, leave_scope
 from ..pipeline._before import BeforeState
 from ..pipeline._driver import Pipeline
-from ..pipeline._stages import Context, Run, rejected, remember, screen
+from ..pipeline._stages import Context, Run, proposed_data, rejected, remember, screen
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, thaw
 from ..records._results import Decision, PendingApproval
@@ -48,12 +48,7 @@ def run_decide(ctx: Context, raw: Any) -> Pipeline[Decision]:
                 state,
                 "tool.proposed",
                 None,
-                {
-                    "params": dict(call.params),
-                    "origin": call.origin,
-                    "agent_id": call.agent_id,
-                    "sender": call.sender.id if call.sender else None,
-                },
+                proposed_data(call),
             )
         verdict = yield from screen(ctx, run, may_execute=False)
         if verdict.status == "go" and state.approval_plugin is not None:

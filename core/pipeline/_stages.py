@@ -11,6 +11,7 @@ its code with ``acall``.
 from __future__ import annotations
 
 import contextlib
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -103,6 +104,58 @@ class Run:
         self.execute = execute
         self.interrupted: BaseException | None = None
         self.verdict: Verdict | None = None
+
+
+def proposed_data(call: ToolCall) -> dict[str, Any]:
+    """The data of a call's ``tool.proposed`` event: everything ``toolhooks whatif`` needs to
+    rebuild the call from the log. Fields that are unset (no run id, a bare sender id, no tags)
+    are left out, so the usual line is no longer than it was before they were added."""
+    sender = call.sender
+    data: dict[str, Any] = {
+        "params": dict(call.params),
+        "origin": call.origin,
+        "agent_id": call.agent_id,
+        "sender": None if sender is None else sender.id,
+    }
+    if call.run_id is not None:
+        data["run_id"] = call.run_id
+    if call.context_window_tokens is not None:
+        data["context_window_tokens"] = call.context_window_tokens
+    if sender is not None and (sender.name or sender.channel or sender.roles or sender.is_owner):
+        # What policies key on besides the id (roles, channel, name, owner).
+        detail: dict[str, Any] = {}
+        if sender.name is not None:
+            detail["name"] = sender.name
+        if sender.channel is not None:
+            detail["channel"] = sender.channel
+        if sender.roles:
+            detail["roles"] = list(sender.roles)
+        if sender.is_owner:
+            detail["is_owner"] = True
+        data["sender_detail"] = detail
+    spec = call.spec
+    if spec is not None and spec.tags:
+        data["tags"] = sorted(spec.tags)
+    return data
+
+
+DIGEST_SPAN = 4_096
+"""A result longer than twice this is digested by its length, head and tail only."""
+
+
+def result_digest(content: str) -> str:
+    """A short digest of a result's text, in ``tool.finished``: ``<length>:<crc32>``.
+
+    Equal results get equal digests, so ``toolhooks whatif`` can stand in a result that loop
+    detection sees as the same as an earlier one, or not, as it did. It says nothing more than
+    that: it is not a security digest (CRC-32 is the cheapest that tells results apart, 0.3 µs
+    for a small result). A result longer than ``2 * DIGEST_SPAN`` characters is digested by its
+    length, head and tail, so the cost stays a few microseconds whatever its size.
+    """
+    size = len(content)
+    if size > 2 * DIGEST_SPAN:
+        content = content[:DIGEST_SPAN] + content[-DIGEST_SPAN:]
+    return f"{size}:{zlib.crc32(content.encode('utf-8', 'surrogatepass')):08x}"
 
 
 def remember(table: OrderedDict[str, Any], key: str, value: Any, limit: int = PAUSED_LIMIT) -> None:
@@ -303,6 +356,11 @@ def _execute(
             state,
             "tool.finished",
             None,
-            {"status": result.status, "duration_ms": result.duration_ms, "error": result.error},
+            {
+                "status": result.status,
+                "duration_ms": result.duration_ms,
+                "error": result.error,
+                "result_digest": result_digest(content) if result.status == "ok" else None,
+            },
         )
     return result, interrupted

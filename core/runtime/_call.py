@@ -14,7 +14,16 @@ from ..approvals._gate import defer, gate
 from ..approvals._resume import rejoin
 from ..events._scope import current_scope, leave_scope
 from ..pipeline._driver import Pipeline
-from ..pipeline._stages import Context, Execute, Run, conclude, intake, rejected, screen
+from ..pipeline._stages import (
+    Context,
+    Execute,
+    Run,
+    conclude,
+    intake,
+    proposed_data,
+    rejected,
+    screen,
+)
 from ..records._models import ToolCall
 from ..records._results import Outcome, PendingApproval
 
@@ -39,12 +48,7 @@ def run_call(
                 state,
                 "tool.proposed",
                 None,
-                {
-                    "params": dict(call.params),
-                    "origin": call.origin,
-                    "agent_id": call.agent_id,
-                    "sender": call.sender.id if call.sender else None,
-                },
+                proposed_data(call),
             )
         verdict = yield from screen(ctx, run)
         if verdict.status == "go" and state.approval_plugin is not None:
