@@ -34,7 +34,12 @@ def test_a_plain_call_keeps_the_short_shape():
     rt.call({"name": "read", "params": {"path": "a"}, "sender": "ann"}, execute=lambda p: "x")
     rt.close()
     (proposed,) = seen.data("tool.proposed")
-    assert proposed == {"params": {"path": "a"}, "origin": "agent", "agent_id": None, "sender": "ann"}
+    assert proposed == {
+        "params": {"path": "a"},
+        "origin": "agent",
+        "agent_id": None,
+        "sender": "ann",
+    }
 
 
 def test_the_fields_a_policy_keys_on_are_kept_when_set():
@@ -44,7 +49,13 @@ def test_the_fields_a_policy_keys_on_are_kept_when_set():
         "params": {"env": "prod"},
         "run_id": "r1",
         "context_window_tokens": 8000,
-        "sender": {"id": "bob", "name": "Bob", "channel": "slack", "roles": ["ops"], "is_owner": True},
+        "sender": {
+            "id": "bob",
+            "name": "Bob",
+            "channel": "slack",
+            "roles": ["ops"],
+            "is_owner": True,
+        },
     }
     rt.call(call, execute=lambda p: "done")
     rt.close()
