@@ -31,7 +31,7 @@ TABLES_GROUP = "toolhooks.tables"
 names the pydantic model (extra="forbid") that validates ``[mcp]``."""
 KNOWN_ADDON_TABLES = {"mcp": "toolhooks-mcp"}
 """Tables of add-ons toolhooks knows of: a config using one without the add-on says what to install."""
-PLUGINS_KEYS = ("only", "disable", "on_load_error")
+PLUGINS_KEYS = ("only", "disable", "on_load_error", "lock", "on_unlocked")
 FRAMEWORK_KEYS = ("priority", "mode", "on_error", "timeout_s", "enabled", "tools")
 
 
@@ -47,6 +47,15 @@ class PluginsTable(_Strict):
     on_load_error: Literal["raise", "skip"] = "raise"
     """A plugin that fails to import: ``raise`` a PluginLoadError, or ``skip`` it and list it with
     the reason."""
+    lock: str | None = Field(default=None, min_length=1)
+    """The plugin lock file (relative to the config's folder); it must exist. Unset: the
+    ``toolhooks.lock`` next to the config file, if there is one. With a lock, only the plugins it
+    lists load, each with the entry point, distribution, version and files it was locked with
+    (``toolhooks plugins lock`` writes it)."""
+    on_unlocked: Literal["raise", "warn"] = "raise"
+    """An installed plugin the lock does not list, or whose files changed: ``raise`` a
+    ConfigError naming it and what differs, or ``warn``: skip it and emit a ``plugin.unlocked``
+    event (and a warning on the ``toolhooks`` logger)."""
 
 
 class FrameworkSettings(_Strict):

@@ -32,8 +32,12 @@ EVENT_NAMES = (
     "loop.warning",
     "loop.critical",
     "tool.injected",
+    "plugin.unlocked",
 )
-"""Events the core and the built-in plugins emit, in pipeline order. Plugins may add their own."""
+"""Events the core and the built-in plugins emit, in pipeline order. Plugins may add their own.
+``plugin.unlocked`` belongs to no call: the runtime emits it once, when it is built, for each
+plugin the lock made it skip (``[plugins] on_unlocked = "warn"``); its trace and call ids are
+empty."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

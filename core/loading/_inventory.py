@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config._settings import LoadedConfig, did_you_mean
 from ..records._errors import ConfigError, PluginLoadError
 from ..registry._registry import Handler, PluginRecord, Registry
 from ._entry_points import Candidate, load, why_skipped
+from ._lock import refusal, refusal_error
+
+if TYPE_CHECKING:
+    from ._lock_file import PluginLock
 
 Discovered = tuple[list[Candidate], list[tuple[Candidate, str]]]
 """What ``_loader.find_entry_points()`` returns: the candidates, and the duplicates with why."""
@@ -31,6 +35,10 @@ class PluginInfo:
     tools: tuple[str, ...] | None = None
     entry_point: str | None = None
     reason: str | None = None
+    locked: bool | None = None
+    """With a plugin lock in use: True for an entry point it lists and that matches, False for
+    one it refused; None without a lock, for a plugin registered in code, or one not checked
+    (switched off by the config)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,9 +118,16 @@ def disabled_info(name: str, plugin: Any, reason: str) -> PluginInfo:
 
 
 def load_entry_points(
-    registry: Registry, config: LoadedConfig, discovered: Discovered
+    registry: Registry,
+    config: LoadedConfig,
+    discovered: Discovered,
+    lock: PluginLock | None = None,
 ) -> list[PluginInfo]:
-    """Register every selected entry point; return the rows of those not loaded, with why."""
+    """Register every selected entry point; return the rows of those not loaded, with why.
+
+    With a ``lock``, an entry point it does not list or whose files changed is refused before
+    it is imported: a ConfigError, or with ``on_unlocked = "warn"`` a row with ``locked=False``.
+    """
     skipped: list[PluginInfo] = []
     candidates, duplicates = discovered
     for candidate, duplicate in duplicates:
@@ -121,6 +136,12 @@ def load_entry_points(
         reason = why_skipped(candidate, config)
         if reason is not None:
             skipped.append(candidate_info(candidate, reason))
+            continue
+        refused = refusal(lock, candidate) if lock is not None else None
+        if lock is not None and refused is not None:
+            if config.plugins.on_unlocked == "raise":
+                raise refusal_error(lock, candidate, refused)
+            skipped.append(candidate_info(candidate, refused, locked=False))
             continue
         try:
             plugin = load(candidate, config)
@@ -156,7 +177,7 @@ def _registration_error(candidate: Candidate, exc: Exception) -> PluginLoadError
     )
 
 
-def candidate_info(candidate: Candidate, reason: str) -> PluginInfo:
+def candidate_info(candidate: Candidate, reason: str, locked: bool | None = None) -> PluginInfo:
     source = "built-in" if candidate.builtin else "entry point"
     return PluginInfo(
         name=candidate.name,
@@ -169,6 +190,7 @@ def candidate_info(candidate: Candidate, reason: str) -> PluginInfo:
         source=source,
         entry_point=candidate.label,
         reason=reason,
+        locked=locked,
     )
 
 

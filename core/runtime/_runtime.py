@@ -6,7 +6,8 @@ import inspect
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar, overload
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ..approvals._resolve import Approver
 from ..config._settings import LoadedConfig, discover, load_config
@@ -25,6 +26,7 @@ from ..loading._inventory import (
     names_in_config,
     plugin_info,
 )
+from ..loading._lock import active_lock
 from ..pipeline._adjusted import AdjustedParams
 from ..pipeline._driver import BackgroundLoop, drive_async, drive_sync
 from ..pipeline._stages import Context, Execute
@@ -39,6 +41,9 @@ from ..stores._memory import MemoryStore
 from ..stores._state import SharedState, state_from
 from ._approvals import RuntimeApprovals
 from ._call import run_call
+
+if TYPE_CHECKING:
+    from ..loading._lock_file import PluginLock
 
 F = TypeVar("F", bound=Callable[..., Any])
 logger = logging.getLogger("toolhooks")
@@ -87,13 +92,19 @@ class Runtime(RuntimeApprovals):
         self._names_checked = not names_in_config(self.config)
         explicit = list(plugins)
         self._discovered: Discovered | None = None
+        self._lock: PluginLock | None = None
         if load_entrypoints:
+            self._lock = active_lock(self.config)  # None (no file, one stat) on the usual path
             self._discovered = find_entry_points()
-            self._skipped.extend(load_entry_points(self._registry, self.config, self._discovered))
+            self._skipped.extend(
+                load_entry_points(self._registry, self.config, self._discovered, self._lock)
+            )
         for plugin in explicit:
             self.register(plugin)
         for tool in tools:
             self.add_tool(tool)
+        if self._lock is not None:
+            self._report_unlocked()
 
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> Runtime:
@@ -137,6 +148,11 @@ class Runtime(RuntimeApprovals):
 
     def plugins(self, include_disabled: bool = False) -> list[PluginInfo]:
         rows = [plugin_info(record) for record in self._registry.records.values()]
+        if self._lock is not None:  # every entry point that loaded passed the lock
+            rows = [
+                replace(row, locked=True) if row.source in ("built-in", "entry point") else row
+                for row in rows
+            ]
         rows.sort(key=lambda row: (-row.priority, row.name))
         return rows + (list(self._skipped) if include_disabled else [])
 
@@ -275,6 +291,22 @@ class Runtime(RuntimeApprovals):
             attach = getattr(record.plugin, "attach_runtime", None)
             if callable(attach) and not inspect.ismodule(record.plugin):
                 attach(self)
+
+    def _report_unlocked(self) -> None:
+        """``on_unlocked = "warn"``: each skipped plugin is a warning on the ``toolhooks`` logger
+        and a ``plugin.unlocked`` event. It belongs to no call, so its trace and call ids are
+        empty; it is emitted once every plugin is registered, so the event log records it."""
+        for info in self._skipped:
+            if info.locked is False:
+                logger.warning("toolhooks: plugin %r skipped: %s", info.name, info.reason)
+                data = {
+                    "reason": info.reason,
+                    "entry_point": info.entry_point,
+                    "distribution": info.distribution,
+                    "version": info.version,
+                    "lock": None if self._lock is None else str(self._lock.path),
+                }
+                self._events.emit("plugin.unlocked", "", "", None, None, info.name, data)
 
     def _check_names(self) -> None:
         """ConfigError for a ``[plugins.<name>]`` table or an ``only`` / ``disable`` entry that

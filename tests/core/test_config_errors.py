@@ -57,7 +57,7 @@ def _error(tmp_path: Path, text: str) -> str:
         (
             '[plugins]\nonyl = ["policy"]\n',
             "2: unknown key 'onyl' in [plugins] (did you mean 'only'?) (expected only, disable, "
-            "on_load_error or a [plugins.<name>] table) (at plugins.onyl)",
+            "on_load_error, lock, on_unlocked or a [plugins.<name>] table) (at plugins.onyl)",
         ),
         (
             '[tool]\nprofile = "coding"\n',
