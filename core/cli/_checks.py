@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from ..config._settings import LoadedConfig, load_config
 from ..loading._entry_points import Candidate, find_entry_points, load, why_skipped
+from ..loading._lock import lock_report, refusal
+from ..loading._lock_file import PluginLock, read_lock
 from ..records._errors import ConfigError, PluginLoadError, PluginValidationError
 from ..registry._registry import HOOK_NAMES, Handler, PluginRecord, Registry
 from ._common import event_log_module, hook_order
@@ -77,10 +79,40 @@ def check_plugin_tables(
     return checks
 
 
+def check_lock(config: LoadedConfig) -> tuple[PluginLock | None, Check]:
+    """The plugin lock against the installed plugins; the lock to check each plugin with.
+
+    A lock that cannot be read stands in as an empty one: the runtime would refuse to start, and
+    no plugin the lock was meant to vet is imported here either."""
+    report = lock_report(config)
+    fix = "review the changes, then run `toolhooks plugins lock` to approve them"
+    if report.state == "none":
+        return None, Check(
+            "ok", "plugin lock", f"{report.summary} (`toolhooks plugins lock` pins them)"
+        )
+    assert report.path is not None
+    if report.state == "error":
+        empty = PluginLock(path=report.path, entries={}, problem="see the plugin lock check")
+        write = "run `toolhooks plugins lock` to write it again"
+        return empty, Check("error", "plugin lock", report.summary, write)
+    lock = read_lock(report.path)
+    if report.state == "ok":
+        return lock, Check("ok", "plugin lock", report.summary)
+    status: Status = "warning" if config.plugins.on_unlocked == "warn" else "error"
+    first = report.differences[0]
+    more = len(report.differences) - 1
+    detail = f"{report.summary}: {first}" + (f" (and {more} more)" if more else "")
+    return lock, Check(
+        status, "plugin lock", detail, f"`toolhooks plugins lock --check` lists them; {fix}"
+    )
+
+
 def check_plugins(config: LoadedConfig) -> tuple[Loaded, list[Check]]:
-    """Every entry point: duplicates, skipped, imports, validates its config, hooks match specs."""
+    """Every entry point: duplicates, skipped, refused by the lock, imports, validates its
+    config, hooks match specs. A plugin the lock refuses is not imported."""
+    lock, lock_row = check_lock(config)
     candidates, duplicates = find_entry_points()
-    checks = check_plugin_tables(config, candidates, duplicates)
+    checks = [lock_row, *check_plugin_tables(config, candidates, duplicates)]
     for candidate, reason in duplicates:
         checks.append(
             Check(
@@ -94,15 +126,30 @@ def check_plugins(config: LoadedConfig) -> tuple[Loaded, list[Check]]:
         )
     loaded = Loaded(Registry(), {})
     for candidate in candidates:
-        checks.extend(_check_candidate(candidate, config, loaded))
+        checks.extend(_check_candidate(candidate, config, loaded, lock))
     return loaded, checks
 
 
-def _check_candidate(candidate: Candidate, config: LoadedConfig, loaded: Loaded) -> list[Check]:
+def _check_candidate(
+    candidate: Candidate, config: LoadedConfig, loaded: Loaded, lock: PluginLock | None = None
+) -> list[Check]:
     label = f"plugin {candidate.name}"
     reason = why_skipped(candidate, config)
     if reason is not None:
         return [Check("ok", label, f"not loaded: {reason}")]
+    refused = refusal(lock, candidate) if lock is not None else None
+    if refused is not None:
+        status: Status = "warning" if config.plugins.on_unlocked == "warn" else "error"
+        outcome = "skipped" if status == "warning" else "refused"
+        return [
+            Check(
+                status,
+                label,
+                f"{outcome}, not imported: {refused} ('{candidate.label}' from "
+                f"{candidate.from_dist})",
+                "review it, then run `toolhooks plugins lock` to approve it, or uninstall it",
+            )
+        ]
     try:
         plugin = load(candidate, config)
     except ConfigError as exc:

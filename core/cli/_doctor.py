@@ -29,6 +29,9 @@ DESCRIPTION = """\
 Check everything a runtime needs, print each check as ok / warning / error with a fix-it line:
 
   config          the file's TOML syntax and keys; [plugins.<name>] tables name real plugins
+  plugin lock     toolhooks.lock (or [plugins] lock), when there is one, matches the installed
+                  plugins: none missing from it, none changed since (a refused plugin is not
+                  imported by the checks below)
   plugin <name>   each entry point: not a duplicate name, imports, its config validates, its
                   hooks match the specs (an unknown hook name is an error), no near-miss names
   priority ties   two plugins that both rewrite params at the same priority (order would then

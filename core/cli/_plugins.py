@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
+import logging
+from collections.abc import Iterator
 from typing import Any
 
 from ..loading._inventory import PluginInfo
+from ..loading._lock import lock_path
 from . import _table
 from ._commands import help_of
 from ._common import (
@@ -24,10 +29,14 @@ from ._common import (
 DESCRIPTION = """\
 List the plugins a runtime built from this config loads, highest priority first: built-ins and
 installed entry points. --all adds the ones that are not loaded (disabled in config, blocked as a
-duplicate name, switched off by TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD, or failing to load) with why.
+duplicate name, switched off by TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD, refused by the plugin lock,
+or failing to load) with why.
 
-A plugin that fails to load is an error (exit 1) unless --all is given or the config says
-[plugins] on_load_error = "skip"."""
+With a plugin lock (toolhooks.lock next to the config, or [plugins] lock), a LOCK column marks
+each plugin locked or unlocked; `toolhooks plugins lock` writes the lock.
+
+A plugin that fails to load, or that the lock refuses, is an error (exit 1) unless --all is given
+or the config says [plugins] on_load_error = "skip" (on_unlocked = "warn" for the lock)."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -45,6 +54,10 @@ def add_parser(subparsers: Any) -> None:
     add_json_option(parser, "the plugins")
     add_config_option(parser)
     parser.set_defaults(func=run)
+    actions = parser.add_subparsers(dest="plugins_action", metavar="ACTION")
+    from ._lock import add_parser as add_lock
+
+    add_lock(actions)
 
 
 def info_dict(info: PluginInfo) -> dict[str, Any]:
@@ -61,10 +74,14 @@ def info_dict(info: PluginInfo) -> dict[str, Any]:
         "enabled": info.enabled,
         "entry_point": info.entry_point,
         "reason": info.reason,
+        "locked": info.locked,
     }
 
 
-def rows(infos: list[PluginInfo], show_why: bool) -> list[list[object]]:
+LOCK_LABELS = {True: "locked", False: "unlocked", None: "-"}
+
+
+def rows(infos: list[PluginInfo], show_why: bool, show_lock: bool = False) -> list[list[object]]:
     table: list[list[object]] = []
     for info in infos:
         row: list[object] = [
@@ -78,23 +95,49 @@ def rows(infos: list[PluginInfo], show_why: bool) -> list[list[object]]:
             info.mode if info.enabled else "-",
             "yes" if info.enabled else "no",
         ]
+        if show_lock:
+            row.append(LOCK_LABELS[info.locked])
         if show_why:
             row.append(info.reason or "")
         table.append(row)
     return table
 
 
+@contextlib.contextmanager
+def quiet_lock_warnings() -> Iterator[None]:
+    """The runtime logs each plugin the lock skips; this command lists them itself."""
+    logger = logging.getLogger("toolhooks")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def run(args: argparse.Namespace) -> int:
     config = read_config(args)
-    if args.all:
+    if args.all:  # list what would fail or be refused, with why, instead of stopping at it
         config = skipping_load_errors(config)
-    runtime = build_runtime(config)
+        plugins = config.plugins.model_copy(update={"on_unlocked": "warn"})
+        config = dataclasses.replace(config, plugins=plugins)
+    lock = lock_path(config)
+    with quiet_lock_warnings():
+        runtime = build_runtime(config)
     try:
-        infos = runtime.plugins(include_disabled=args.all)
+        everything = runtime.plugins(include_disabled=True)
     finally:
         runtime.close()
+    infos = everything if args.all else [info for info in everything if info.enabled]
+    refused = [info.name for info in everything if info.locked is False]
     if args.json:
-        print_json({"config": config.file, "plugins": [info_dict(info) for info in infos]})
+        print_json(
+            {
+                "config": config.file,
+                "lock": None if lock is None else str(lock),
+                "plugins": [info_dict(info) for info in infos],
+            }
+        )
         return OK
     headers = [
         "NAME",
@@ -108,19 +151,25 @@ def run(args: argparse.Namespace) -> int:
         "ENABLED",
     ]
     align: list[_table.Align] = ["left", "left", "left", "left", "right"]
+    show_lock = lock is not None
+    if show_lock:
+        headers.append("LOCK")
+    why = len(headers)
     if args.all:
         headers.append("WHY")
     print(_table.paragraph(f"config: {shown_config(config)}"))
+    if lock is not None:
+        print(_table.paragraph(f"lock: {lock} (only the plugins it lists load, unchanged)"))
     print()
     print(
         _table.render(
             headers,
-            rows(infos, args.all),
+            rows(infos, args.all, show_lock),
             align=align,
             max_width=48,
-            wrap=9 if args.all else None,
+            wrap=why if args.all else None,
             # On a narrow terminal the free text gives way first, then whole columns go.
-            flex=[9, 6] if args.all else [6],
+            flex=[why, 6] if args.all else [6],
             drop=[1, 3, 2, 7, 5] if args.all else [1, 3, 2, 8, 7],
             empty="(no plugins)",
         )
@@ -129,4 +178,12 @@ def run(args: argparse.Namespace) -> int:
     if args.all and hidden:
         print()
         print(f"{len(infos) - len(hidden)} loaded, {len(hidden)} not loaded")
+    elif refused:
+        print()
+        print(
+            _table.paragraph(
+                f"not loaded, not in the lock or changed since: {', '.join(refused)} "
+                "(--all says why; `toolhooks plugins lock --check` lists every difference)"
+            )
+        )
     return OK

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         if ipaddress.ip_address(host).is_loopback:
             hosts |= LOOPBACK_HOSTS
         app = create_app(
-            Desk(store, CallLog(Path(os.path.expanduser(str(log))))),
+            Desk(store, CallLog(Path(os.path.expanduser(str(log)))), config),
             tokens,
             hosts=hosts,
             secure_cookies=bool(args.tls_cert) or args.https_proxy,

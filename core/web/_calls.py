@@ -130,7 +130,7 @@ class CallLog:
 
                 for event in read_events(self.path, include_rotated=True, on_skip=skipped):
                     call_id = event.get("call_id")
-                    if not isinstance(call_id, str):
+                    if not isinstance(call_id, str) or not call_id:  # plugin.unlocked: no call
                         continue
                     summary = calls.get(call_id)
                     if summary is None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..config._settings import LoadedConfig
+from ..loading._lock import LockReport, lock_path, lock_report
 from ..records._errors import ConfigError, ParamsError
 from ..records._frozen import freeze_params, thaw
 from ..stores._contract import AmbiguousId, ApprovalStore, Grant, StoredApproval
@@ -74,9 +75,30 @@ def stamp(when: float) -> str:
 class Desk:
     """The approval store and the event log, as the pages and the API use them."""
 
-    def __init__(self, store: ApprovalStore, calls: CallLog) -> None:
+    def __init__(
+        self, store: ApprovalStore, calls: CallLog, config: LoadedConfig | None = None
+    ) -> None:
         self.store = store
         self.calls = calls
+        self.config = config
+        self._lock_seen: tuple[object, LockReport] | None = None
+
+    def plugin_lock(self) -> LockReport | None:
+        """How the installed plugins stand against the config's plugin lock (None: the desk was
+        given no config). Worked out again when the lock file changes; the installed files are
+        hashed once per process, like the runtime does."""
+        if self.config is None:
+            return None
+        path = lock_path(self.config)
+        try:
+            info = path.stat() if path is not None else None
+        except OSError:
+            info = None
+        stamp = (path, info.st_mtime_ns, info.st_size) if info is not None else (path, None, None)
+        seen = self._lock_seen
+        if seen is None or seen[0] != stamp:
+            seen = self._lock_seen = (stamp, lock_report(self.config))
+        return seen[1]
 
     def find(self, key: str) -> StoredApproval:
         try:

@@ -242,7 +242,8 @@ def calls(
     log = _desk(request).calls
     return _page(request, "calls.html", "calls", "Calls", calls=rows, filters=filters,
                  statuses=STATUSES, log_path=str(log.path), unreadable=log.unreadable,
-                 unreadable_count=log.unreadable_count, chain=log.chain())  # fmt: skip
+                 unreadable_count=log.unreadable_count, chain=log.chain(),
+                 lock=_desk(request).plugin_lock())  # fmt: skip
 
 
 @router.get("/fragments/calls")

@@ -1,0 +1,151 @@
+"""`toolhooks plugins lock [--check]`, and how `plugins` and `doctor` show the lock (issue #24)."""
+
+from __future__ import annotations
+
+import pytest
+from toolhooks.loading import _files
+
+PLUGIN = """
+from toolhooks import hookimpl
+
+class Plugin:
+    @hookimpl
+    def before_tool_call(self, call):
+        return None
+"""
+
+
+@pytest.fixture(autouse=True)
+def _fresh_hashes():
+    """The commands run in this process: hashes kept from an earlier command must not hide an
+    edit (a real command is a new process)."""
+    _files.forget()
+    yield
+    _files.forget()
+
+
+def test_lock_then_check_then_a_new_plugin_fails_the_check(cli, install_dist):
+    install_dist("first-plugin", {"first_mod": PLUGIN}, {"first": "first_mod:Plugin"})
+    config = cli.config("[plugins]\n")
+    written = cli("plugins", "lock")
+    assert written.code == 0, written.err
+    lock = config.parent / "toolhooks.lock"
+    assert written.out.startswith(f"wrote {lock}: ")
+    assert any(
+        line.split()[:3] == ["first", "first-plugin", "1.0"] for line in written.out.splitlines()
+    )
+    text = lock.read_text()
+    assert (
+        'entry_point = "first_mod:Plugin"' in text
+        and 'entry_point = "toolhooks.plugins.policy' in text
+    )
+
+    again = cli("plugins", "lock")
+    assert again.code == 0 and again.out.startswith(f"{lock} is up to date: ")
+    assert lock.read_text() == text
+    checked = cli("plugins", "lock", "--check")
+    assert (checked.code, checked.err) == (0, "")
+    assert checked.out.startswith(f"{lock} matches the installed plugins: ")
+
+    install_dist("second-plugin", {"second_mod": PLUGIN}, {"second": "second_mod:Plugin"})
+    _files.forget()
+    failed = cli("plugins", "lock", "--check")
+    assert failed.code == 1
+    assert f"{lock} does not match the installed plugins:" in failed.out
+    assert (
+        "- plugin 'second' ('second = second_mod:Plugin' from second-plugin 1.0) is not in the lock"
+        in failed.out
+    )
+    assert "toolhooks plugins lock" in failed.out.splitlines()[-1]
+    report = cli("plugins", "lock", "--check", "--json")
+    assert report.code == 1 and report.json()["ok"] is False
+    assert [line for line in report.json()["differences"] if "'second'" in line]
+    assert lock.read_text() == text  # --check writes nothing
+
+
+def test_check_names_a_changed_file_and_a_missing_lock(cli, install_dist):
+    site = install_dist("first-plugin", {"first_mod": PLUGIN}, {"first": "first_mod:Plugin"})
+    cli.config("[plugins]\n")
+    missing = cli("plugins", "lock", "--check")
+    assert missing.code == 1 and "toolhooks.lock does not exist" in missing.out
+    assert cli("plugins", "lock").code == 0
+    (site / "first_mod.py").write_text(PLUGIN + "# edited\n")
+    _files.forget()
+    changed = cli("plugins", "lock", "--check")
+    assert changed.code == 1
+    assert "plugin 'first' differs from the lock: its files changed since the lock" in changed.out
+
+
+def test_lock_needs_a_config_file(cli):
+    result = cli("plugins", "lock")
+    assert result.code == 2
+    assert "no config file: the lock goes next to it" in result.err
+
+
+def test_a_corrupt_lock_is_one_line_naming_file_and_line(cli):
+    cli.config("[plugins]\n")
+    lock = cli.cwd / "toolhooks.lock"
+    lock.write_text("lock_version = 1\n[plugins.first\n")
+    for args in (("plugins",), ("plugins", "lock", "--check"), ("explain",)):
+        result = cli(*args)
+        assert result.code == 1, args
+        assert result.err.startswith(f"toolhooks: error: {lock}:2: invalid TOML"), result.err
+        assert "Traceback" not in result.err and len(result.err.splitlines()) == 1
+    doctor = cli("doctor", "--json")
+    assert doctor.code == 1
+    row = next(c for c in doctor.json()["checks"] if c["check"] == "plugin lock")
+    assert row["status"] == "error" and f"{lock}:2: invalid TOML" in row["detail"]
+    refused = next(c for c in doctor.json()["checks"] if c["check"] == "plugin policy")
+    assert "not imported" in refused["detail"]
+    assert cli("plugins", "lock").code == 0  # writing it again is the fix
+    assert cli("plugins", "lock", "--check").code == 0
+
+
+def test_plugins_marks_locked_and_unlocked(cli, install_dist):
+    install_dist("first-plugin", {"first_mod": PLUGIN}, {"first": "first_mod:Plugin"})
+    cli.config("[plugins]\n")
+    plain = cli("plugins", "--json").json()
+    assert plain["lock"] is None and {row["locked"] for row in plain["plugins"]} == {None}
+    assert "LOCK" not in cli("plugins").out
+    cli("plugins", "lock")
+    install_dist("second-plugin", {"second_mod": PLUGIN}, {"second": "second_mod:Plugin"})
+    refused = cli("plugins")
+    assert (
+        refused.code == 1 and "plugin 'second'" in refused.err and "not in the lock" in refused.err
+    )
+    listed = cli("plugins", "--all", "--json")
+    assert listed.code == 0, listed.err
+    rows = {row["name"]: row for row in listed.json()["plugins"]}
+    assert rows["first"]["locked"] is True and rows["policy"]["locked"] is True
+    assert rows["second"]["locked"] is False and rows["second"]["enabled"] is False
+    assert rows["second"]["reason"] == "not in the lock (toolhooks.lock)"
+    assert listed.json()["lock"] == str(cli.cwd / "toolhooks.lock")
+    table = cli("plugins", "--all")
+    header = next(line for line in table.out.splitlines() if line.startswith("NAME"))
+    assert "LOCK" in header
+    second = next(line for line in table.out.splitlines() if line.startswith("second "))
+    assert "unlocked" in second and "not in the lock" in second
+    cli.config('[plugins]\non_unlocked = "warn"\n')
+    warned = cli("plugins")
+    assert warned.code == 0 and "not loaded, not in the lock or changed since: second" in warned.out
+
+
+def test_doctor_shows_the_lock_state(cli, install_dist):
+    install_dist("first-plugin", {"first_mod": PLUGIN}, {"first": "first_mod:Plugin"})
+    cli.config("[plugins]\n")
+    none = next(c for c in cli("doctor", "--json").json()["checks"] if c["check"] == "plugin lock")
+    assert none["status"] == "ok" and none["detail"].startswith("no plugin lock")
+    cli("plugins", "lock")
+    _files.forget()
+    ok = next(c for c in cli("doctor", "--json").json()["checks"] if c["check"] == "plugin lock")
+    assert ok["status"] == "ok" and "toolhooks.lock matches" in ok["detail"]
+    install_dist("second-plugin", {"second_mod": PLUGIN}, {"second": "second_mod:Plugin"})
+    _files.forget()
+    doctor = cli("doctor", "--json")
+    assert doctor.code == 1
+    checks = {c["check"]: c for c in doctor.json()["checks"]}
+    assert checks["plugin lock"]["status"] == "error"
+    assert "plugin 'second'" in checks["plugin lock"]["detail"]
+    assert checks["plugin second"]["status"] == "error"
+    assert checks["plugin second"]["detail"].startswith("refused, not imported: not in the lock")
+    assert checks["plugin first"]["status"] == "ok"
