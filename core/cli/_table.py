@@ -9,6 +9,7 @@ On a terminal a table fits its width: cells over ``max_width`` are cut with an e
 widest free-text column (``flex``) gives way until the line fits; a ``wrap`` column continues on
 indented lines instead of being cut. Piped, or with ``--wide``, nothing is cut or wrapped: each
 row is one whole line, as ``grep`` and ``cut`` want it. The last column is never padded.
+Over 300 lines on purpose: measuring, cutting, wrapping and fitting are one algorithm.
 """
 
 from __future__ import annotations

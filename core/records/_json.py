@@ -1,4 +1,6 @@
 """JSON in toolhooks: the canonical text digests are taken over, and the bytes of a log line.
+(Over 300 lines on purpose: both encoders and the rules they share sit side by side, so a rule
+cannot change in one and not the other.)
 
 Decided once for both (PLUGINS.md, "Added with the hot path"):
 

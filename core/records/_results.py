@@ -1,4 +1,8 @@
-"""What hooks return, what after-hooks see, and what ``Runtime.call`` gives back."""
+"""What hooks return, what after-hooks see, and what ``Runtime.call`` gives back.
+
+Over 300 lines on purpose: these are the records of one protocol (a hook's answer, the approval
+it asks for, the outcome the caller reads), each small, read together when writing a plugin.
+"""
 
 from __future__ import annotations
 

@@ -1,9 +1,11 @@
 """The approval store: what a paused call needs to be finished later, in this process or another.
 
-One small interface (:class:`ApprovalStore`) with an in-memory implementation here and a SQLite
-one in ``_store_sqlite``. A row goes ``pending`` -> ``decided`` (someone answered out of band:
-the CLI, the desk, another process) -> ``consumed`` (a resume took it, exactly once). A pending
-row past ``expires_at`` reads as ``expired``. allow-always grants live in the same store.
+One small interface (:class:`ApprovalStore`), kept in memory (``_memory.py``), in a SQLite
+file (``_sqlite.py``) or in Redis (``_redis.py``). A row goes ``pending`` -> ``decided`` (someone
+answered out of band: the CLI, the desk, another process) -> ``consumed`` (a resume took it,
+exactly once). A pending row past ``expires_at`` reads as ``expired``. allow-always grants live
+in the same store. Over 300 lines on purpose: the contract is the records, the interface and the
+rules every backend shares (matching, retention), so the three backends cannot drift apart.
 """
 
 from __future__ import annotations
