@@ -1,6 +1,6 @@
 """Random plugin chains against a plain model of the documented rules, in ``call`` and ``acall``.
 
-Beyond tests/core/test_properties.py: every handler kind (``def`` inline, ``async def``, ``def``
+Beyond tests/pipeline/test_merge_properties.py: every handler kind (``def`` inline, ``async def``, ``def``
 under a timeout in a thread, ``def`` returning a coroutine), handlers that time out or return an
 invalid result, ``mode = "audit"``, ``on_error = "ignore"``, a random approval decision (including
 ones outside ``allowed_decisions`` and an approver that raises), remembered allow-always grants,
