@@ -38,6 +38,19 @@ def test_bench_script_prints_every_table_on_tiny_sizes(tmp_path):
     assert out.read_text().startswith("{")
 
 
+def test_cold_start_script_runs_with_and_without_a_lock(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "cold_start.py"), "--rounds", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "  no lock " in done.stdout and "  lock " in done.stdout
+    assert "the check alone (" in done.stdout
+
+
 def test_make_event_is_a_read_only_record():
     fields: dict[str, Any] = {
         "event": "hook.decision",
