@@ -35,6 +35,7 @@ both would decide each call twice.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,25 @@ def tool_name(name: str, payload: Mapping[str, Any]) -> str:
     return TOOL_NAMES.get(name, name)
 
 
+def output(name: str, raw: Any) -> Any:
+    """A tool's output as the model reads it: Cursor reports it as a JSON string (a shell's
+    ``{output, exitCode}``, an MCP tool's ``{content: [...]}``); its text where it has one."""
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return raw
+    if not isinstance(value, Mapping):
+        return raw
+    if name == "Shell" and isinstance(value.get("output"), str):
+        return value["output"]
+    blocks = value.get("content")
+    if name.startswith("MCP:") and isinstance(blocks, list):
+        texts = [b.get("text") for b in blocks if isinstance(b, Mapping)]
+        if texts and all(isinstance(t, str) for t in texts):
+            return "\n".join(str(t) for t in texts)
+    return raw
+
+
 def server_of(payload: Mapping[str, Any]) -> str:
     """The MCP server's name where the payload has one; ``mcp`` where it does not (Cursor
     names some MCP tools ``MCP:<tool>`` only)."""
@@ -155,10 +175,9 @@ class CursorProtocol:
         if event_name in EVENTS:
             name = _fields.text(payload, "tool_name", agent=AGENT)
             params = _fields.arguments(payload.get("tool_input"), agent=AGENT, key="tool_input")
-            result = payload.get(
-                "error_message" if event_name == "postToolUseFailure" else "tool_output"
-            )
-            return name, params, result
+            if event_name == "postToolUseFailure":
+                return name, params, payload.get("error_message")
+            return name, params, output(name, payload.get("tool_output"))
         if event_name in ("beforeShellExecution", "afterShellExecution"):
             command = _fields.text(payload, "command", agent=AGENT)
             params = {"command": command, "cwd": payload.get("cwd")}
@@ -170,7 +189,8 @@ class CursorProtocol:
         if event_name in ("beforeMCPExecution", "afterMCPExecution"):
             tool = _fields.text(payload, "tool_name", agent=AGENT)
             params = _fields.arguments(payload.get("tool_input"), agent=AGENT, key="tool_input")
-            return f"MCP:{server_of(payload)}:{tool}", params, payload.get("result_json")
+            name = f"MCP:{server_of(payload)}:{tool}"
+            return name, params, output(name, payload.get("result_json"))
         path = _fields.text(payload, "file_path", agent=AGENT)
         if event_name == "beforeReadFile":  # the file's content stays out of the audit log
             return "Read", {"file_path": path}, None
