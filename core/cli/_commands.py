@@ -38,6 +38,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "toolhooks.cli._cases",
         "run policy test cases (*.cases.toml): each call and the decision it must get",
     ),
+    "new": (
+        "toolhooks.cli._new",
+        "start a plugin package: entry point, example hooks, tests, policy cases, CI",
+    ),
     "replay": (
         "toolhooks.cli._replay",
         "feed a recorded transcript (JSONL) through the pipeline and print every decision",
