@@ -107,7 +107,7 @@ def reserved_plugin_names() -> dict[str, str]:
     """
     from ..config._settings import PluginsTable
 
-    reserved = {key: f"a key of the [plugins] table ({key})" for key in PluginsTable.model_fields}
+    reserved = dict.fromkeys(PluginsTable.model_fields, "a key of the [plugins] table")
     for entry_point in metadata.entry_points(group="toolhooks"):
         dist = getattr(entry_point, "dist", None)
         owner = dist.metadata["Name"] if dist is not None else None
