@@ -12,6 +12,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ._bridge import AgentBridge
     from ._protocol import (
         PROTOCOLS,
         AgentProtocol,
@@ -21,8 +22,12 @@ if TYPE_CHECKING:
         ProtocolError,
         protocol,
     )
+    from ._run import build_runtime, run_in_process
 
 _EXPORTS = {
+    "AgentBridge": "toolhooks.agents._bridge",
+    "build_runtime": "toolhooks.agents._run",
+    "run_in_process": "toolhooks.agents._run",
     "PROTOCOLS": "toolhooks.agents._protocol",
     "AgentProtocol": "toolhooks.agents._protocol",
     "HookAnswer": "toolhooks.agents._protocol",
@@ -48,10 +53,13 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "PROTOCOLS",
+    "AgentBridge",
     "AgentProtocol",
     "HookAnswer",
     "HookEvent",
     "HookReply",
     "ProtocolError",
+    "build_runtime",
     "protocol",
+    "run_in_process",
 ]

@@ -10,6 +10,7 @@ the hook client that runs before any daemon answers imports it too.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,14 @@ PHASES = ("before", "after", "other")
 answered with a no-op so an agent wired for every event keeps working."""
 
 ACTIONS = ("allow", "deny", "ask", "rewrite", "none")
+
+CAPABILITIES = frozenset({"rewrite", "ask", "context", "replace_result"})
+"""What an agent may take from a hook for one event (``AgentProtocol.capabilities``): a new input
+(``rewrite``), its own permission prompt (``ask``), text the model reads (``context``), a result
+that replaces the tool's (``replace_result``)."""
+
+MAX_PAYLOAD_BYTES = 8 * 1024 * 1024
+"""``[agents] max_payload_bytes``' default: a bigger hook event is refused (fail closed)."""
 
 
 class ProtocolError(ValueError):
@@ -90,6 +99,10 @@ class AgentProtocol(Protocol):
         """The event in ``payload``; raises ``ProtocolError`` naming what is wrong."""
         ...
 
+    def capabilities(self, event: HookEvent) -> frozenset[str]:
+        """Which of ``CAPABILITIES`` this agent takes from a hook for ``event``."""
+        ...
+
     def render(self, event: HookEvent, answer: HookAnswer) -> HookReply:
         """``answer`` as this agent reads it for ``event``."""
         ...
@@ -122,6 +135,25 @@ PROTOCOLS: dict[str, str] = {
 }
 """Agent name -> ``module:attribute`` of its protocol, imported on demand (``protocol``), so a
 hook for one agent imports that agent's module only."""
+
+
+def read_payload(raw: bytes, limit: int = MAX_PAYLOAD_BYTES) -> dict[str, Any]:
+    """The JSON object on a hook's stdin; ``ProtocolError`` saying what is wrong with it."""
+    if len(raw) > limit:
+        raise ProtocolError(f"the hook event is {len(raw)} bytes, over the limit of {limit}")
+    if not raw.strip():
+        raise ProtocolError("the hook event is empty (nothing on stdin)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ProtocolError(f"the hook event is not UTF-8 (byte {error.start})") from None
+    try:
+        payload = json.loads(text)
+    except ValueError as error:
+        raise ProtocolError(f"the hook event is not JSON (truncated?): {error}") from None
+    if not isinstance(payload, dict):
+        raise ProtocolError(f"the hook event is JSON but not an object ({type(payload).__name__})")
+    return payload
 
 
 def protocol(agent: str) -> AgentProtocol:

@@ -50,6 +50,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "toolhooks.cli._approvals",
         "list and decide approvals, list and revoke allow-always grants",
     ),
+    "hook": (
+        "toolhooks.cli._hook",
+        "answer a coding agent's hook event (Claude Code, Codex, Gemini, ...); install the hooks",
+    ),
     "serve": (
         "toolhooks.cli._serve",
         "the approvals desk: a web page to decide, edit and watch tool calls (toolhooks[web])",
