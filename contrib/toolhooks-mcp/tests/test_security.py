@@ -155,7 +155,9 @@ def test_an_upstream_speaking_garbage_is_taken_off_the_list(
     servers = {"files": upstream(log), "liar": upstream(tmp_path / "l.jsonl", UPSTREAM_BABBLE="1")}
 
     async def main():
-        proxy = Proxy(config(servers=servers, start_timeout_s=2.0))
+        # The liar is taken off when its start times out (the SDK skips lines it cannot parse); 8 s,
+        # not 2, so that a slow start of the good server on a loaded machine is not taken off too.
+        proxy = Proxy(config(servers=servers, start_timeout_s=8.0))
         async with connected(proxy) as client:
             listed = {tool.name for tool in (await client.list_tools()).tools}
             assert "files__echo" in listed and not any(n.startswith("liar__") for n in listed)
