@@ -12,11 +12,6 @@ from typing import Any
 
 from ._protocol import HookAnswer, HookReply
 
-CAPABILITIES = frozenset({"rewrite", "ask", "context", "replace_result"})
-"""What an agent's hook can do beyond allow / deny, per event (``capabilities(event)``):
-take a rewritten input, show its own approval prompt, add context for the model, replace the
-tool's result. The bridge records an answer part outside these as ``not_applied``."""
-
 
 def json_reply(body: Mapping[str, Any], *, exit_code: int = 0, stderr: str = "") -> HookReply:
     """``body`` as one line of JSON on stdout (agents parse the whole of stdout as one object)."""

@@ -10,6 +10,7 @@ import sys
 import pytest
 from fixture_cases import AGENTS, Case, cases, matches, reply_matches
 from toolhooks.agents import HookAnswer, ProtocolError, protocol
+from toolhooks.agents._protocol import CAPABILITIES
 
 ANSWERS = cases(refusals=False)
 REFUSALS = cases(refusals=True)
@@ -66,11 +67,10 @@ def test_unreadable_payload_is_refused_in_the_agents_protocol(case: Case) -> Non
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_capabilities_name_only_what_the_bridge_knows(agent: str) -> None:
-    known = {"rewrite", "ask", "context", "replace_result"}
     for case in ANSWERS:
         if case.agent == agent:
             parsed = protocol(agent).parse(case.data["payload"])
-            assert protocol(agent).capabilities(parsed) <= known  # type: ignore[attr-defined]
+            assert protocol(agent).capabilities(parsed) <= CAPABILITIES
 
 
 @pytest.mark.parametrize("agent", AGENTS)
