@@ -258,3 +258,13 @@ def test_loop_warnings_cross_processes_with_shared_state(make_bridge, state_tabl
     before(bridges[2], "gemini", "echo same")
     answer = json.dumps(after(bridges[3], "gemini", "echo same"))
     assert "has been called 2 times with identical arguments" in answer
+
+
+def test_a_failed_tool_is_audited_as_an_error(make_bridge):
+    bridge, recorder = make_bridge()
+    before(bridge, "claude-code", "echo oops >&2; exit 3", call="toolu_1")
+    failure = payload("claude-code", "PostToolUseFailure", session_id="s1")
+    reply = bridge.handle("claude-code", raw(failure))
+    assert (reply.exit_code, json.loads(reply.stdout)) == (0, {})
+    [finished] = recorder.of("tool.finished")
+    assert (finished.data["status"], finished.data["error"]) == ("error", "Exit code 3\noops")

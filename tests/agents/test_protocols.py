@@ -88,14 +88,8 @@ def test_claude_code_answers():
 
 def test_claude_code_failure_event_is_an_after_event_that_failed():
     proto = protocol("claude-code")
-    payload = {
-        **fixture("claude-code", "PostToolUse"),
-        "hook_event_name": "PostToolUseFailure",
-        "error": "Exit code 1",
-    }
-    del payload["tool_response"]
-    event = proto.parse(payload)
-    assert (event.phase, event.failed, event.result) == ("after", True, "Exit code 1")
+    event = proto.parse(fixture("claude-code", "PostToolUseFailure"))
+    assert (event.phase, event.failed, event.result) == ("after", True, "Exit code 3\noops")
     assert "replace_result" not in proto.capabilities(event)
     answer = HookAnswer(action="none", context="note", result_text="x")
     assert out(proto.render(event, answer)) == {
