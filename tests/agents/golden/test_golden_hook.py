@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,7 @@ sender = "fixture-tester"
 
 [approvals]
 db = "{work}/approvals.db"
+{approvals}
 
 [plugins.event_log]
 path = "{work}/events.jsonl"
@@ -84,7 +86,7 @@ def hook(install_dist, tmp_path):
     """Runs ``toolhooks hook AGENT`` with ``stdin``; returns the finished process."""
     site = install_dist("fixture-guard", {"fixture_guard": GUARD}, {"guard": "fixture_guard:Guard"})
     config = tmp_path / "toolhooks.toml"
-    config.write_text(CONFIG.format(work=tmp_path))
+    config.write_text(CONFIG.format(work=tmp_path, approvals=""))
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("TOOLHOOKS_")},
         "PYTHONPATH": str(site),
@@ -98,7 +100,25 @@ def hook(install_dist, tmp_path):
             capture_output=True, timeout=120,
         )  # fmt: skip
 
+    def toolhooks(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [TOOLHOOKS, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
+
+    def start(agent: str, stdin: bytes) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(
+            [TOOLHOOKS, "hook", agent], env=env, cwd=tmp_path,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        assert process.stdin is not None
+        process.stdin.write(stdin)
+        process.stdin.close()
+        return process
+
     run.log = tmp_path / "events.jsonl"  # type: ignore[attr-defined]
+    run.config = config  # type: ignore[attr-defined]
+    run.toolhooks = toolhooks  # type: ignore[attr-defined]
+    run.start = start  # type: ignore[attr-defined]
     return run
 
 
@@ -187,4 +207,37 @@ def test_a_huge_event_fails_closed_in_the_agents_protocol(agent: str, hook) -> N
     problem = reply_matches(
         refusal.data["reply"], done.stdout.decode(), done.stderr.decode(), done.returncode
     )
+    assert not problem, problem
+
+
+@pytest.mark.parametrize("agent", ["windsurf", "cline"])
+def test_an_approval_the_agent_cannot_ask_for_waits_on_the_queue(agent: str, hook, tmp_path):
+    """Windsurf and Cline have no prompt a hook can raise: the approval goes to the
+    ``[approvals]`` queue, the hook waits, and a person's decision lets the call run."""
+    hook.config.write_text(CONFIG.format(work=tmp_path, approvals='route = "queue"\nwait_s = 60'))
+    case = next(
+        c for c in cases(refusals=False) if c.agent == agent and c.data["answer"]["action"] == "ask"
+    )
+    with hook.start(agent, case.stdin) as waiting:
+        deadline = time.monotonic() + 60
+        pending: list[dict[str, Any]] = []
+        while not pending and time.monotonic() < deadline and waiting.poll() is None:
+            listed = hook.toolhooks("approvals", "list", "--state", "pending", "--json")
+            pending = json.loads(listed.stdout or "[]") if listed.returncode == 0 else []
+            time.sleep(0.1)
+        assert pending, "the hook never asked the queue"
+        assert waiting.poll() is None, "the hook answered before anyone decided"
+        decided = hook.toolhooks("approvals", "approve", str(pending[0]["id"]), "--by", "fixture")
+        assert decided.returncode == 0, decided.stderr
+        waiting.wait(timeout=60)
+        assert waiting.stdout is not None and waiting.stderr is not None
+        stdout, stderr = waiting.stdout.read(), waiting.stderr.read()
+    allowed = next(
+        c.data["reply"]
+        for c in cases(refusals=False)
+        if c.agent == agent
+        and c.data["answer"]["action"] == "allow"
+        and "context" not in c.data["answer"]
+    )
+    problem = reply_matches(allowed, stdout.decode(), stderr.decode(), waiting.returncode)
     assert not problem, problem
