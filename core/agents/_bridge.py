@@ -172,8 +172,11 @@ class AgentBridge:
             f"cannot take a changed input from a hook. Not run; propose it as: "
             f"{json.dumps(record.final, ensure_ascii=False)}"
         )
-        self.rt.call(call, execute=_not_run(reason))
-        return HookAnswer(action="deny", reason=reason, not_applied="rewrite")
+        self.rt.call(call, execute=_not_run(reason))  # audited as not run
+        self._decided_by_me(call.id)
+        not_applied = "changed input: the agent takes none from a hook, so the call was denied"
+        emit(self.rt, "agent.not_applied", call, {"agent": event.agent, "what": not_applied})
+        return HookAnswer(action="deny", reason=reason, not_applied=not_applied)
 
     def _approval(
         self,

@@ -101,6 +101,8 @@ def test_a_rewrite_the_agent_cannot_take_is_a_deny_naming_the_change(make_bridge
     assert "echo new" in output["permissionDecisionReason"]
     [finished] = recorder.of("tool.finished")
     assert finished.data["status"] == "error"  # audited as not run
+    [missed] = recorder.of("agent.not_applied")
+    assert "changed input" in missed.data["what"]
 
 
 def test_an_approval_nobody_answers_is_denied_with_its_id_and_the_command(make_bridge):
