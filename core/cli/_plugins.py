@@ -103,16 +103,20 @@ def rows(infos: list[PluginInfo], show_why: bool, show_lock: bool = False) -> li
     return table
 
 
+def _not_a_lock_skip(record: logging.LogRecord) -> bool:
+    return not hasattr(record, "toolhooks_unlocked")
+
+
 @contextlib.contextmanager
 def quiet_lock_warnings() -> Iterator[None]:
-    """The runtime logs each plugin the lock skips; this command lists them itself."""
+    """The runtime logs each plugin the lock skips; this command lists them itself (other
+    warnings still reach the terminal)."""
     logger = logging.getLogger("toolhooks")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
+    logger.addFilter(_not_a_lock_skip)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        logger.removeFilter(_not_a_lock_skip)
 
 
 def run(args: argparse.Namespace) -> int:

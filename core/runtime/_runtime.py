@@ -298,7 +298,12 @@ class Runtime(RuntimeApprovals):
         empty; it is emitted once every plugin is registered, so the event log records it."""
         for info in self._skipped:
             if info.locked is False:
-                logger.warning("toolhooks: plugin %r skipped: %s", info.name, info.reason)
+                logger.warning(
+                    "toolhooks: plugin %r skipped: %s",
+                    info.name,
+                    info.reason,
+                    extra={"toolhooks_unlocked": info.name},
+                )
                 data = {
                     "reason": info.reason,
                     "entry_point": info.entry_point,
