@@ -11,8 +11,10 @@ the fixture's reply says toolhooks meant; everything else is compared whole.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -119,7 +121,24 @@ def hook(install_dist, tmp_path):
     run.config = config  # type: ignore[attr-defined]
     run.toolhooks = toolhooks  # type: ignore[attr-defined]
     run.start = start  # type: ignore[attr-defined]
-    return run
+    yield run
+    stop_daemons_of(config)
+
+
+def stop_daemons_of(config: Path) -> None:
+    """End a toolhooks daemon the test's hooks started (its environment names this test's
+    config), so none outlives the test."""
+    marker = f"TOOLHOOKS_CONFIG={config}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if marker in environ.split(b"\0"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(entry.name), signal.SIGTERM)
 
 
 def through_the_bridge(case: Case) -> bool:
