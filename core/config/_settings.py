@@ -48,8 +48,9 @@ class PluginsTable(_Strict):
     """A plugin that fails to import: ``raise`` a PluginLoadError, or ``skip`` it and list it with
     the reason."""
     lock: str | None = Field(default=None, min_length=1)
-    """The plugin lock file (relative to the config's folder); it must exist. Unset: the
-    ``toolhooks.lock`` next to the config file, if there is one. With a lock, only the plugins it
+    """The plugin lock file, relative to the config file's folder (to the working directory for
+    a config given as a mapping); it must exist. Unset: the ``toolhooks.lock`` next to the config
+    file, if there is one. With a lock, only the plugins it
     lists load, each with the entry point, distribution, version and files it was locked with
     (``toolhooks plugins lock`` writes it)."""
     on_unlocked: Literal["raise", "warn"] = "raise"
