@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from toolhooks.cli import _scaffold
+from toolhooks.loading._api_version import admits_major
 from toolhooks.testing import load_cases
 
 if sys.version_info >= (3, 11):
@@ -187,6 +188,12 @@ def test_every_template_is_package_data_and_used():
 )
 def test_the_range_on_toolhooks(version, requirement):
     assert _scaffold.requirement_for(version) == requirement
+    # The check at load (the other half of the issue) admits it on its own major version only.
+    major = int(version.split(".")[0])
+    spec = requirement.removeprefix("toolhooks")
+    assert admits_major(spec, major)
+    assert not admits_major(spec, major + 1)
+    assert major == 0 or not admits_major(spec, major - 1)
 
 
 @pytest.mark.parametrize(
