@@ -123,3 +123,30 @@ def test_no_module_imports_itself_back() -> None:
         if start not in state:
             walk(start, [start])
     assert not cycles, "\n".join(cycles)
+
+
+def test_every_package_is_in_the_distribution():
+    """setuptools lists packages by hand (core/ is mapped to toolhooks): a package missing from
+    pyproject.toml works in an editable checkout and is absent from the wheel users install."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    root = CORE.parent
+    listed = set(
+        tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        module_name(init.parent / "__init__.py")
+        for init in CORE.rglob("__init__.py")
+        if "_plugin_template" not in init.parts
+    }
+    found |= {
+        "toolhooks.plugins"
+        + "".join(f".{p}" for p in init.parent.relative_to(root / "plugins").parts)
+        for init in (root / "plugins").rglob("__init__.py")
+    }
+    assert found - listed == set(), (
+        "packages missing from pyproject.toml's [tool.setuptools] packages"
+    )
