@@ -46,6 +46,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "toolhooks.cli._replay",
         "feed a recorded transcript (JSONL) through the pipeline and print every decision",
     ),
+    "whatif": (
+        "toolhooks.cli._whatif",
+        "replay an event log's calls under another config and show every decision that changes",
+    ),
     "approvals": (
         "toolhooks.cli._approvals",
         "list and decide approvals, list and revoke allow-always grants",

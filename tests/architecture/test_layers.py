@@ -18,7 +18,7 @@ LAYERS = [
     ("pipeline",),
     ("approvals",),
     ("runtime",),
-    ("testing", "web", "agents"),
+    ("testing", "web", "agents", "whatif"),
     ("cli",),
 ]
 """Lowest first; the packages on one line are side by side (they may not import each other)."""
