@@ -26,6 +26,7 @@ import dispatch
 import pipeline
 import scale
 import timing
+import whatif
 from timing import micro
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,9 +46,10 @@ class Sizes:
     per_thread: int = 1_000
     async_batch: int = 200
     paced_calls: int = 2_000
+    whatif_calls: int = 100_000
 
 
-QUICK = Sizes(3, 0.002, (1, 10, 50), 500, 200, (100_000, 1_000_000), 20, 2, 8, 5, 20, 50)
+QUICK = Sizes(3, 0.002, (1, 10, 50), 500, 200, (100_000, 1_000_000), 20, 2, 8, 5, 20, 50, 2_000)
 
 
 @dataclass
@@ -339,6 +341,30 @@ def item_langchain(quick: bool, workdir: str) -> Table:
     return table
 
 
+def item_whatif(sizes: Sizes, workdir: str) -> Table:
+    calls = sizes.whatif_calls
+    table = Table(
+        f"12. toolhooks whatif over a {calls:,}-call log (issue #23)",
+        ["config", "calls", "wall time", "calls / s", "CPU per call", "calls / CPU s", "changed",
+         "peak RSS"],
+    )  # fmt: skip
+    for label, run in whatif.measure(calls, workdir).items():
+        table.rows.append(
+            [label, f"{run.calls:,}", micro(run.seconds), f"{run.per_second:,.0f}",
+             micro(run.cpu_seconds / run.calls), f"{run.per_cpu_second:,.0f}", f"{run.changed:,}",
+             f"{run.peak_rss_kb / 1024:.0f} MB"]
+        )  # fmt: skip
+        table.data[label] = run.__dict__ | {
+            "per_second": run.per_second,
+            "per_cpu_second": run.per_cpu_second,
+        }
+    table.notes.append(
+        "the whole command in a process of its own (reading the rotated log, rebuilding every "
+        "call, the pipeline with nothing run, comparing, writing --json); see bench/whatif.py"
+    )
+    return table
+
+
 def machine() -> str:
     cpu = platform.processor() or "unknown CPU"
     try:
@@ -356,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="tiny sizes: checks that everything runs"
     )
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,8,9", help="items to run, e.g. 1,2")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,8,9,12", help="items to run, e.g. 1,2")
     parser.add_argument(
         "--clock",
         choices=sorted(timing.CLOCKS),
@@ -387,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
             7: lambda: item_concurrency(sizes, sub("concurrency")),
             8: lambda: item_langchain(args.quick, workdir),
             9: lambda: item_builtins(sizes),
+            12: lambda: item_whatif(sizes, sub("whatif")),
         }
         for number in sorted(only):
             table = items[number]()
