@@ -8,7 +8,10 @@ a fraction of the time (see ``_EXPORTS``).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+
+# Not ``from typing import TYPE_CHECKING``: importing typing costs the hook client (toolhooks._main)
+# milliseconds; type checkers treat any name TYPE_CHECKING as True.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from .approvals._resolve import ApprovalUnavailable

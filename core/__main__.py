@@ -1,6 +1,6 @@
 """``python -m toolhooks``: the same command line as the ``toolhooks`` console script."""
 
-from .cli import main
+from ._main import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

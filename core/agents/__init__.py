@@ -9,7 +9,10 @@ the stdlib-only hook client pays only for the protocol it speaks.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+
+# Not ``from typing import TYPE_CHECKING``: importing typing costs the hook client (toolhooks._main)
+# milliseconds; type checkers treat any name TYPE_CHECKING as True.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from ._bridge import AgentBridge

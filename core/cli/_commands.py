@@ -58,6 +58,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "toolhooks.cli._hook",
         "answer a coding agent's hook event (Claude Code, Codex, Gemini, ...); install the hooks",
     ),
+    "agentd": (
+        "toolhooks.cli._agentd",
+        "the daemon that answers coding agents' hooks in milliseconds (start, --status, --stop)",
+    ),
     "serve": (
         "toolhooks.cli._serve",
         "the approvals desk: a web page to decide, edit and watch tool calls (toolhooks[web])",

@@ -31,3 +31,7 @@ class AgentsTable(BaseModel):
     """``toolhooks agentd``: the daemon exits after this long without a hook."""
     max_payload_bytes: int = Field(default=MAX_PAYLOAD_BYTES, ge=1024, strict=True)
     """A hook event larger than this is refused in the agent's protocol (and logged)."""
+    http_port: int | None = Field(default=None, ge=0, le=65535, strict=True)
+    """``toolhooks agentd`` also answers Claude Code's ``type: "http"`` hook on
+    ``http://127.0.0.1:PORT/hook/claude-code`` (token in ``.toolhooks/agentd.token``); 0: any
+    free port, written to ``.toolhooks/agentd.port``. None: no HTTP listener."""

@@ -29,6 +29,16 @@ def _no_operator_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TOOLHOOKS_CONFIG", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_leftover_daemons(tmp_path: Path) -> Iterator[None]:
+    """A ``toolhooks hook`` starts its project's daemon, which outlives the hook by design: end
+    every one a test's hooks started under its tmp_path."""
+    yield
+    from daemon_support import stop_daemons_under
+
+    stop_daemons_under(tmp_path)
+
+
 @pytest.fixture
 def make_bridge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -1,0 +1,322 @@
+"""``toolhooks hook AGENT``: hand one hook event to the project's daemon and print its answer.
+
+The agent runs this around every tool call and waits for it, so it imports only the stdlib
+(``os``, ``sys``, ``socket``; the protocol modules and the runtime only on the slow paths) and
+is reached from the console script without importing the command line (``toolhooks._main``).
+
+1. Read stdin (at most ``STDIN_LIMIT`` + 1 bytes: the daemon refuses what is over
+   ``[agents] max_payload_bytes``, in the agent's protocol) and find the project
+   (``_project``); move to its root.
+2. Send the event to ``.toolhooks/agentd.sock`` (``POST /run/AGENT``, ``_routes``) and write the
+   answer's stdout and stderr verbatim; exit with its code.
+3. No daemon: start one (``toolhooks agentd --foreground``, in a session of its own, its output
+   to ``.toolhooks/agentd.log``), wait for its socket up to ``START_WAIT_S``, ask again.
+4. A daemon that cannot start, refuses this config (409), is full (503), or dies before its
+   answer is complete (EOF: killed mid-call): answer in this process (``run_in_process``,
+   slow but correct; the before event's hand-over file makes a call decided by the dead daemon
+   finishable here).
+5. If even that fails: refuse in the agent's own protocol (fail closed), unless the config says
+   ``[agents] on_error = "allow"`` (read with the stdlib's TOML parser).
+
+A daemon that takes longer than ``REPLY_TIMEOUT_S`` is not asked again in-process (the call
+might then be decided twice, and an approval waited for twice): the event is refused.
+"""
+
+from __future__ import annotations
+
+import _socket  # the C module: ``socket`` itself imports ``selectors`` and ``enum`` (ms)
+import os
+import sys
+import time
+
+from . import _project
+from ._project import Project, ProjectError
+
+STDIN_LIMIT = 32 * 1024 * 1024
+"""What the hook reads at most (one byte more tells it the event was bigger): four times
+``[agents] max_payload_bytes``' default, so an event over the default limit is still refused
+saying how big it was."""
+START_WAIT_S = 10.0
+"""How long a hook waits for the daemon it started (building a runtime: 0.3-3 s on a loaded
+machine). A daemon that fails says so sooner, by exiting."""
+CONNECT_TIMEOUT_S = 5.0
+REPLY_TIMEOUT_S = 595.0
+"""Under the 600 s hook timeout ``toolhooks hook install`` writes, after which an agent gives up
+on the hook (and some then run the tool)."""
+
+LOG_LIMIT = 1024 * 1024
+"""``.toolhooks/agentd.log`` is started afresh by the next daemon once it is bigger than this."""
+
+Answer = tuple[bytes, bytes, int]
+"""What the hook writes: stdout, stderr, exit code."""
+ABSENT, FALLBACK, TIMEOUT = "absent", "fallback", "timeout"
+
+
+def main(agent: str, argv: list[str]) -> int:
+    """``toolhooks hook AGENT [--config FILE] [--no-daemon]``; the exit code is the reply's."""
+    config: str | None = None
+    daemon = True
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "--config" and args:
+            config = args.pop(0)
+        elif arg.startswith("--config="):
+            config = arg.partition("=")[2]
+        elif arg == "--no-daemon":
+            daemon = False
+        else:
+            os.write(2, f"toolhooks hook {agent}: unknown argument {arg!r}\n".encode())
+            return 2
+    raw = _read_stdin()
+    out, err, code = answer(agent, raw, config=config, daemon=daemon)
+    _write(1, out)
+    _write(2, err)
+    return code
+
+
+def answer(agent: str, raw: bytes, *, config: str | None = None, daemon: bool = True) -> Answer:
+    """The answer to one hook event of ``agent``: from the daemon, else in-process, else refused."""
+    try:
+        project = _project.find_project(os.getcwd(), os.environ, config=config)
+        os.chdir(project.root)
+    except (ProjectError, OSError) as error:
+        return refuse(agent, raw, f"the config cannot be read: {error}", on_error="deny")
+    if daemon and hasattr(os, "posix_spawn") and hasattr(_socket, "AF_UNIX"):
+        got = via_daemon(project, agent, raw)
+        if isinstance(got, tuple):
+            return got
+        if got == TIMEOUT:
+            reason = f"the toolhooks daemon did not answer within {REPLY_TIMEOUT_S:g} s"
+            return refuse(agent, raw, reason, on_error=_project.on_error(project))
+    return in_process(project, agent, raw)
+
+
+def via_daemon(project: Project, agent: str, raw: bytes) -> Answer | str:
+    """The daemon's answer, starting the daemon if there is none; else ``FALLBACK`` or
+    ``TIMEOUT``."""
+    got = ask(project, agent, raw)
+    if got != ABSENT:
+        return got
+    try:
+        pid = spawn(project)
+    except OSError:
+        return FALLBACK  # no .toolhooks/ here (read-only project?): answer in-process
+    deadline = time.monotonic() + START_WAIT_S
+    delay = 0.002
+    respawned = False
+    while True:
+        got = ask(project, agent, raw)
+        if got != ABSENT:
+            return got
+        exited, status = os.waitpid(pid, os.WNOHANG) if pid else (0, 0)
+        if exited:
+            if os.waitstatus_to_exitcode(status) != 0 or respawned:
+                return FALLBACK  # it could not start (the reason is in .toolhooks/agentd.log)
+            # It exited 0: another daemon was serving, and has just left (idle). Once more.
+            pid, respawned = spawn(project), True
+        if time.monotonic() > deadline:
+            return FALLBACK
+        time.sleep(delay)  # polling the socket the daemon is binding, bounded by the deadline
+        delay = min(delay * 2, 0.05)
+
+
+def ask(project: Project, agent: str, raw: bytes) -> Answer | str:
+    """One request to the daemon: its answer, ``ABSENT`` (no daemon), ``FALLBACK`` or
+    ``TIMEOUT``."""
+    try:
+        info = os.lstat(_project.SOCKET)
+    except FileNotFoundError:
+        return ABSENT
+    except OSError:
+        return FALLBACK
+    # Only a socket this user created is trusted: nobody else can make one owned by us.
+    if (info.st_mode & 0o170000) != 0o140000 or info.st_uid != os.getuid():
+        return FALLBACK
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(CONNECT_TIMEOUT_S)
+        try:
+            conn.connect(_project.SOCKET)
+        except (FileNotFoundError, ConnectionRefusedError):
+            return ABSENT  # a socket file left by a daemon that is gone
+        except OSError:
+            return FALLBACK
+        named = os.fsencode(project.config).hex() if project.config else ""
+        head = (
+            f"POST /run/{agent} HTTP/1.1\r\nHost: agentd\r\nContent-Length: {len(raw)}\r\n"
+            f"X-Toolhooks-Config: {named}\r\n\r\n"
+        ).encode("ascii")
+        try:
+            if len(raw) < 65536:
+                conn.sendall(head + raw)
+            else:  # no copy of a big event
+                conn.sendall(head)
+                conn.sendall(raw)
+        except OSError:
+            pass  # it may have answered already (and closed): read what it said
+        conn.settimeout(REPLY_TIMEOUT_S)
+        return _read_answer(conn)
+    finally:
+        conn.close()
+
+
+def _read_answer(conn: _socket.socket) -> Answer | str:
+    data = bytearray()
+    need = -1
+    head_end = -1
+    try:
+        while need < 0 or len(data) < need:
+            chunk = conn.recv(65536 if need < 0 else max(need - len(data), 65536))
+            if not chunk:
+                return FALLBACK  # EOF before a whole answer: the daemon died mid-call
+            data += chunk
+            if need < 0:
+                head_end = data.find(b"\r\n\r\n")
+                if head_end >= 0:
+                    headers = _headers(bytes(data[:head_end]))
+                    if headers is None:
+                        return FALLBACK
+                    need = head_end + 4 + int(headers.get("content-length", "0"))
+    except TimeoutError:
+        return TIMEOUT
+    except OSError:
+        return FALLBACK
+    headers = _headers(bytes(data[:head_end]))
+    if headers is None or headers.get(":status") != "200":
+        return FALLBACK  # 409 another config, 503 full, 4xx: this process answers instead
+    try:
+        split = int(headers["x-toolhooks-stdout-length"])
+        code = int(headers["x-toolhooks-exit-code"])
+    except (KeyError, ValueError):
+        return FALLBACK
+    body = bytes(data[head_end + 4 : need])
+    return body[:split], body[split:], code
+
+
+def _headers(head: bytes) -> dict[str, str] | None:
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ", 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/1."):
+        return None
+    found = {":status": parts[1]}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        found[name.strip().lower()] = value.strip()
+    if not found.get("content-length", "0").isdigit():
+        return None
+    return found
+
+
+def call(method: str, path: str) -> tuple[int, bytes] | None:
+    """One bodiless request to the daemon of the project in the cwd (``toolhooks agentd
+    --status`` / ``--stop``): its status and body, or None when no daemon answers."""
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(CONNECT_TIMEOUT_S)
+        conn.connect(_project.SOCKET)
+        conn.sendall(f"{method} {path} HTTP/1.1\r\nHost: agentd\r\n\r\n".encode("ascii"))
+        data = b""
+        while chunk := conn.recv(65536):
+            data += chunk
+    except OSError:
+        return None
+    finally:
+        conn.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    headers = _headers(head)
+    if headers is None:
+        return None
+    return int(headers[":status"]), body
+
+
+def spawn(project: Project, options: tuple[str, ...] = ()) -> int:
+    """Start ``toolhooks agentd --foreground`` for ``project`` in a session of its own; its pid.
+
+    ``posix_spawn`` rather than ``subprocess`` (which costs the hook a dozen imports): stdin is
+    /dev/null and stdout and stderr go to ``.toolhooks/agentd.log``, so the daemon holds none
+    of the agent's pipes open (an agent reads the hook's stdout until EOF)."""
+    _project.make_private_dir(_project.STATE_DIR)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+    try:
+        if os.stat(_project.LOG).st_size > LOG_LIMIT:
+            flags |= os.O_TRUNC  # a log of starts and failures: the latest are what matter
+    except FileNotFoundError:
+        pass
+    log = os.open(_project.LOG, flags, 0o600)
+    try:
+        argv = [sys.executable, "-m", "toolhooks", "agentd", "--foreground", *options]
+        if project.config is not None:
+            argv += ["--config", project.config]
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, log, 1),
+            (os.POSIX_SPAWN_DUP2, log, 2),
+        ]
+        return os.posix_spawn(
+            sys.executable, argv, dict(os.environ), file_actions=actions, setsid=True
+        )
+    finally:
+        os.close(log)
+
+
+def in_process(project: Project, agent: str, raw: bytes) -> Answer:
+    """The answer from a runtime built in this process (what the daemon would have said)."""
+    try:
+        from pathlib import Path
+
+        from ._run import run_in_process
+
+        reply = run_in_process(agent, raw, config=Path(project.config) if project.config else None)
+        return _encoded(reply.stdout), _encoded(reply.stderr), reply.exit_code
+    except Exception as error:  # no runtime here at all (a broken install): the last resort
+        reason = f"toolhooks cannot run: {type(error).__name__}: {error}"
+        return refuse(agent, raw, reason, on_error=_project.on_error(project))
+
+
+def refuse(agent: str, raw: bytes, reason: str, *, on_error: str) -> Answer:
+    """Fail closed in ``agent``'s own protocol (stdlib only), or, with ``on_error = "allow"``,
+    answer as if no hook were installed."""
+    from ._protocol import HookAnswer, ProtocolError, protocol, read_payload
+
+    try:
+        proto = protocol(agent)
+    except ProtocolError as error:
+        return b"", f"toolhooks: {error}\n".encode(), 2
+    try:
+        payload = read_payload(raw)
+    except ProtocolError:
+        payload = None
+    reply = None
+    if on_error == "allow" and payload is not None:
+        try:
+            reply = proto.render(proto.parse(payload), HookAnswer(action="none"))
+        except (ProtocolError, ValueError):
+            reply = None
+    if reply is None:
+        reply = proto.refuse(payload, reason)
+    return _encoded(reply.stdout), _encoded(reply.stderr), reply.exit_code
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _read_stdin() -> bytes:
+    stdin = sys.stdin
+    if stdin is None:
+        return b""
+    try:
+        return stdin.buffer.read(STDIN_LIMIT + 1)
+    except (OSError, ValueError):
+        return b""
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(fd, view)
+        except OSError:
+            return  # the agent stopped reading: nothing more to tell it
+        view = view[written:]

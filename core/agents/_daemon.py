@@ -1,0 +1,322 @@
+"""``toolhooks agentd``: one resident runtime for a project's coding-agent hooks.
+
+Building a runtime and loading the plugins costs a few hundred milliseconds, which a hook would
+pay twice per tool call. The daemon pays it once and answers on ``.toolhooks/agentd.sock`` (a
+Unix socket, mode 0600, in a 0700 folder; a peer of another user is refused by its credentials
+too) and, with ``[agents] http_port``, on 127.0.0.1 for Claude Code's ``type: "http"`` hook.
+
+Life cycle:
+
+- **Start.** Under ``.toolhooks/agentd.lock`` (``flock``): if a daemon answers on the socket,
+  this one exits 0 at once (two hooks that start one at the same moment get one daemon);
+  otherwise it builds the runtime (a config that does not load: exit 1, the hook answers
+  in-process), binds the socket, writes ``agentd.pid`` and lets go of the lock.
+- **Serve.** Each connection on its own thread (an approval may keep one waiting up to
+  ``[agents] wait_s``), at most ``MAX_CONNECTIONS`` at once (more: 503, and the hook answers
+  in-process); a request that cannot be read is answered with an error and closed, and nothing
+  a request does ends the daemon. A changed config rebuilds the runtime (``_served``).
+- **Stop.** After ``[agents] idle_timeout_s`` (or ``--idle-timeout``) without a request, on
+  SIGTERM / SIGINT or ``toolhooks agentd --stop``: the socket is unlinked first (a hook arriving
+  now starts a new daemon), connections already queued are answered, requests in flight finish
+  (SIGTERM waits ``STOP_GRACE_S`` for them), the runtime is closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import selectors
+import signal
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+from . import _project as paths
+from ._http import Guard, load_token, tcp_listener
+from ._project import Project
+from ._routes import Routes
+from ._served import Resident
+
+logger = logging.getLogger("toolhooks.agents.agentd")
+MAX_CONNECTIONS = 64
+READ_TIMEOUT_S = 30.0
+"""How long a connection may take to send its request; the answer may take as long as it takes."""
+LOCK_WAIT_S = 60.0
+"""How long a starting daemon waits for another one's start (building a runtime) to finish."""
+STOP_GRACE_S = 10.0
+
+
+class AlreadyServing(Exception):
+    """Another daemon answers on this project's socket."""
+
+
+class Daemon:
+    """The resident runtime of one project, serving until idle or stopped."""
+
+    def __init__(
+        self, project: Project, *, idle_timeout_s: float | None = None, http_port: int | None = None
+    ) -> None:
+        self.project = project
+        self._idle_given = idle_timeout_s
+        self._http_port_given = http_port
+        self._stop = threading.Event()
+        self._state = threading.Lock()
+        self._in_flight = 0
+        self._last = time.monotonic()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self.unix: socket.socket | None = None
+        self.tcp: socket.socket | None = None
+        self._socket_ino = 0
+        self.resident: Resident | None = None
+        self.routes: Routes | None = None
+
+    # -- start -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Build the runtime and bind the listeners; ``AlreadyServing`` when another daemon does."""
+        os.chdir(self.project.root)
+        paths.make_private_dir(paths.STATE_DIR)
+        with self._startup_lock():
+            if _answers(paths.SOCKET):
+                raise AlreadyServing(os.path.abspath(paths.SOCKET))
+            self.resident = Resident(self.project.config)
+            try:
+                self.unix = self._bind_unix()
+                guard = self._bind_tcp()
+            except BaseException:
+                self.resident.close()
+                raise
+            self.routes = Routes(self.resident, self.project, guard, self.request_stop)
+            _write_private(paths.PIDFILE, f"{os.getpid()}\n")
+        logger.info(
+            "agentd %d serving %s (config %s)",
+            os.getpid(),
+            self.project.path(paths.SOCKET),
+            self.project.config or "none: the defaults",
+        )
+
+    @contextlib.contextmanager
+    def _startup_lock(self) -> Iterator[None]:
+        fd = os.open(paths.LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            deadline = time.monotonic() + LOCK_WAIT_S
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        message = f"{paths.LOCK} stayed locked for {LOCK_WAIT_S:g} s"
+                        raise TimeoutError(message) from None
+                    time.sleep(0.02)  # another daemon is starting: poll its lock, bounded
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _bind_unix(self) -> socket.socket:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(paths.SOCKET)  # a stale one: nobody answered on it (checked under the lock)
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # created 0600: there is no moment when others may connect
+        try:
+            server.bind(paths.SOCKET)
+        finally:
+            os.umask(old)
+        os.chmod(paths.SOCKET, 0o600)
+        server.listen(128)
+        self._socket_ino = os.stat(paths.SOCKET).st_ino
+        return server
+
+    def _bind_tcp(self) -> Guard | None:
+        port = self._http_port_given
+        if port is None and self.resident is not None:
+            port = self.resident.settings.http_port
+        if port is None:
+            return None
+        try:
+            token = load_token(paths.TOKEN)
+            self.tcp = tcp_listener(port)
+        except OSError as error:  # the command hooks still work: say so and go on
+            logger.error("agentd: no HTTP hook listener on 127.0.0.1:%s: %s", port, error)
+            return None
+        bound = self.tcp.getsockname()[1]
+        _write_private(paths.PORT, f"{bound}\n")
+        logger.info("agentd: HTTP hooks on http://127.0.0.1:%d/hook/AGENT", bound)
+        return Guard(token, bound)
+
+    # -- serve -------------------------------------------------------------------------------
+
+    def idle_timeout_s(self) -> float:
+        if self._idle_given is not None:
+            return self._idle_given
+        return self.resident.settings.idle_timeout_s if self.resident is not None else 900.0
+
+    def request_stop(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(OSError):
+            self._wake_w.send(b"x")
+
+    def serve(self) -> None:
+        """Answer connections until idle or stopped, then shut down."""
+        assert self.unix is not None
+        selector = selectors.DefaultSelector()
+        selector.register(self.unix, selectors.EVENT_READ, "unix")
+        if self.tcp is not None:
+            selector.register(self.tcp, selectors.EVENT_READ, "tcp")
+        selector.register(self._wake_r, selectors.EVENT_READ, None)
+        try:
+            while not self._stop.is_set():
+                with self._state:
+                    busy, last = self._in_flight, self._last
+                left = self.idle_timeout_s() - (time.monotonic() - last)
+                if not busy and left <= 0:
+                    logger.info("agentd %d: idle, exiting", os.getpid())
+                    break
+                for key, _ in selector.select(timeout=max(left, 0.05) if not busy else 1.0):
+                    if key.data is None:
+                        self._wake_r.recv(64)
+                        continue
+                    self._accept(key.fileobj, key.data)  # type: ignore[arg-type]
+        finally:
+            selector.close()
+            self.shutdown()
+
+    def _accept(self, server: socket.socket, kind: str) -> None:
+        try:
+            conn, _ = server.accept()
+        except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+            return
+        with self._state:
+            full = self._in_flight >= MAX_CONNECTIONS
+            if not full:
+                self._in_flight += 1
+                self._last = time.monotonic()
+        if full:
+            assert self.routes is not None
+            self.routes.busy(conn)
+            return
+        threading.Thread(
+            target=self._serve_one, args=(conn, kind), name="agentd-request", daemon=True
+        ).start()
+
+    def _serve_one(self, conn: socket.socket, kind: str) -> None:
+        try:
+            conn.settimeout(READ_TIMEOUT_S)
+            assert self.routes is not None
+            if kind == "unix" and not _same_user(conn):
+                self.routes.refuse_peer(conn)
+            else:
+                self.routes.serve(conn, kind)
+        except Exception:  # one request never ends the daemon
+            logger.exception("agentd: a request failed")
+        finally:
+            with contextlib.suppress(OSError):
+                conn.close()
+            with self._state:
+                self._in_flight -= 1
+                self._last = time.monotonic()
+
+    # -- stop --------------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Unlink the socket (only if it is still ours), answer what is queued, wait for the
+        requests in flight, close the runtime."""
+        if self.unix is not None:
+            with self._startup_lock(), contextlib.suppress(OSError):
+                if os.stat(paths.SOCKET).st_ino == self._socket_ino:
+                    os.unlink(paths.SOCKET)
+            self.unix.setblocking(False)
+            while True:  # hooks that connected before the unlink still get their answer
+                try:
+                    conn, _ = self.unix.accept()
+                except OSError:
+                    break
+                conn.setblocking(True)
+                with self._state:
+                    self._in_flight += 1
+                self._serve_one(conn, "unix")
+            self.unix.close()
+        if self.tcp is not None:
+            self.tcp.close()
+        deadline = time.monotonic() + STOP_GRACE_S
+        while time.monotonic() < deadline:
+            with self._state:
+                if not self._in_flight:
+                    break
+            time.sleep(0.02)  # requests in flight finishing: poll, bounded by the grace
+        with contextlib.suppress(OSError):
+            with open(paths.PIDFILE, encoding="utf-8") as handle:
+                ours = handle.read().strip() == str(os.getpid())
+            if ours:
+                os.unlink(paths.PIDFILE)
+        if self.resident is not None:
+            self.resident.close()
+        self._wake_r.close()
+        self._wake_w.close()
+
+
+def run(
+    project: Project,
+    *,
+    idle_timeout_s: float | None = None,
+    http_port: int | None = None,
+    ready: Callable[[Daemon], None] | None = None,
+) -> int:
+    """``toolhooks agentd --foreground``: 0 when it served (or another daemon serves), 1 when it
+    could not start (the reason is logged)."""
+    daemon = Daemon(project, idle_timeout_s=idle_timeout_s, http_port=http_port)
+    try:
+        daemon.start()
+    except AlreadyServing as serving:
+        logger.info("agentd: another daemon already serves %s", serving)
+        return 0
+    except Exception as error:
+        logger.error("agentd: cannot start: %s: %s", type(error).__name__, error)
+        return 1
+    previous = {sig: signal.signal(sig, lambda *_: daemon.request_stop()) for sig in _SIGNALS}
+    try:
+        if ready is not None:
+            ready(daemon)
+        daemon.serve()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _answers(address: str) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(2.0)
+    try:
+        probe.connect(address)
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """The peer runs as this daemon's user (Linux ``SO_PEERCRED``; elsewhere the socket's mode
+    and its folder's are the whole check)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    try:
+        _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, 12))
+    except OSError:
+        return False
+    return bool(uid == os.getuid())
+
+
+def _write_private(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)

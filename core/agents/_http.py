@@ -1,0 +1,250 @@
+"""The daemon's wire: one HTTP/1.1 request per connection, on its Unix socket and, for Claude
+Code's ``type: "http"`` hook, on 127.0.0.1.
+
+One protocol for both listeners, so the hook client, ``curl --unix-socket`` and Claude Code all
+speak to the same code. Written out by hand rather than with ``http.server``: the reads are
+capped (head 16 KiB, body ``limit``), a slow or broken peer costs one thread for at most the
+socket's timeout, and nothing is parsed that the routes do not use.
+
+The TCP listener (``Guard``) is for a hook that cannot run a command: it answers only a request
+whose ``Host`` is loopback (a web page that resolved its own name to 127.0.0.1 is refused, 403),
+carries no ``Origin`` (browsers send one), and holds ``Authorization: Bearer TOKEN`` with the
+token from ``.toolhooks/agentd.token`` (mode 0600; 401 without it).
+
+A reply for such a hook (``hook_body``) is what Claude Code reads from an HTTP hook: a 2xx body
+is read like a command hook's stdout, and there is no exit code, so a blocking exit (2) becomes
+``{"decision": "block"}`` with the reason, and any other failing exit a 500 (a non-blocking
+error, as exit 1 is for a command hook).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import secrets
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ._protocol import HookReply
+
+MAX_HEAD = 16 * 1024
+REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    409: "Conflict",
+    411: "Length Required",
+    413: "Content Too Large",
+    431: "Request Header Fields Too Large",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost"})
+
+
+class BadRequest(Exception):
+    """A request the daemon answers with ``status`` and closes, without handling it."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Request:
+    method: str
+    path: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Names in lower case; a repeated header keeps its last value."""
+    body: bytes = b""
+
+
+def read_request(conn: socket.socket, limit: int) -> Request:
+    """One request from ``conn``: the head (at most ``MAX_HEAD`` bytes) and a body of at most
+    ``limit`` bytes (``Content-Length``, or chunked); ``BadRequest`` for anything else."""
+    buffer = bytearray()
+    end = -1
+    while end < 0:
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise BadRequest(400, "the connection closed before the request's head ended")
+        start = max(0, len(buffer) - 3)
+        buffer += chunk
+        end = buffer.find(b"\r\n\r\n", start)
+        if end < 0 and len(buffer) > MAX_HEAD:
+            raise BadRequest(431, f"the request's head is over {MAX_HEAD} bytes")
+    if end > MAX_HEAD:
+        raise BadRequest(431, f"the request's head is over {MAX_HEAD} bytes")
+    lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        raise BadRequest(400, "the request line is not 'METHOD PATH HTTP/1.x'")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        name, colon, value = line.partition(":")
+        if not colon or not name or name != name.strip():
+            raise BadRequest(400, f"a header line is malformed: {line[:80]!r}")
+        headers[name.lower()] = value.strip()
+    rest = bytes(buffer[end + 4 :])
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        body = _read_chunked(conn, rest, limit)
+    elif "transfer-encoding" in headers:
+        raise BadRequest(400, "only the chunked transfer encoding is understood")
+    else:
+        body = _read_sized(conn, rest, headers, limit)
+    return Request(method=parts[0], path=parts[1], headers=headers, body=body)
+
+
+def _read_sized(conn: socket.socket, rest: bytes, headers: Mapping[str, str], limit: int) -> bytes:
+    given = headers.get("content-length")
+    if given is None:
+        if rest:
+            raise BadRequest(411, "a request with a body needs Content-Length")
+        return b""
+    if not given.isdigit():
+        raise BadRequest(400, f"Content-Length is not a number: {given[:40]!r}")
+    size = int(given)
+    if size > limit:
+        raise BadRequest(413, f"the body is {size} bytes, over the limit of {limit}")
+    return _read_exactly(conn, rest, size)
+
+
+def _read_exactly(conn: socket.socket, rest: bytes, size: int) -> bytes:
+    if len(rest) >= size:
+        return rest[:size]
+    parts = [rest]
+    missing = size - len(rest)
+    while missing:
+        chunk = conn.recv(min(missing, 1 << 20))
+        if not chunk:
+            raise BadRequest(400, "the connection closed before the body ended")
+        parts.append(chunk)
+        missing -= len(chunk)
+    return b"".join(parts)
+
+
+def _read_chunked(conn: socket.socket, rest: bytes, limit: int) -> bytes:
+    pending = bytearray(rest)
+    body = bytearray()
+
+    def line() -> bytes:
+        while (end := pending.find(b"\r\n")) < 0:
+            if len(pending) > 1024:
+                raise BadRequest(400, "a chunk's size line is too long")
+            more = conn.recv(65536)
+            if not more:
+                raise BadRequest(400, "the connection closed inside a chunked body")
+            pending.extend(more)
+        taken = bytes(pending[:end])
+        del pending[: end + 2]
+        return taken
+
+    while True:
+        size_text = line().split(b";", 1)[0].strip()
+        try:
+            size = int(size_text, 16)
+        except ValueError:
+            raise BadRequest(400, "a chunk's size is not hexadecimal") from None
+        if size == 0:
+            while line():  # trailers, up to the empty line
+                pass
+            return bytes(body)
+        if len(body) + size > limit:
+            raise BadRequest(413, f"the body is over the limit of {limit} bytes")
+        chunk = _read_exactly(conn, bytes(pending), size + 2)
+        del pending[: min(len(pending), size + 2)]
+        body += chunk[:size]
+
+
+def response(
+    status: int, body: bytes, *, content_type: str, headers: Mapping[str, str] = {}
+) -> bytes:
+    """A complete response; every connection closes after one."""
+    head = [
+        f"HTTP/1.1 {status} {REASONS.get(status, 'Error')}",
+        f"Content-Type: {content_type}",
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+        *(f"{name}: {value}" for name, value in headers.items()),
+    ]
+    return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
+
+
+def error_response(status: int, message: str) -> bytes:
+    body = json.dumps({"error": message}).encode()
+    return response(status, body, content_type="application/json")
+
+
+def hook_body(reply: HookReply) -> tuple[int, bytes]:
+    """``reply`` as an HTTP hook's answer: status and body (see the module's docstring)."""
+    if reply.exit_code == 0:
+        return 200, reply.stdout.encode("utf-8", "surrogatepass")
+    reason = reply.stderr.strip() or "toolhooks refused this event"
+    if reply.exit_code == 2:
+        return 200, json.dumps({"decision": "block", "reason": reason}).encode()
+    return 500, reason.encode("utf-8", "surrogatepass")
+
+
+# -- the TCP listener's guard ------------------------------------------------------------------
+
+
+class Guard:
+    """Who may use the TCP listener on ``port``: loopback ``Host``, no ``Origin``, the token."""
+
+    def __init__(self, token: str, port: int) -> None:
+        self._token = token.encode()
+        self.port = port
+
+    def check(self, request: Request) -> BadRequest | None:
+        """None when ``request`` may be answered, else the refusal to send."""
+        host = request.headers.get("host", "")
+        name, _, port = host.rpartition(":") if host.count(":") == 1 else (host, "", "")
+        if name not in LOOPBACK_HOSTS or (port and port != str(self.port)):
+            return BadRequest(403, f"Host {host[:80]!r} is not this daemon's loopback address")
+        if "origin" in request.headers:
+            return BadRequest(403, "requests from web pages (with an Origin) are refused")
+        given = request.headers.get("authorization", "")
+        scheme, _, token = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            token.strip().encode(), self._token
+        ):
+            return BadRequest(401, "a valid 'Authorization: Bearer TOKEN' header is required")
+        return None
+
+
+def load_token(path: str) -> str:
+    """The token in ``path``, created (mode 0600) the first time; kept across restarts, so hook
+    settings that carry it stay valid. A token file others can read is refused."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(32) + "\n")
+    info = os.stat(path)
+    if info.st_mode & 0o077:
+        raise PermissionError(f"{path} can be read by others (mode {info.st_mode & 0o777:o})")
+    with open(path, encoding="utf-8") as handle:
+        token = handle.read().strip()
+    if len(token) < 16:
+        raise PermissionError(f"{path} holds no token (at least 16 characters)")
+    return token
+
+
+def tcp_listener(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1 only (never a wildcard address)."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", port))
+        server.listen(64)
+    except OSError:
+        server.close()
+        raise
+    return server

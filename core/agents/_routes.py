@@ -1,0 +1,141 @@
+"""What the daemon answers, per listener and path.
+
+On the Unix socket (this user only):
+
+- ``POST /run/AGENT``: the hook client's form. The body is the hook's stdin, unchanged;
+  ``X-Toolhooks-Config`` is the config the hook resolved (its path's bytes in hex; empty: none).
+  The answer's body is the reply's stdout then its stderr, split at
+  ``X-Toolhooks-Stdout-Length``, with ``X-Toolhooks-Exit-Code``: the client writes them out
+  verbatim without a JSON parser. 409: another config than the daemon's (the hook answers
+  in-process).
+- ``POST /hook/AGENT``: the HTTP hook's form (``_http.hook_body``), for ``curl --unix-socket``.
+- ``GET /status``: the daemon's pid, config, uptime and counts, as JSON.
+- ``POST /stop``: ``toolhooks agentd --stop``.
+
+On 127.0.0.1 (``[agents] http_port``), behind ``_http.Guard``: ``POST /hook/AGENT`` only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable
+
+from ._client import STDIN_LIMIT
+from ._http import (
+    BadRequest,
+    Guard,
+    Request,
+    error_response,
+    hook_body,
+    read_request,
+    response,
+)
+from ._project import Project
+from ._protocol import PROTOCOLS, HookReply
+from ._served import Mismatch, Resident
+
+logger = logging.getLogger("toolhooks.agents.agentd")
+
+
+class Routes:
+    """Reads one request from a connection and sends its answer."""
+
+    def __init__(
+        self,
+        resident: Resident,
+        project: Project,
+        guard: Guard | None,
+        stop: Callable[[], None],
+    ) -> None:
+        self.resident = resident
+        self.project = project
+        self.guard = guard
+        self._stop = stop
+        self.started = time.time()
+        self.answered = 0
+
+    def serve(self, conn: socket.socket, kind: str) -> None:
+        limit = max(STDIN_LIMIT + 1, self.resident.settings.max_payload_bytes + 1)
+        try:
+            request = read_request(conn, limit)
+            if kind == "tcp":
+                assert self.guard is not None
+                refused = self.guard.check(request)
+                if refused is not None:
+                    raise refused
+            answer = self.route(request, kind)
+        except BadRequest as bad:
+            answer = error_response(bad.status, str(bad))
+        except (OSError, TimeoutError):
+            return  # the peer went away or stalled: nobody to answer
+        with contextlib.suppress(OSError):
+            conn.sendall(answer)
+
+    def route(self, request: Request, kind: str) -> bytes:
+        method, path = request.method, request.path.split("?", 1)[0]
+        section, _, agent = path.lstrip("/").partition("/")
+        if section == "hook" or (section == "run" and kind == "unix"):
+            if method != "POST":
+                raise BadRequest(405, f"{path} takes POST")
+            if agent not in PROTOCOLS:
+                raise BadRequest(404, f"no agent {agent!r} (known: {', '.join(PROTOCOLS)})")
+            if section == "run":
+                return self._run(request, agent)
+            status, body = hook_body(self._answer(agent, request.body, self.resident.config))
+            return response(status, body, content_type="application/json")
+        if kind == "unix" and path == "/status" and method == "GET":
+            return response(200, self._status(), content_type="application/json")
+        if kind == "unix" and path == "/stop" and method == "POST":
+            self._stop()
+            return response(200, b'{"stopping": true}', content_type="application/json")
+        raise BadRequest(404, f"nothing at {method} {path}")
+
+    def _run(self, request: Request, agent: str) -> bytes:
+        given = request.headers.get("x-toolhooks-config", "")
+        try:
+            config = os.fsdecode(bytes.fromhex(given)) if given else None
+        except ValueError:
+            raise BadRequest(400, "X-Toolhooks-Config is not hex") from None
+        try:
+            reply = self._answer(agent, request.body, config)
+        except Mismatch as mismatch:
+            raise BadRequest(409, str(mismatch)) from None
+        out = reply.stdout.encode("utf-8", "surrogatepass")
+        err = reply.stderr.encode("utf-8", "surrogatepass")
+        headers = {
+            "X-Toolhooks-Exit-Code": str(reply.exit_code),
+            "X-Toolhooks-Stdout-Length": str(len(out)),
+        }
+        return response(200, out + err, content_type="application/octet-stream", headers=headers)
+
+    def _answer(self, agent: str, raw: bytes, config: str | None) -> HookReply:
+        reply = self.resident.answer(agent, raw, config)
+        self.answered += 1
+        return reply
+
+    def _status(self) -> bytes:
+        status = {
+            "pid": os.getpid(),
+            "root": self.project.root,
+            "config": self.resident.config,
+            "uptime_s": round(time.time() - self.started, 3),
+            "answered": self.answered,
+            "reloads": self.resident.reloads,
+            "broken": self.resident.broken,
+            "http_port": self.guard.port if self.guard is not None else None,
+        }
+        return json.dumps(status).encode()
+
+    def busy(self, conn: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            conn.sendall(error_response(503, "the daemon is answering as many hooks as it takes"))
+            conn.close()
+
+    def refuse_peer(self, conn: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            conn.sendall(error_response(403, "this daemon answers its own user only"))
