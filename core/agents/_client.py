@@ -11,7 +11,7 @@ is reached from the console script without importing the command line (``toolhoo
    answer's stdout and stderr verbatim; exit with its code.
 3. No daemon: start one (``toolhooks agentd --foreground``, in a session of its own, its output
    to ``.toolhooks/agentd.log``), wait for its socket up to ``START_WAIT_S``, ask again.
-4. A daemon that cannot start, refuses this config (409), is full (503), or dies before its
+4. A daemon that cannot start, refuses this config (409), or dies before its
    answer is complete (EOF: killed mid-call): answer in this process (``run_in_process``,
    slow but correct; the before event's hand-over file makes a call decided by the dead daemon
    finishable here).
@@ -40,6 +40,7 @@ START_WAIT_S = 10.0
 """How long a hook waits for the daemon it started (building a runtime: 0.3-3 s on a loaded
 machine). A daemon that fails says so sooner, by exiting."""
 CONNECT_TIMEOUT_S = 5.0
+SEND_TIMEOUT_S = 60.0
 REPLY_TIMEOUT_S = 595.0
 """Under the 600 s hook timeout ``toolhooks hook install`` writes, after which an agent gives up
 on the hook (and some then run the tool)."""
@@ -109,7 +110,7 @@ def via_daemon(project: Project, agent: str, raw: bytes) -> Answer | str:
         got = ask(project, agent, raw)
         if got != ABSENT:
             return got
-        exited, status = os.waitpid(pid, os.WNOHANG) if pid else (0, 0)
+        exited, status = os.waitpid(pid, os.WNOHANG)
         if exited:
             if os.waitstatus_to_exitcode(status) != 0 or respawned:
                 return FALLBACK  # it could not start (the reason is in .toolhooks/agentd.log)
@@ -147,6 +148,7 @@ def ask(project: Project, agent: str, raw: bytes) -> Answer | str:
             f"POST /run/{agent} HTTP/1.1\r\nHost: agentd\r\nContent-Length: {len(raw)}\r\n"
             f"X-Toolhooks-Config: {named}\r\n\r\n"
         ).encode("ascii")
+        conn.settimeout(SEND_TIMEOUT_S)
         try:
             if len(raw) < 65536:
                 conn.sendall(head + raw)
@@ -184,7 +186,7 @@ def _read_answer(conn: _socket.socket) -> Answer | str:
         return FALLBACK
     headers = _headers(bytes(data[:head_end]))
     if headers is None or headers.get(":status") != "200":
-        return FALLBACK  # 409 another config, 503 full, 4xx: this process answers instead
+        return FALLBACK  # 409 another config, any other error: this process answers instead
     try:
         split = int(headers["x-toolhooks-stdout-length"])
         code = int(headers["x-toolhooks-exit-code"])

@@ -11,14 +11,14 @@ Life cycle:
   this one exits 0 at once (two hooks that start one at the same moment get one daemon);
   otherwise it builds the runtime (a config that does not load: exit 1, the hook answers
   in-process), binds the socket, writes ``agentd.pid`` and lets go of the lock.
-- **Serve.** Each connection on its own thread (an approval may keep one waiting up to
-  ``[agents] wait_s``), at most ``MAX_CONNECTIONS`` at once (more: 503, and the hook answers
-  in-process); a request that cannot be read is answered with an error and closed, and nothing
-  a request does ends the daemon. A changed config rebuilds the runtime (``_served``).
+- **Serve.** Worker threads wait in ``accept`` and each answers the connection it takes (an
+  approval may keep one waiting up to ``[agents] wait_s``), at most ``MAX_CONNECTIONS`` at once;
+  a request that cannot be read is answered with an error and closed, and nothing a request
+  does ends the daemon. A changed config rebuilds the runtime (``_served``).
 - **Stop.** After ``[agents] idle_timeout_s`` (or ``--idle-timeout``) without a request, on
-  SIGTERM / SIGINT or ``toolhooks agentd --stop``: the socket is unlinked first (a hook arriving
-  now starts a new daemon), connections already queued are answered, requests in flight finish
-  (SIGTERM waits ``STOP_GRACE_S`` for them), the runtime is closed.
+  SIGTERM / SIGINT / SIGHUP or ``toolhooks agentd --stop``: the socket is unlinked first (a hook
+  arriving now starts a new daemon), connections already queued are answered, requests in
+  flight get ``STOP_GRACE_S`` to finish, the runtime is closed.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import contextlib
 import fcntl
 import logging
 import os
-import selectors
 import signal
 import socket
 import struct
@@ -43,6 +42,11 @@ from ._served import Resident
 
 logger = logging.getLogger("toolhooks.agents.agentd")
 MAX_CONNECTIONS = 64
+"""Hooks answered at once (each may wait up to ``[agents] wait_s`` for an approval); more wait in
+the socket's queue."""
+SPARE_WORKERS = 2
+ACCEPT_POLL_S = 0.5
+"""How often a waiting worker looks whether the daemon is stopping."""
 READ_TIMEOUT_S = 30.0
 """How long a connection may take to send its request; the answer may take as long as it takes."""
 LOCK_WAIT_S = 60.0
@@ -67,7 +71,9 @@ class Daemon:
         self._state = threading.Lock()
         self._in_flight = 0
         self._last = time.monotonic()
-        self._wake_r, self._wake_w = socket.socketpair()
+        self._idle: dict[str, int] = {}
+        self._workers = 0
+        self._threads: list[threading.Thread] = []
         self.unix: socket.socket | None = None
         self.tcp: socket.socket | None = None
         self._socket_ino = 0
@@ -157,17 +163,13 @@ class Daemon:
 
     def request_stop(self) -> None:
         self._stop.set()
-        with contextlib.suppress(OSError):
-            self._wake_w.send(b"x")
 
     def serve(self) -> None:
         """Answer connections until idle or stopped, then shut down."""
         assert self.unix is not None
-        selector = selectors.DefaultSelector()
-        selector.register(self.unix, selectors.EVENT_READ, "unix")
-        if self.tcp is not None:
-            selector.register(self.tcp, selectors.EVENT_READ, "tcp")
-        selector.register(self._wake_r, selectors.EVENT_READ, None)
+        for server, kind in self._listeners():
+            server.settimeout(ACCEPT_POLL_S)
+            self._add_worker(server, kind)
         try:
             while not self._stop.is_set():
                 with self._state:
@@ -176,36 +178,62 @@ class Daemon:
                 if not busy and left <= 0:
                     logger.info("agentd %d: idle, exiting", os.getpid())
                     break
-                for key, _ in selector.select(timeout=max(left, 0.05) if not busy else 1.0):
-                    if key.data is None:
-                        self._wake_r.recv(64)
-                        continue
-                    self._accept(key.fileobj, key.data)  # type: ignore[arg-type]
+                self._stop.wait(min(left, 1.0) if not busy and left > 0 else 1.0)
         finally:
-            selector.close()
             self.shutdown()
 
-    def _accept(self, server: socket.socket, kind: str) -> None:
-        try:
-            conn, _ = server.accept()
-        except (BlockingIOError, InterruptedError, ConnectionAbortedError):
-            return
+    def _listeners(self) -> list[tuple[socket.socket, str]]:
+        found = [(self.unix, "unix")] if self.unix is not None else []
+        return found + ([(self.tcp, "tcp")] if self.tcp is not None else [])
+
+    def _add_worker(self, server: socket.socket, kind: str) -> None:
         with self._state:
-            full = self._in_flight >= MAX_CONNECTIONS
-            if not full:
+            self._idle[kind] = self._idle.get(kind, 0) + 1
+            self._workers += 1
+        thread = threading.Thread(
+            target=self._worker, args=(server, kind), name=f"agentd-{kind}", daemon=True
+        )
+        self._threads.append(thread)
+        thread.start()
+
+    def _worker(self, server: socket.socket, kind: str) -> None:
+        """Accept and answer connections on ``server`` (leader/followers: the kernel hands a
+        connection to a worker waiting in ``accept``, with no hand-over between threads). A
+        worker that takes the last idle place starts another, up to ``MAX_CONNECTIONS``; more
+        than ``SPARE_WORKERS`` idle ones end. With the daemon stopping, a worker leaves once no
+        connection is left queued (an accept that times out)."""
+        while True:
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                if self._stop.is_set():
+                    break
+                continue
+            except OSError:  # the listener is closed
+                break
+            with self._state:
+                self._idle[kind] -= 1
                 self._in_flight += 1
                 self._last = time.monotonic()
-        if full:
-            assert self.routes is not None
-            self.routes.busy(conn)
-            return
-        threading.Thread(
-            target=self._serve_one, args=(conn, kind), name="agentd-request", daemon=True
-        ).start()
+                more = self._idle[kind] == 0 and self._workers < MAX_CONNECTIONS
+            if more:
+                self._add_worker(server, kind)
+            self._serve_one(conn, kind)
+            with self._state:
+                self._idle[kind] += 1
+                leave = self._idle[kind] > SPARE_WORKERS
+                if leave:
+                    self._idle[kind] -= 1
+                    self._workers -= 1
+            if leave:
+                return
+        with self._state:
+            self._idle[kind] -= 1
+            self._workers -= 1
 
     def _serve_one(self, conn: socket.socket, kind: str) -> None:
         try:
-            conn.settimeout(READ_TIMEOUT_S)
+            conn.settimeout(READ_TIMEOUT_S)  # also undoes the listener's accept timeout
             assert self.routes is not None
             if kind == "unix" and not _same_user(conn):
                 self.routes.refuse_peer(conn)
@@ -223,31 +251,19 @@ class Daemon:
     # -- stop --------------------------------------------------------------------------------
 
     def shutdown(self) -> None:
-        """Unlink the socket (only if it is still ours), answer what is queued, wait for the
-        requests in flight, close the runtime."""
+        """Unlink the socket (only if it is still ours: a new daemon may be starting), let the
+        workers answer what is already queued, wait for the requests in flight, close the
+        runtime."""
+        self._stop.set()
         if self.unix is not None:
             with self._startup_lock(), contextlib.suppress(OSError):
                 if os.stat(paths.SOCKET).st_ino == self._socket_ino:
                     os.unlink(paths.SOCKET)
-            self.unix.setblocking(False)
-            while True:  # hooks that connected before the unlink still get their answer
-                try:
-                    conn, _ = self.unix.accept()
-                except OSError:
-                    break
-                conn.setblocking(True)
-                with self._state:
-                    self._in_flight += 1
-                self._serve_one(conn, "unix")
-            self.unix.close()
-        if self.tcp is not None:
-            self.tcp.close()
-        deadline = time.monotonic() + STOP_GRACE_S
-        while time.monotonic() < deadline:
-            with self._state:
-                if not self._in_flight:
-                    break
-            time.sleep(0.02)  # requests in flight finishing: poll, bounded by the grace
+        deadline = time.monotonic() + STOP_GRACE_S + ACCEPT_POLL_S
+        for thread in self._threads:
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        for server, _ in self._listeners():
+            server.close()
         with contextlib.suppress(OSError):
             with open(paths.PIDFILE, encoding="utf-8") as handle:
                 ours = handle.read().strip() == str(os.getpid())
@@ -255,8 +271,6 @@ class Daemon:
                 os.unlink(paths.PIDFILE)
         if self.resident is not None:
             self.resident.close()
-        self._wake_r.close()
-        self._wake_w.close()
 
 
 def run(

@@ -12,6 +12,8 @@ On the Unix socket (this user only):
 - ``GET /status``: the daemon's pid, config, uptime and counts, as JSON.
 - ``POST /stop``: ``toolhooks agentd --stop``.
 
+A hook's answer carries ``Server-Timing: hook;dur=MS``, the daemon's own time for it.
+
 On 127.0.0.1 (``[agents] http_port``), behind ``_http.Guard``: ``POST /hook/AGENT`` only.
 """
 
@@ -86,8 +88,10 @@ class Routes:
                 raise BadRequest(404, f"no agent {agent!r} (known: {', '.join(PROTOCOLS)})")
             if section == "run":
                 return self._run(request, agent)
+            start = time.perf_counter()
             status, body = hook_body(self._answer(agent, request.body, self.resident.config))
-            return response(status, body, content_type="application/json")
+            timing = {"Server-Timing": _timing(start)}
+            return response(status, body, content_type="application/json", headers=timing)
         if kind == "unix" and path == "/status" and method == "GET":
             return response(200, self._status(), content_type="application/json")
         if kind == "unix" and path == "/stop" and method == "POST":
@@ -96,6 +100,7 @@ class Routes:
         raise BadRequest(404, f"nothing at {method} {path}")
 
     def _run(self, request: Request, agent: str) -> bytes:
+        start = time.perf_counter()
         given = request.headers.get("x-toolhooks-config", "")
         try:
             config = os.fsdecode(bytes.fromhex(given)) if given else None
@@ -110,6 +115,7 @@ class Routes:
         headers = {
             "X-Toolhooks-Exit-Code": str(reply.exit_code),
             "X-Toolhooks-Stdout-Length": str(len(out)),
+            "Server-Timing": _timing(start),
         }
         return response(200, out + err, content_type="application/octet-stream", headers=headers)
 
@@ -131,11 +137,11 @@ class Routes:
         }
         return json.dumps(status).encode()
 
-    def busy(self, conn: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            conn.sendall(error_response(503, "the daemon is answering as many hooks as it takes"))
-            conn.close()
-
     def refuse_peer(self, conn: socket.socket) -> None:
         with contextlib.suppress(OSError):
             conn.sendall(error_response(403, "this daemon answers its own user only"))
+
+
+def _timing(start: float) -> str:
+    """The daemon's own time for a hook (``Server-Timing``), to tell it from the round trip."""
+    return f"hook;dur={(time.perf_counter() - start) * 1000:.3f}"

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..agents import _client, _project
 from ._commands import help_of
-from ._options import OK, PROBLEMS, USAGE, add_config_option
+from ._options import OK, PROBLEMS, add_config_option
 
 DESCRIPTION = """\
 Start the daemon that answers this project's coding-agent hooks (toolhooks hook AGENT) with
@@ -65,8 +65,8 @@ def agentd(args: argparse.Namespace) -> int:
             os.getcwd(), os.environ, config=getattr(args, "config", None)
         )
     except _project.ProjectError as error:
-        print(f"toolhooks agentd: {error}", file=sys.stderr)
-        return USAGE
+        print(f"toolhooks: error: {error}", file=sys.stderr)
+        return PROBLEMS
     os.chdir(project.root)
     if args.status:
         return _status()
@@ -90,19 +90,37 @@ def agentd(args: argparse.Namespace) -> int:
 def _start(project: _project.Project, options: tuple[str, ...]) -> int:
     """Start a detached daemon unless one serves; return once it answers."""
     if _client.call("GET", "/status") is None:
+        try:
+            logged = os.stat(_project.LOG).st_size
+        except OSError:
+            logged = 0
         pid = _client.spawn(project, options)
         deadline = time.monotonic() + START_WAIT_S
         while _client.call("GET", "/status") is None:
             exited, status = os.waitpid(pid, os.WNOHANG)
             if exited and os.waitstatus_to_exitcode(status) != 0:
-                log = project.path(_project.LOG)
-                print(f"toolhooks agentd: the daemon did not start; see {log}", file=sys.stderr)
+                print(f"toolhooks: error: {_why_not(project, logged)}", file=sys.stderr)
                 return PROBLEMS
             if time.monotonic() > deadline:
                 print("toolhooks agentd: the daemon did not answer in time", file=sys.stderr)
                 return PROBLEMS
             time.sleep(0.02)  # the daemon builds its runtime: poll its socket, bounded
     return _status()
+
+
+def _why_not(project: _project.Project, logged: int) -> str:
+    """What the daemon that failed to start wrote to its log (from offset ``logged``)."""
+    try:
+        with open(_project.LOG, "rb") as handle:
+            handle.seek(logged)
+            lines = handle.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        lines = []
+    said = [line.split("cannot start: ", 1)[1] for line in lines if "cannot start: " in line]
+    log = project.path(_project.LOG)
+    return (
+        f"the daemon did not start: {said[-1]}" if said else f"the daemon did not start; see {log}"
+    )
 
 
 def _status() -> int:

@@ -225,3 +225,13 @@ def test_two_sessions_at_once_share_no_state(running):
             thread.join(timeout=300)
     assert warned == {"A": [False, True], "B": [False, True]}
     assert running.status()["answered"] == 1 + 8
+
+
+def test_agentd_with_a_config_that_does_not_load_says_why_in_one_line(project):
+    project.write_config('[tools]\nprofile = "nope"\n')
+    done = project.cli("agentd")
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("toolhooks: error: the daemon did not start: ConfigError: ")
+    assert "toolhooks.toml:" in line and "nope" in line
+    assert project.pid() is None
