@@ -365,6 +365,40 @@ def item_whatif(sizes: Sizes, workdir: str) -> Table:
     return table
 
 
+def item_agents(quick: bool, workdir: str) -> Table:
+    """bench/agents.py in its own process (it runs hooks as subprocesses and a daemon)."""
+    out = os.path.join(workdir, "agents.json")
+    command = [sys.executable, os.path.join(HERE, "agents.py"), "--json", out]
+    done = subprocess.run(
+        [*command, "--quick"] if quick else command, capture_output=True, text=True, check=False
+    )
+    table = Table(
+        "13. a coding agent's hook, process start to answer (issue #26)",
+        ["", "median", "p99", "runs", "x python -c 'import json'"],
+    )
+    if done.returncode != 0:
+        table.notes.append(f"bench/agents.py failed: {done.stderr.strip().splitlines()[-1:]}")
+        return table
+    with open(out, encoding="utf-8") as handle:
+        result = json.load(handle)
+    for name, row in result["rows"].items():
+        table.rows.append(
+            [name, f"{row['median_ms']:.1f} ms", f"{row['p99_ms']:.1f} ms", row["runs"],
+             f"{row['x_baseline']:.2f}x"]
+        )  # fmt: skip
+    table.data = result
+    rows = result["rows"]
+    ratio = result["paired_ratio"]
+    http = rows["HTTP hook, 127.0.0.1 + token"]["median_ms"]
+    table.notes.append(
+        f"target: command hook median <= 1.5x python -c 'import json': paired {ratio:.2f}x, "
+        f"{verdict(ratio <= 1.5)}"
+    )
+    table.notes.append(f"target: HTTP hook median <= 5 ms: {http:.1f} ms, {verdict(http <= 5)}")
+    table.notes.append(f"load average during the run: {result['load']}")
+    return table
+
+
 def machine() -> str:
     cpu = platform.processor() or "unknown CPU"
     try:
@@ -382,7 +416,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="tiny sizes: checks that everything runs"
     )
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,8,9,12", help="items to run, e.g. 1,2")
+    parser.add_argument(
+        "--only",
+        default="1,2,3,4,5,6,7,8,9,12,13",
+        help="items to run, e.g. 1,2",
+    )
     parser.add_argument(
         "--clock",
         choices=sorted(timing.CLOCKS),
@@ -414,6 +452,7 @@ def main(argv: list[str] | None = None) -> int:
             8: lambda: item_langchain(args.quick, workdir),
             9: lambda: item_builtins(sizes),
             12: lambda: item_whatif(sizes, sub("whatif")),
+            13: lambda: item_agents(args.quick, workdir),
         }
         for number in sorted(only):
             table = items[number]()
