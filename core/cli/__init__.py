@@ -1,8 +1,10 @@
 """The ``toolhooks`` console script (also ``python -m toolhooks``).
 
 ``main(argv=None)`` runs one command and returns its exit code: 0 ok, 1 problems found, 2 usage
-error. The commands: ``demo``, ``plugins``, ``explain``, ``doctor``, ``logs``, ``replay`` and
-``approvals``; ``toolhooks COMMAND --help`` describes each.
+error. The commands: ``demo``, ``plugins``, ``explain``, ``doctor``, ``logs``, ``test``, ``new``,
+``replay``, ``whatif``, ``approvals``, ``hook``, ``agentd`` and ``serve``; ``toolhooks COMMAND
+--help`` describes each (``toolhooks hook AGENT`` itself is answered by ``toolhooks._main``
+without loading this module).
 
 An add-on command (a ``toolhooks.commands`` entry point, such as ``toolhooks mcp``) builds on the
 rest of this module's names: the exit codes ``OK`` and ``PROBLEMS``, ``UsageError`` (exit 2 with
