@@ -19,7 +19,12 @@ from connecting to the full answer):
   and the daemon's own time for it (its ``Server-Timing`` header: reading the request to having
   the answer, the pipeline and the audit log's write included).
 
-    python bench/agents.py [--rounds N] [--json FILE] [--quick]
+``--client-bin DIR`` takes the baseline's interpreter and the hook's console script from another
+installation's ``bin`` folder (e.g. a venv with the wheel installed, ``--no-deps``: the client
+needs nothing else), while the daemon and the in-process hook stay this interpreter's: a
+development venv's editable install adds its own import hook to every start, the baseline's too.
+
+    python bench/agents.py [--rounds N] [--json FILE] [--quick] [--client-bin DIR]
 """
 
 from __future__ import annotations
@@ -127,10 +132,11 @@ class Bench:
         self.own.append(float(timing) / 1000)
         return took
 
-    def contenders(self) -> dict[str, Callable[[], float]]:
+    def contenders(self, client_bin: Path) -> dict[str, Callable[[], float]]:
+        python, toolhooks = str(client_bin / "python"), str(client_bin / "toolhooks")
         found: dict[str, Callable[[], float]] = {
-            BASELINE: lambda: self.timed([sys.executable, "-c", "import json"], check=False),
-            DAEMON: lambda: self.timed([TOOLHOOKS, "hook", "claude-code"]),
+            BASELINE: lambda: self.timed([python, "-c", "import json"], check=False),
+            DAEMON: lambda: self.timed([toolhooks, "hook", "claude-code"]),
             HTTP: self.http,
         }
         if shutil.which("curl"):
@@ -151,12 +157,12 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def measure(rounds: int, step: int) -> dict[str, object]:
+def measure(rounds: int, step: int, client_bin: Path = BIN) -> dict[str, object]:
     """Interleaved rounds; every ``step``-th round also times the hook without the daemon."""
     with tempfile.TemporaryDirectory(prefix="toolhooks-bench-agents-") as folder:
         bench = Bench(Path(folder))
         try:
-            contenders = bench.contenders()
+            contenders = bench.contenders(client_bin)
             for run in contenders.values():  # warm-up: page cache, .pyc files, the daemon's path
                 run()
             bench.timed([TOOLHOOKS, "hook", "claude-code", "--no-daemon"])
@@ -198,7 +204,9 @@ def measure(rounds: int, step: int) -> dict[str, object]:
         "paired_ratio": statistics.median(ratios),
         "calls_logged": calls,
         "load": os.getloadavg(),
-        "console_script_is_the_dispatcher": "toolhooks._main" in Path(TOOLHOOKS).read_text(),
+        "console_script_is_the_dispatcher": "toolhooks._main"
+        in (client_bin / "toolhooks").read_text(),
+        "client_bin": str(client_bin),
     }
 
 
@@ -208,8 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--step", type=int, default=4, help="no-daemon every STEP-th round")
     parser.add_argument("--json", help="also write the numbers to this file")
     parser.add_argument("--quick", action="store_true", help="3 rounds: checks that it runs")
+    parser.add_argument("--client-bin", type=Path, default=BIN, help="see above (default: ours)")
     args = parser.parse_args(argv)
-    result = measure(3 if args.quick else args.rounds, 1 if args.quick else args.step)
+    result = measure(
+        3 if args.quick else args.rounds, 1 if args.quick else args.step, args.client_bin
+    )
     if not result["console_script_is_the_dispatcher"]:
         print(
             f"note: {TOOLHOOKS} predates toolhooks._main: pip install -e . again", file=sys.stderr

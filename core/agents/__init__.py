@@ -8,10 +8,9 @@ the stdlib-only hook client pays only for the protocol it speaks.
 
 from __future__ import annotations
 
-import importlib
-
-# Not ``from typing import TYPE_CHECKING``: importing typing costs the hook client (toolhooks._main)
-# milliseconds; type checkers treat any name TYPE_CHECKING as True.
+# Not ``from typing import TYPE_CHECKING`` (and importlib only in ``__getattr__``): each import costs
+# the hook client (toolhooks._main) a share of its start; type checkers read any TYPE_CHECKING as
+# True.
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
@@ -45,7 +44,9 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'toolhooks.agents' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 
