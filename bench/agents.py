@@ -90,10 +90,12 @@ class Bench:
         self.n = 0
         self.own: list[float] = []
         (root / "toolhooks.toml").write_text(CONFIG)
+
+    def start(self) -> None:
         started = self.run([TOOLHOOKS, "agentd"], b"")
         status = json.loads(started.stdout)
         self.port = int(status["http_port"])
-        self.token = (root / ".toolhooks" / "agentd.token").read_text().strip()
+        self.token = (self.root / ".toolhooks" / "agentd.token").read_text().strip()
 
     def run(self, argv: list[str], stdin: bytes) -> subprocess.CompletedProcess[bytes]:
         done = subprocess.run(argv, input=stdin, cwd=self.root, env=self.env, capture_output=True)
@@ -162,6 +164,7 @@ def measure(rounds: int, step: int, client_bin: Path = BIN) -> dict[str, object]
     with tempfile.TemporaryDirectory(prefix="toolhooks-bench-agents-") as folder:
         bench = Bench(Path(folder))
         try:
+            bench.start()
             contenders = bench.contenders(client_bin)
             for run in contenders.values():  # warm-up: page cache, .pyc files, the daemon's path
                 run()

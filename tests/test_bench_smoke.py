@@ -35,6 +35,8 @@ def test_bench_script_prints_every_table_on_tiny_sizes(tmp_path):
     assert "target:" in done.stdout
     # The concurrency check itself must hold even on tiny sizes: no event lost or duplicated.
     assert "target: no lost or duplicated events: met" in done.stdout
+    # Item 13 runs real hook processes and a daemon: it must have run, not just printed a title.
+    assert "\n## 13. " in done.stdout and "bench/agents.py failed" not in done.stdout
     assert out.read_text().startswith("{")
 
 
