@@ -7,7 +7,8 @@ Windsurf), or a directory of executable hook scripts named after the event (Clin
 ``settings_kind = "script-dir"``, wire/unwire on ``{file name: text}``).
 
 Install keeps everything that was there and records, next to the settings, what it found and
-what it wrote (``<name>.toolhooks-undo.json``). ``--undo`` puts back exactly what was there,
+what it wrote (``<name>.toolhooks-undo``, JSON without a ``.json`` ending: Copilot loads every
+``.json`` file of its hooks folder as a hook file). ``--undo`` puts back exactly what was there,
 byte for byte (removing a file install created), when nothing changed since; when someone edited
 the settings since, it removes only toolhooks' hooks and keeps their edits (and says so).
 """
@@ -28,7 +29,7 @@ from typing import Any
 from ..records._errors import ConfigError
 from ._protocol import PROTOCOLS, AgentProtocol, ProtocolError, protocol
 
-UNDO_SUFFIX = ".toolhooks-undo.json"
+UNDO_SUFFIX = ".toolhooks-undo"
 SCRIPT_MODE = 0o755
 
 

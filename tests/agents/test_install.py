@@ -156,3 +156,14 @@ def test_the_command_line(tmp_path):
     assert broken.returncode == 1
     assert broken.stderr.count("\n") == 1 and "settings.json" in broken.stderr
     assert toolhooks("vim").returncode == 2
+
+
+def test_the_undo_record_is_no_hook_file_for_copilot(tmp_path):
+    """Copilot reads every .json file of .github/hooks as hook settings: the record install keeps
+    there must not be one of them."""
+    project, home = tmp_path / "p", tmp_path / "h"
+    project.mkdir()
+    home.mkdir()
+    install("copilot", "project", project, home, "toolhooks hook copilot")
+    hook_files = sorted(p.name for p in (project / ".github" / "hooks").glob("*.json"))
+    assert hook_files == ["toolhooks.json"]
