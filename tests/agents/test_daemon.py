@@ -10,6 +10,7 @@ import os
 import signal
 import stat
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from daemon_support import (
     config,
     daemons_for,
     decision,
+    stop_daemons_under,
     wait_for,
     wait_gone,
 )
@@ -161,6 +163,17 @@ def running(project: Project) -> Project:
     return project
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    """One daemon that every bad request of this module is sent to: it must outlive them all."""
+    made = Project(tmp_path_factory.mktemp("shared"))
+    made.write_config(config())
+    made.hook(before("echo hi"))
+    assert made.pid() is not None
+    yield made
+    stop_daemons_under(made.root)
+
+
 @pytest.mark.parametrize(
     ("request_bytes", "status"),
     [
@@ -174,16 +187,16 @@ def running(project: Project) -> Project:
     ],
     ids=["not http", "wrong method", "unknown agent", "too big", "bad length", "huge head", "eof"],
 )
-def test_a_request_it_cannot_use_is_answered_and_the_daemon_lives_on(
-    running, request_bytes, status
-):
-    answer = running.request(request_bytes)
+def test_a_request_it_cannot_use_is_answered_and_the_daemon_lives_on(shared, request_bytes, status):
+    pid = shared.pid()
+    answer = shared.request(request_bytes)
     if status:
         assert answer.startswith(b"HTTP/1.1 " + status), answer[:200]
     else:
         assert answer.startswith(b"HTTP/1.1 400") or answer == b""
-    assert running.status()["pid"] == running.pid()
-    assert json.loads(running.hook(before("echo hi", call="toolu_9")).stdout) == {}
+    assert shared.status()["pid"] == pid
+    call = f"toolu_{len(shared.events())}"
+    assert json.loads(shared.hook(before("echo hi", call=call)).stdout) == {}
 
 
 def test_a_huge_event_is_refused_in_the_agents_protocol_and_logged(running):
@@ -195,11 +208,12 @@ def test_a_huge_event_is_refused_in_the_agents_protocol_and_logged(running):
     assert running.status()["answered"] == 2
 
 
-def test_a_stalled_connection_does_not_hold_up_the_others(running):
-    stalled = running.connect()
+def test_a_stalled_connection_does_not_hold_up_the_others(shared):
+    stalled = shared.connect()
     try:
         stalled.sendall(b"POST /run/claude-code HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
-        assert json.loads(running.hook(before("echo hi", call="toolu_2")).stdout) == {}
+        call = f"toolu_{len(shared.events())}"
+        assert json.loads(shared.hook(before("echo hi", call=call)).stdout) == {}
     finally:
         stalled.close()
 

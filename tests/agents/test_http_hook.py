@@ -10,16 +10,16 @@ import shutil
 import socket
 import stat
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from daemon_support import Project, before, config, decision, receive_all
+from daemon_support import Project, before, config, decision, receive_all, stop_daemons_under
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> tuple[Project, int, str]:
+def start(root: Path) -> tuple[Project, int, str]:
     """A project whose daemon also listens for HTTP hooks: the project, its port and token."""
-    project = Project(tmp_path)
+    project = Project(root)
     project.write_config(config(agents="http_port = 0"))
     started = project.cli("agentd")
     assert started.returncode == 0, started.stderr
@@ -27,6 +27,20 @@ def served(tmp_path: Path) -> tuple[Project, int, str]:
     assert port == int((project.state / "agentd.port").read_text())
     token = (project.state / "agentd.token").read_text().strip()
     return project, port, token
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> tuple[Project, int, str]:
+    """A daemon of this test's own (ended by tests/agents/conftest.py)."""
+    return start(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Project, int, str]]:
+    """One daemon for the tests that only send it requests (each starts in about a second)."""
+    root = tmp_path_factory.mktemp("http-hook")
+    yield start(root)
+    stop_daemons_under(root)
 
 
 def post(
@@ -46,8 +60,8 @@ def post(
     return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
 
 
-def test_the_http_hook_answers_as_the_command_hook_does(served):
-    project, port, token = served
+def test_the_http_hook_answers_as_the_command_hook_does(fresh):
+    project, port, token = fresh
     status, body = post(port, before("https://example.com", tool="WebFetch"), token=token)
     command = project.hook(before("https://example.com", tool="WebFetch", call="toolu_2"))
     assert status == 200
@@ -59,8 +73,8 @@ def test_the_http_hook_answers_as_the_command_hook_does(served):
     assert calls == ["toolu_1", "toolu_2", "toolu_3"]
 
 
-def test_the_token_file_is_the_users_only_and_kept_across_restarts(served, tmp_path):
-    project, _, token = served
+def test_the_token_file_is_the_users_only_and_kept_across_restarts(fresh):
+    project, _, token = fresh
     path = project.state / "agentd.token"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     project.cli("agentd", "--stop")
@@ -76,9 +90,10 @@ def test_without_the_token_it_is_refused(served, token):
     project, port, real = served
     given = None if token is None else (token if token != "Basic" else None)
     extra = f"Authorization: Basic {real}\r\n" if token == "Basic" else ""
+    proposed = len([e for e in project.events() if e["event"] == "tool.proposed"])
     status, body = post(port, before("echo hi"), token=given, extra=extra)
     assert status == 401 and b"Bearer" in body
-    assert not [e for e in project.events() if e["event"] == "tool.proposed"]
+    assert len([e for e in project.events() if e["event"] == "tool.proposed"]) == proposed
 
 
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1:1", "[::1]"])
@@ -118,7 +133,7 @@ def test_it_listens_on_loopback_only(served):
 
 def test_a_chunked_body_is_read(served):
     _, port, token = served
-    body = before("https://example.com", tool="WebFetch")
+    body = before("https://example.com", tool="WebFetch", call="toolu_chunked")
     chunked = (
         b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (body[:10], body[10:]))
         + b"0\r\n\r\n"
@@ -151,7 +166,7 @@ def test_curl_on_the_unix_socket_is_a_hook_without_python(served):
     done = subprocess.run(
         ["curl", "-sS", "--fail-with-body", "--unix-socket", ".toolhooks/agentd.sock",
          "--data-binary", "@-", "http://agentd/hook/claude-code"],
-        input=before("https://example.com", tool="WebFetch"), cwd=project.root,
+        input=before("https://example.com", tool="WebFetch", call="toolu_curl"), cwd=project.root,
         capture_output=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
