@@ -183,3 +183,16 @@ def test_an_unknown_option_is_a_usage_error(project):
 def test_help_goes_to_the_command_line(project):
     done = project.hook(b"", "--help")
     assert done.returncode == 0 and b"usage:" in done.stdout
+
+
+def test_config_given_on_the_command_line_wins(project):
+    elsewhere = project.root.parent / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "toolhooks.toml").write_text(config(denied="exec"))  # found from the cwd
+    stdin = before("https://example.com", tool="WebFetch")
+    done = project.hook(stdin, "--config", str(project.root / "toolhooks.toml"), cwd=elsewhere)
+    assert decision(done.stdout)[0] == "deny"  # the named config: web_fetch denied, exec not
+    assert (
+        json.loads(project.hook(before("echo hi", call="toolu_2"), cwd=project.root).stdout) == {}
+    )
+    assert not (elsewhere / ".toolhooks").exists()
