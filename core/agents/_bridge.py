@@ -88,8 +88,9 @@ class AgentBridge:
         self._warnings = LoopWarnings()
         runtime._register_observer(self._warnings, "toolhooks_agents")
         self._lock = threading.Lock()
-        self._open: OrderedDict[str, str | None] = OrderedDict()
-        """Call id -> session of the calls this runtime decided, until their after event."""
+        self._open: OrderedDict[str, tuple[str | None, str]] = OrderedDict()
+        """Call id -> (session, input key) of the calls this runtime decided, until their after
+        event."""
 
     def close(self) -> None:
         self.handover.close()
@@ -258,14 +259,19 @@ class AgentBridge:
         self.handover.put(event.agent, event.session_id, keys, record)
 
     def _claim(self, event: HookEvent) -> str:
-        """The toolhooks call id for a new call: the agent's, unless a call of another session
-        still holds that id here (the runtime remembers decided calls by id: two sessions must
-        not meet there), then the agent's with a suffix of its own."""
+        """The toolhooks call id for a new call: the agent's, unless another call (another
+        session, or another tool or input) still holds that id here (the runtime remembers
+        decided calls by id: two calls must not meet there), then the agent's with a suffix of
+        its own."""
         call_id = event.call_id or f"{event.agent}_{uuid.uuid4().hex}"
+        # The id comes from the model's API: an open call is joined again only by the same
+        # session proposing the same tool and input (a retry); anything else under that id gets
+        # an id of its own, or it would be answered with the other call's decision.
+        holder = (event.session_id, input_key(event.tool, event.params))
         with self._lock:
-            if call_id in self._open and self._open[call_id] != event.session_id:
+            if call_id in self._open and self._open[call_id] != holder:
                 call_id = f"{call_id}~{uuid.uuid4().hex[:12]}"
-            self._open[call_id] = event.session_id
+            self._open[call_id] = holder
             while len(self._open) > DECIDED_LIMIT:
                 self._open.popitem(last=False)
         return call_id

@@ -80,6 +80,20 @@ def test_a_blocked_call_is_denied_with_the_reason_and_audited_at_once(agent, mak
     assert recorder.of("tool.injected")  # the after chain ran: the audit sees the block
 
 
+def test_a_reused_call_id_never_gets_another_calls_decision(make_bridge):
+    """The model's API chooses tool_use_id: a second call under the id of one still open (same
+    session, other input) is decided on its own, not answered with the first one's decision."""
+    bridge, recorder = make_bridge(Guard())
+    assert "echo new" in json.dumps(before(bridge, "claude-code", "echo original", call="c1"))
+    answer = before(bridge, "claude-code", "rm -rf /", call="c1")
+    assert "guard: rm -rf is not allowed" in json.dumps(answer)
+    assert "echo new" not in json.dumps(answer)
+    assert [e.data["params"] for e in recorder.of("tool.proposed")] == [
+        {"command": "echo original"},
+        {"command": "rm -rf /"},
+    ]
+
+
 @pytest.mark.parametrize("agent", list(BEFORE))
 def test_a_rewritten_call_runs_as_rewritten(agent, make_bridge):
     bridge, recorder = make_bridge(Guard())
