@@ -70,7 +70,10 @@ def main(agent: str, argv: list[str]) -> int:
             os.write(2, f"toolhooks hook {agent}: unknown argument {arg!r}\n".encode())
             return 2
     raw = _read_stdin()
-    out, err, code = answer(agent, raw, config=config, daemon=daemon)
+    try:
+        out, err, code = answer(agent, raw, config=config, daemon=daemon)
+    except Exception as error:  # even the agent's protocol failed: block, as its exit 2 says
+        out, err, code = b"", f"toolhooks: the hook failed: {error!r}\n".encode(), 2
     _write(1, out)
     _write(2, err)
     return code
@@ -84,7 +87,10 @@ def answer(agent: str, raw: bytes, *, config: str | None = None, daemon: bool = 
     except (ProjectError, OSError) as error:
         return refuse(agent, raw, f"the config cannot be read: {error}", on_error="deny")
     if daemon and hasattr(os, "posix_spawn") and hasattr(_socket, "AF_UNIX"):
-        got = via_daemon(project, agent, raw)
+        try:
+            got = via_daemon(project, agent, raw)
+        except Exception:  # whatever went wrong on the way to the daemon: answer here instead
+            got = FALLBACK
         if isinstance(got, tuple):
             return got
         if got == TIMEOUT:
@@ -101,8 +107,8 @@ def via_daemon(project: Project, agent: str, raw: bytes) -> Answer | str:
         return got
     try:
         pid = spawn(project)
-    except OSError:
-        return FALLBACK  # no .toolhooks/ here (read-only project?): answer in-process
+    except (OSError, NotImplementedError):  # no .toolhooks/ here, no setsid on this platform
+        return FALLBACK
     deadline = time.monotonic() + START_WAIT_S
     delay = 0.002
     respawned = False
