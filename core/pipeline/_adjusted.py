@@ -13,6 +13,8 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
+from ..records._frozen import FrozenDict
+
 ADJUSTED_PARAMS_LIMIT = 4096
 """How many calls are remembered at most."""
 ADJUSTED_PARAMS_BYTES = 64 * 1024 * 1024
@@ -30,6 +32,19 @@ def params_size(value: Any) -> int:
         return len(value) + _SCALAR_SIZE
     if kind in _FLAT:
         return _SCALAR_SIZE
+    if kind is FrozenDict:
+        # Flat params (the usual proposal) are sized in one loop, without a call per value:
+        # 0.45 µs against 1.0 µs for two str values (timeit).
+        total = _SCALAR_SIZE
+        for key, item in value.items():
+            item_kind = type(item)
+            if item_kind is str:
+                total += len(key) + len(item) + _SCALAR_SIZE
+            elif item_kind in _FLAT:
+                total += len(key) + _SCALAR_SIZE
+            else:
+                total += len(key) + params_size(item)
+        return total
     if isinstance(value, Mapping):
         return _SCALAR_SIZE + sum(len(k) + params_size(v) for k, v in value.items())
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -59,7 +74,7 @@ class AdjustedParams:
 
     def remember(self, call_id: str, params: Mapping[str, Any], changed: bool) -> None:
         """Keep ``params`` for ``call_id`` if the bounds allow; evict the oldest to make room."""
-        size = params_size(params)
+        size = params_size(params) if params else _SCALAR_SIZE
         keep = size <= self.max_bytes and (changed or size <= self.unchanged_keep_bytes)
         with self._lock:
             entries = self._entries

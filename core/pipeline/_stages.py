@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..events._events import EventDispatcher
 from ..records._errors import InvalidToolCall
 from ..records._frozen import freeze_params, thaw_params
-from ..records._models import ToolCall, ToolSpec, new_id
+from ..records._models import Status, ToolCall, ToolSpec, new_id
 from ..records._results import Outcome, ToolError, ToolResult
 from ..registry._registry import Registry
 from ..stores._contract import DEFAULT_DEFER_TTL_S, ApprovalStore
@@ -327,30 +327,28 @@ def _execute(
             value = tool.function(**(verdict.kwargs or {}))
         if type(value) not in _PLAIN_VALUES and isawaitable(value):
             value = yield AwaitIt(value, None)
-        # A str (the usual tool result) is its own content; render_content is for the rest.
-        result = ToolResult("ok", value, value if type(value) is str else "", None, 0.0, None)
+        status: Status = "ok"
+        content, error, kind = None, None, None
     except ToolError as exc:  # the tool's own message for the model, exactly
-        result = ToolResult("error", None, exc.content, exc.content, 0.0, "tool_error")
+        value, status, content, error, kind = None, "error", exc.content, exc.content, "tool_error"
     except GeneratorExit:
         raise
     except BaseException as exc:
+        value, status = None, "error"
         if isinstance(exc, Exception) and not (
             ctx.passthrough and isinstance(exc, ctx.passthrough)
         ):
-            message = f"Tool '{state.tool}' failed: {describe_error(exc)}"
-            result = ToolResult("error", None, message, message, 0.0, "exception")
+            error = f"Tool '{state.tool}' failed: {describe_error(exc)}"
+            kind = "exception"
         else:  # cancelled, interrupted or a framework's control flow: audited, then re-raised
             interrupted = exc
             kind = "interrupted" if not isinstance(exc, Exception) else "passthrough"
-            message = f"Tool '{state.tool}' was interrupted: {type(exc).__name__}"
-            result = ToolResult("error", None, message, message, 0.0, kind)
+            error = f"Tool '{state.tool}' was interrupted: {type(exc).__name__}"
+        content = error
     duration_ms = elapsed_ms(started)
-    content = result.content
-    if result.status == "ok" and type(value) is not str:
-        content = render_content(result.value)
-    result = ToolResult(  # read-only: made once, complete
-        result.status, result.value, content, result.error, duration_ms, result.error_kind
-    )
+    if content is None:  # a str (the usual tool result) is its own content
+        content = value if type(value) is str else render_content(value)
+    result = ToolResult(status, value, content, error, duration_ms, kind)  # read-only, complete
     if tracing:
         state.record(
             state,

@@ -6,7 +6,15 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from toolhooks import HandlerInfo, Outcome, PluginInfo, ToolCall, hookimpl
+from toolhooks import (
+    HandlerInfo,
+    InvalidToolCall,
+    Outcome,
+    PluginInfo,
+    ToolCall,
+    ToolSpec,
+    hookimpl,
+)
 
 
 @pytest.mark.parametrize("record", [ToolCall, Outcome, PluginInfo, HandlerInfo])
@@ -60,3 +68,31 @@ def test_outcome_and_infos_from_the_runtime(toolhooks_runtime):
     assert (info.name, info.hooks, info.enabled) == ("note", ("after_tool_call",), True)
     [handler] = toolhooks_runtime.handlers("after_tool_call")
     assert (handler.plugin, handler.mode, handler.timeout_s) == ("note", "enforce", None)
+
+
+def test_a_call_copied_with_a_spec_or_params_keeps_every_other_field() -> None:
+    # with_spec / with_params copy the fields by name without checking them again: a field added
+    # to ToolCall and not copied would be lost here.
+    call = ToolCall(
+        name="read",
+        params={"path": "a"},
+        id="c1",
+        session_id="s",
+        run_id="r",
+        trace_id="t",
+        agent_id="a",
+        sender={"id": "u", "roles": ["dev"]},
+        origin="external",
+        context_window_tokens=5,
+    )
+    spec = ToolSpec("read")
+    for copy, changed in ((call.with_spec(spec), "spec"), (call.with_params({"x": [1]}), "params")):
+        for item in dataclasses.fields(ToolCall):
+            if item.name != changed:
+                assert getattr(copy, item.name) == getattr(call, item.name), item.name
+    assert call.with_spec(spec).spec is spec
+    assert dict(call.with_params({"x": [1]}).params) == {"x": [1]}
+    with pytest.raises(TypeError):
+        call.with_params({"x": [1]}).params["x"].append(2)  # frozen on the way
+    with pytest.raises(InvalidToolCall):
+        call.with_params({"x": object()})
