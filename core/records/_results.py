@@ -6,8 +6,8 @@ it asks for, the outcome the caller reads), each small, read together when writi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -174,7 +174,7 @@ def coerce_after(value: Any) -> AfterToolCallResult | None:
     return result
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ToolResult:
     """The running result after-hooks see, read-only; earlier handlers' changes are applied.
 
@@ -191,8 +191,27 @@ class ToolResult:
     error_kind: str | None = None
     """Why a non-ok call ended: unknown_tool, invalid_params, exception, policy, approval."""
 
+    def __init__(
+        self,
+        status: Status,
+        value: Any = None,
+        content: str = "",
+        error: str | None = None,
+        duration_ms: float | None = None,
+        error_kind: str | None = None,
+    ) -> None:
+        # Each slot's own setter, not object.__setattr__ (as a frozen dataclass's __init__
+        # does): 0.4 µs against 0.65 µs a result (timeit, idle 2-core EPYC); see Outcome.
+        s_status, s_value, s_content, s_error, s_duration, s_kind = _RESULT_SETTERS
+        s_status(self, status)
+        s_value(self, value)
+        s_content(self, content)
+        s_error(self, error)
+        s_duration(self, duration_ms)
+        s_kind(self, error_kind)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class Outcome:
     """What ``Runtime.call`` returns: the decision and the text for the conversation."""
 
@@ -218,6 +237,64 @@ class Outcome:
     """After hooks changed the text the tool's own result rendered to (a redaction, a trim):
     an adapter must not hand the model a structured copy of the original result."""
 
+    def __init__(
+        self,
+        *,
+        status: Status,
+        content: str,
+        call_id: str,
+        trace_id: str,
+        tool: str = "",
+        value: Any = None,
+        params: dict[str, Any] | None = None,
+        blocked_by: str | None = None,
+        reason: str | None = None,
+        notes: list[str] | None = None,
+        truncated: bool = False,
+        artifact: str | None = None,
+        approval: DecisionName | None = None,
+        rewritten_by: dict[str, str] | None = None,
+        pending: PendingApproval | None = None,
+        content_changed: bool = False,
+    ) -> None:
+        # Written by hand, with each slot's own setter: a frozen dataclass's __init__ sets every
+        # field through object.__setattr__, 2.2-2.5 µs an outcome against 1.1 µs here (timeit,
+        # idle 2-core EPYC), and every call makes one. The fields above stay the reference.
+        (
+            s_status,
+            s_content,
+            s_call_id,
+            s_trace_id,
+            s_tool,
+            s_value,
+            s_params,
+            s_blocked_by,
+            s_reason,
+            s_notes,
+            s_truncated,
+            s_artifact,
+            s_approval,
+            s_rewritten_by,
+            s_pending,
+            s_content_changed,
+        ) = _OUTCOME_SETTERS
+        s_status(self, status)
+        s_content(self, content)
+        s_call_id(self, call_id)
+        s_trace_id(self, trace_id)
+        s_tool(self, tool)
+        s_value(self, value)
+        s_params(self, params)
+        s_blocked_by(self, blocked_by)
+        s_reason(self, reason)
+        s_notes(self, [] if notes is None else notes)
+        s_truncated(self, truncated)
+        s_artifact(self, artifact)
+        s_approval(self, approval)
+        s_rewritten_by(self, {} if rewritten_by is None else rewritten_by)
+        s_pending(self, pending)
+        s_content_changed(self, content_changed)
+
     @property
     def ok(self) -> bool:
         return self.status == "ok"
@@ -240,6 +317,15 @@ class Outcome:
             "pending": None if self.pending is None else self.pending.to_dict(),
             "content_changed": self.content_changed,
         }
+
+
+def _slot_setters(record: type) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setter of each field's slot, in field order."""
+    return tuple(vars(record)[item.name].__set__ for item in fields(record))
+
+
+_RESULT_SETTERS = _slot_setters(ToolResult)
+_OUTCOME_SETTERS = _slot_setters(Outcome)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
