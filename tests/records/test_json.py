@@ -1,4 +1,5 @@
-"""toolhooks.records._json: log lines are the same bytes with and without orjson; canonical text is total."""
+"""toolhooks.records._json: log lines are the stdlib reference's bytes whichever path made them;
+canonical text is total."""
 
 from __future__ import annotations
 
@@ -10,13 +11,11 @@ import math
 import uuid
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from toolhooks import FrozenDict, FrozenList
-from toolhooks.records._json import canonical_json, json_line, orjson_line, stdlib_line
-
-pytestmark = pytest.mark.skipif(orjson_line is None, reason="orjson is not installed")
+from toolhooks.records import _json
+from toolhooks.records._json import canonical_json, json_line, stdlib_line
 
 
 class Level(enum.IntEnum):
@@ -37,10 +36,10 @@ Pair = collections.namedtuple("Pair", "a b")
 scalars = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(),  # beyond 64 bits too: orjson refuses those, the stdlib decides
+    st.integers(),  # beyond 64 bits too: those go to the stdlib
     st.integers(min_value=-(2**70), max_value=2**70),
     st.floats(),  # NaN, infinities, subnormals, -0.0
-    st.floats(min_value=-1e-3, max_value=1e-3),  # where orjson spells floats its own way
+    st.floats(min_value=-1e-3, max_value=1e-3),  # where pydantic_core spells floats its own way
     st.text(),  # lone surrogates, control characters, U+2028, emoji
     st.binary(max_size=40),
     st.sampled_from(
@@ -80,8 +79,8 @@ payloads = st.recursive(scalars, _containers, max_leaves=25)
 @example({"nan": math.nan, "inf": -math.inf, "deep": [[[[math.nan]]]]})
 @example({"big": 2**64, "huge": 10**5000})
 @example({"surrogate": "a\ud800b", "é": "\u2028\x00"})
-def test_orjson_and_the_stdlib_write_the_same_bytes(value):
-    fast, reference = orjson_line(value), stdlib_line(value)
+def test_the_fast_path_and_the_stdlib_write_the_same_bytes(value):
+    fast, reference = json_line(value), stdlib_line(value)
     assert fast == reference
     text = fast.decode("utf-8")  # valid UTF-8 whatever the input held
     assert "\n" not in text and "\r" not in text
@@ -90,15 +89,61 @@ def test_orjson_and_the_stdlib_write_the_same_bytes(value):
 
 def test_both_paths_cut_a_nested_nan_at_the_same_depth():
     deep: Any = math.nan
-    for _ in range(260):  # orjson encodes 254 levels; the fallback must not cut earlier
+    for _ in range(260):  # pydantic_core refuses 255 levels; the stdlib must not cut earlier
         deep = [deep]
-    assert orjson_line(deep) == stdlib_line(deep)
+    assert json_line(deep) == stdlib_line(deep)
     shallow: Any = math.nan
     for _ in range(200):
         shallow = [shallow]
-    assert json.loads(orjson_line(shallow)) == json.loads(
-        json.dumps(shallow).replace("NaN", "null")
-    )
+    assert json_line(shallow) == stdlib_line(shallow)
+    assert json.loads(json_line(shallow)) == json.loads(json.dumps(shallow).replace("NaN", "null"))
+
+
+class _Reordered(dict):  # type: ignore[type-arg]
+    def items(self):  # type: ignore[override]
+        return reversed(list(super().items()))
+
+
+class _Doubled(list):  # type: ignore[type-arg]
+    def __iter__(self):  # type: ignore[override]
+        for item in super().__iter__():
+            yield item
+            yield item
+
+
+def test_what_the_fast_path_takes_and_what_it_leaves_to_the_stdlib():
+    # An event as the core makes it takes the fast path ...
+    event = {
+        "ts": 1.5,
+        "event": "tool.injected",
+        "params": FrozenDict(path="a", n=FrozenList([1, 2.5, None, True])),
+        "quiet": [{"plugin": "policy", "hook": "before_tool_call"}],
+        "pair": (1, "x"),
+        "nan": math.nan,
+    }
+    assert _json._agreed(event)
+    # ... what pydantic_core spells its own way does not, and the bytes are the stdlib's anyway.
+    for odd in (
+        b"x",
+        datetime.date(2024, 5, 1),
+        Level.LOW,
+        Mode.READ,
+        {1: "a"},
+        {None: "a"},
+        2**64,
+        frozenset({1}),
+        Pair(1, 2),
+        _Reordered(a=1, b=2),
+        _Doubled([1, 2]),
+    ):
+        assert not _json._agreed({"value": odd}), odd
+        assert json_line({"value": odd}) == stdlib_line({"value": odd})
+    assert json_line(_Reordered(a=1, b=2)) == b'{"b":2,"a":1}'
+    assert json_line(_Doubled([1, 2])) == b"[1,1,2,2]"
+    cycle: list[Any] = [1]
+    cycle.append(cycle)
+    assert not _json._agreed(cycle)
+    assert json_line(cycle) == stdlib_line(cycle)
 
 
 def test_the_decisions_taken_once():
