@@ -13,7 +13,7 @@ from ..pipeline._stages import Context, Run, proposed_data, rejected, remember, 
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, thaw
 from ..records._results import Decision, PendingApproval
-from ._gate import defer, gate
+from ._gate import approval_failed, defer, gate
 
 
 def run_decide(ctx: Context, raw: Any) -> Pipeline[Decision]:
@@ -52,11 +52,14 @@ def run_decide(ctx: Context, raw: Any) -> Pipeline[Decision]:
             )
         verdict = yield from screen(ctx, run, may_execute=False)
         if verdict.status == "go" and state.approval_plugin is not None:
-            gated = yield from gate(ctx, run, verdict, interactive=False)
-            if isinstance(gated, PendingApproval):
-                outcome = defer(ctx, run, gated, asked=False)
-                assert outcome.pending is not None
-                return _pending_decision(outcome.pending)
+            try:
+                gated = yield from gate(ctx, run, verdict, interactive=False)
+                if isinstance(gated, PendingApproval):
+                    outcome = defer(ctx, run, gated, asked=False)
+                    assert outcome.pending is not None
+                    return _pending_decision(outcome.pending)
+            except Exception as exc:  # fail closed, as in call()
+                gated = approval_failed(verdict, exc)
             verdict = gated
         run.verdict = verdict
         remember(ctx.decided, call.id, run)

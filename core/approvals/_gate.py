@@ -8,6 +8,7 @@ to run. It ends in a :class:`Verdict` to conclude the call with, or in a
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import replace
@@ -20,9 +21,10 @@ from ..pipeline._stages import Context, Run, remember, screen
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, params_digest, thaw
 from ..records._results import Outcome, PendingApproval
-from ..stores._contract import stored_from_pending
+from ..stores._contract import StoreError, stored_from_pending
 from ._resolve import Resolution, ask, make_pending
 
+logger = logging.getLogger("toolhooks")
 MAX_EDIT_ROUNDS = 5
 DIGEST_MISMATCH = "Blocked: the params changed after they were approved (digest mismatch)"
 
@@ -256,6 +258,19 @@ def edit(
 
 
 _MISSING = object()
+
+
+def approval_failed(verdict: Verdict, exc: Exception) -> Verdict:
+    """The verdict when the approval step itself failed (its store unreachable, a bug): blocked by
+    the core, so that the call ends like any other, audited, and never runs unapproved."""
+    from ..stores._state import StateUnavailable  # only on this path: not on start-up's
+
+    if isinstance(exc, (StoreError, StateUnavailable)):
+        reason = f"Approval store unavailable: {type(exc).__name__}: {exc}"
+    else:
+        logger.error("toolhooks: the approval step failed", exc_info=exc)
+        reason = f"Approval failed: {type(exc).__name__}: {exc}"
+    return Verdict("blocked", verdict.params, None, "approval", reason, CORE)
 
 
 def pending_outcome(pending: PendingApproval) -> Outcome:

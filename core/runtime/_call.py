@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..approvals._gate import defer, gate
+from ..approvals._gate import approval_failed, defer, gate
 from ..approvals._resume import rejoin
 from ..events._scope import current_scope, leave_scope
 from ..pipeline._driver import Pipeline
@@ -28,6 +28,13 @@ from ..records._models import ToolCall
 from ..records._results import Outcome, PendingApproval
 
 
+def made_here(raw: ToolCall | Mapping[str, Any]) -> bool:
+    """The call's id was made for it just now (a proposal without one): no other runtime, and no
+    earlier call, can have paused it, so neither a shared store nor this runtime's own memory of
+    paused calls needs to be asked (a Redis round trip, 60-150 µs, saved on every such call)."""
+    return not isinstance(raw, ToolCall) and raw.get("id") is None
+
+
 def run_call(
     ctx: Context, raw: ToolCall | Mapping[str, Any], execute: Execute | None
 ) -> Pipeline[Outcome]:
@@ -35,7 +42,7 @@ def run_call(
         call, tool = intake(ctx.tools, raw)
     except Exception as exc:  # a bad proposal is an Outcome, never an exception
         return rejected(ctx, raw, exc)
-    if ctx.paused or ctx.decided or ctx.shared_store:
+    if (ctx.paused or ctx.decided or ctx.shared_store) and not made_here(raw):
         rejoined = yield from rejoin(ctx, call, tool, execute)
         if rejoined is not None:
             return rejoined
@@ -52,9 +59,12 @@ def run_call(
             )
         verdict = yield from screen(ctx, run)
         if verdict.status == "go" and state.approval_plugin is not None:
-            gated = yield from gate(ctx, run, verdict)
-            if isinstance(gated, PendingApproval):
-                return defer(ctx, run, gated)
+            try:
+                gated = yield from gate(ctx, run, verdict)
+                if isinstance(gated, PendingApproval):
+                    return defer(ctx, run, gated)
+            except Exception as exc:  # fail closed: an approval nobody can record is no approval
+                gated = approval_failed(verdict, exc)
             verdict = gated
         return (yield from conclude(ctx, run, verdict))
     finally:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from toolhooks import MemoryStore, Runtime, hookimpl
+import pytest
+from toolhooks import MemoryStore, Runtime, SQLiteStore, ToolCall, hookimpl
 from toolhooks.stores._redis import RedisStore
 from toolhooks.stores._state import SharedState
 
@@ -66,7 +67,16 @@ def test_a_grant_made_in_one_runtime_answers_in_another(state_table):
     assert ran == ["a.txt", "a.txt"]
 
 
-def test_an_unreachable_approval_store_never_runs_the_call():
+@pytest.mark.parametrize(
+    ("call_id", "step"),
+    [
+        # an id the caller gives may have been paused by another process: the store is asked
+        ("c-given", "reading the approval index"),
+        # an id made for the call: nothing to ask until the approval step, which fails closed
+        (None, "reading"),
+    ],
+)
+def test_an_unreachable_approval_store_never_runs_the_call(call_id, step):
     store = RedisStore(SharedState("redis://127.0.0.1:1/0", timeout_s=0.5))
     ran: list[str] = []
     rt = Runtime(
@@ -82,13 +92,43 @@ def test_an_unreachable_approval_store_never_runs_the_call():
         ran.append(path)
         return "wrote"
 
-    outcome = rt.call(CALL)
+    outcome = rt.call({**CALL, "id": call_id})
     assert (outcome.status, outcome.blocked_by) == ("blocked", "toolhooks")
     assert (outcome.reason or "").startswith(
         "Approval store unavailable: StateUnavailable: shared state at redis://127.0.0.1:1/0 "
-        "unavailable while reading the approval index: ConnectionError"
+        f"unavailable while {step}"
     )
+    assert "ConnectionError" in (outcome.reason or "")
     assert ran == []
+    decision = rt.decide({**CALL, "id": None})
+    assert decision.status == "blocked"
+    assert (decision.reason or "").startswith("Approval store unavailable: StateUnavailable")
+
+
+class CountingStore(SQLiteStore):
+    """A real SQLite store that counts how often a call's id is looked up."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.lookups: list[str] = []
+
+    def for_call(self, call_id: str):
+        self.lookups.append(call_id)
+        return super().for_call(call_id)
+
+
+def test_a_shared_store_is_not_asked_about_an_id_made_for_the_call(tmp_path):
+    store = CountingStore(str(tmp_path / "approvals.db"))
+    rt = Runtime(load_entrypoints=False, config={}, approval_store=store)
+
+    @rt.tool
+    def read(path: str) -> str:
+        return "text"
+
+    assert rt.call({"name": "read", "params": {"path": "a"}}).status == "ok"
+    assert rt.call(ToolCall(name="read", params={"path": "a"}, id="c1")).status == "ok"
+    assert rt.call({"name": "read", "params": {"path": "a"}, "id": "c2"}).status == "ok"
+    assert store.lookups == ["c1", "c2"]  # a given id may have been paused elsewhere
 
 
 def test_a_state_url_makes_the_runtime_use_the_redis_store(state_table):
