@@ -111,7 +111,7 @@ def check_plugins(config: LoadedConfig) -> tuple[Loaded, list[Check]]:
     """Every entry point: duplicates, skipped, refused by the lock, imports, validates its
     config, hooks match specs. A plugin the lock refuses is not imported."""
     lock, lock_row = check_lock(config)
-    candidates, duplicates = find_entry_points()
+    candidates, duplicates = find_entry_points(fresh=True)  # a diagnosis reads the metadata
     checks = [lock_row, *check_plugin_tables(config, candidates, duplicates)]
     for candidate, reason in duplicates:
         checks.append(

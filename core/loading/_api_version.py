@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from importlib import metadata
 
 from ..records._errors import PluginLoadError
 
@@ -34,14 +33,20 @@ Release = tuple[int, ...]
 Bound = tuple[Release, bool]  # a release and whether it is included
 
 
-def check(distribution: metadata.Distribution | None, label: str, from_dist: str) -> None:
-    """PluginLoadError when the distribution's toolhooks range leaves out the running major."""
-    if distribution is None:
-        return
-    ranges = toolhooks_ranges(distribution.requires or ())
+def check(
+    requires: Iterable[str],
+    label: str,
+    from_dist: str,
+    distribution: str | None,
+    running: str | None = None,
+) -> None:
+    """PluginLoadError when the distribution's toolhooks range (in its Requires-Dist,
+    ``requires``) leaves out the running major (``running``: the version found by the same
+    entry-point scan, else read from toolhooks' own metadata)."""
+    ranges = toolhooks_ranges(requires)
     if not ranges:
         return
-    running = running_version()
+    running = running or running_version()
     major = _release(running)[0] if _RELEASE.match(running) else None
     if major is None:
         return  # a toolhooks built from source with no version: nothing to compare against
@@ -54,7 +59,7 @@ def check(distribution: metadata.Distribution | None, label: str, from_dist: str
                 f"plugin entry point '{label}' from {from_dist}: its requirement "
                 f"'toolhooks{spec}' cannot be read ({exc})",
                 entry_point=label,
-                distribution=distribution.metadata["Name"],
+                distribution=distribution,
             ) from None
     shown = " or ".join(f"'toolhooks{spec}'" for spec in ranges)
     raise PluginLoadError(
@@ -63,12 +68,14 @@ def check(distribution: metadata.Distribution | None, label: str, from_dist: str
         f"toolhooks {major}.x; install a release of it made for toolhooks {major}.x, or a "
         "toolhooks its range admits",
         entry_point=label,
-        distribution=distribution.metadata["Name"],
+        distribution=distribution,
     )
 
 
 @functools.cache
 def running_version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("toolhooks")
     except metadata.PackageNotFoundError:  # pragma: no cover - a source tree on sys.path

@@ -11,18 +11,24 @@ import inspect
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from importlib import metadata
-from typing import Any
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
 from ..config._settings import FRAMEWORK_KEYS, LoadedConfig, did_you_mean, keys_at
 from ..records._errors import ConfigError, PluginLoadError, PluginValidationError
+from . import _scan_cache
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 ENTRY_POINT_GROUP = "toolhooks"
 AUTOLOAD_ENV = "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD"
 OWN_DISTRIBUTION = "toolhooks"
+_REFERENCE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
+"""``importlib.metadata.EntryPoint.pattern``: what an entry point's value may be."""
 OPT_IN_BUILTINS = frozenset({"otel"})
 """Built-ins that stay off until their ``[plugins.<name>]`` table exists (or ``only`` names them)."""
 
@@ -36,7 +42,10 @@ class Candidate:
     distribution: str | None
     version: str | None
     builtin: bool
-    entry_point: metadata.EntryPoint
+    requires: tuple[str, ...] = ()
+    """A third party's Requires-Dist (its range on toolhooks is checked before it is imported)."""
+    found: metadata.Distribution | None = field(default=None, compare=False, repr=False)
+    """The distribution when this process scanned; None when the candidate came from the cache."""
 
     @property
     def label(self) -> str:
@@ -48,29 +57,111 @@ class Candidate:
             return "an unknown distribution"
         return f"distribution {self.distribution} {self.version or ''}".rstrip()
 
+    @property
+    def dist(self) -> metadata.Distribution | None:
+        """The installed distribution (looked up by name for a candidate from the cache)."""
+        if self.found is not None or self.distribution is None:
+            return self.found
+        from importlib import metadata
+
+        try:
+            return metadata.distribution(self.distribution)
+        except metadata.PackageNotFoundError:
+            return None
+
+    def load_target(self) -> Any:
+        """Import the entry point's object as ``EntryPoint.load`` does (``module:attr.attr``),
+        without importing importlib.metadata for it."""
+        matched = _REFERENCE.match(self.value)
+        if matched is None:
+            raise ValueError(f"{self.value!r} is not a 'module:object' reference")
+        target: Any = import_module(matched["module"])
+        for attr in filter(None, (matched["attr"] or "").split(".")):
+            target = getattr(target, attr)
+        return target
+
+    def row(self) -> _scan_cache.Row:
+        return {
+            "name": self.name,
+            "value": self.value,
+            "distribution": self.distribution,
+            "version": self.version,
+            "builtin": self.builtin,
+            "requires": list(self.requires),
+        }
+
+    @classmethod
+    def from_row(cls, row: _scan_cache.Row) -> Candidate:
+        return cls(
+            row["name"],
+            row["value"],
+            row["distribution"],
+            row["version"],
+            row["builtin"],
+            tuple(row["requires"]),
+        )
+
 
 def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def find_entry_points() -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+def find_entry_points(fresh: bool = False) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
     """Every ``toolhooks`` entry point, deduplicated; second ones with a taken name are blocked.
 
     A built-in always keeps its name: a third-party entry point that claims it is the duplicate.
+    The scan's result is kept for the next process while the environment is unchanged
+    (``_scan_cache``); ``fresh`` scans anyway (with a plugin lock, whose checks read each
+    distribution's files).
     """
-    found: dict[str, Candidate] = {}
-    duplicates: list[tuple[Candidate, str]] = []
+    lookup = _scan_cache.Lookup(ENTRY_POINT_GROUP)
+    rows = None if fresh else lookup.rows()
+    scanned: list[Candidate] | None = None
+    if rows is not None:
+        try:
+            scanned = [Candidate.from_row(row) for row in rows]
+        except (KeyError, TypeError, IndexError):
+            scanned = None  # a cache file of another shape: scan
+    if scanned is None:
+        scanned = _scan()
+        lookup.store([candidate.row() for candidate in scanned])
+    # The built-ins' version is the running toolhooks' (the range check of a third party
+    # compares with it, without reading toolhooks' metadata again).
+    _last_builtins[:] = [c for c in scanned if c.builtin]
+    return _deduplicated(scanned)
+
+
+_last_builtins: list[Candidate] = []
+
+
+def _scan() -> list[Candidate]:
+    from importlib import metadata
+
+    scanned = []
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = getattr(entry_point, "dist", None)
         dist_name = dist.metadata["Name"] if dist is not None else None
-        candidate = Candidate(
-            name=entry_point.name,
-            value=entry_point.value,
-            distribution=dist_name,
-            version=dist.version if dist is not None else None,
-            builtin=dist_name is not None and _normalise(dist_name) == OWN_DISTRIBUTION,
-            entry_point=entry_point,
+        builtin = dist_name is not None and _normalise(dist_name) == OWN_DISTRIBUTION
+        scanned.append(
+            Candidate(
+                name=entry_point.name,
+                value=entry_point.value,
+                distribution=dist_name,
+                version=dist.version if dist is not None else None,
+                builtin=builtin,
+                requires=tuple(dist.requires or ()) if dist is not None and not builtin else (),
+                found=dist,
+            )
         )
+    return scanned
+
+
+def _deduplicated(
+    scanned: list[Candidate],
+) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+    found: dict[str, Candidate] = {}
+    duplicates: list[tuple[Candidate, str]] = []
+    for candidate in scanned:
         taken = found.get(candidate.name)
         if taken is None:
             found[candidate.name] = candidate
@@ -132,9 +223,16 @@ def load(candidate: Candidate, config: LoadedConfig) -> Any:
     if not candidate.builtin:
         from ._api_version import check  # only a third-party plugin pays for the range reader
 
-        check(candidate.entry_point.dist, candidate.label, candidate.from_dist)
+        running = next((c.version for c in _last_builtins if c.version), None)
+        check(
+            candidate.requires,
+            candidate.label,
+            candidate.from_dist,
+            candidate.distribution,
+            running,
+        )
     try:
-        target = candidate.entry_point.load()
+        target = candidate.load_target()
     except Exception as exc:
         raise PluginLoadError(
             f"plugin entry point '{candidate.label}' from {candidate.from_dist} failed to import: "

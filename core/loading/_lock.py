@@ -123,7 +123,7 @@ def current_entry(candidate: Candidate) -> LockEntry:
     from . import _files
     from ._lock_file import LockEntry
 
-    dist = candidate.entry_point.dist
+    dist = candidate.dist
     if dist is None:
         raise ConfigError(
             f"plugin {candidate.name!r} ('{candidate.label}') has no distribution metadata: "
@@ -143,7 +143,7 @@ def current_entry(candidate: Candidate) -> LockEntry:
 
 def lockable(config: LoadedConfig) -> list[Candidate]:
     """The entry points a runtime built from ``config`` would import: the ones the lock lists."""
-    candidates, _ = find_entry_points()
+    candidates, _ = find_entry_points(fresh=True)  # their files are read: the dists too
     return [c for c in candidates if why_skipped(c, config) is None]
 
 

@@ -95,7 +95,8 @@ class Runtime(RuntimeApprovals):
         self._lock: PluginLock | None = None
         if load_entrypoints:
             self._lock = active_lock(self.config)  # None (no file, one stat) on the usual path
-            self._discovered = find_entry_points()
+            # With a lock every distribution is read afresh: its checks read their files.
+            self._discovered = find_entry_points(fresh=self._lock is not None)
             self._skipped.extend(
                 load_entry_points(self._registry, self.config, self._discovered, self._lock)
             )
