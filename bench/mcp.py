@@ -17,6 +17,15 @@ the wall clock (the stdio setups spend most of their time in other processes):
 
 "Added" is the proxy's time less the direct time: the second hop plus the pipeline. The target
 is that it costs at most 1.2 times what the upstream hop itself costs (the direct time).
+
+Inside the proxy (issue #22: the pipeline <= 50 µs per call): a third in-process run times each
+tools/call inside the proxy's handler on the thread CPU clock (client, proxy and upstream share
+the one thread, so waiting for a core on a loaded machine is not counted, and neither is the
+event log's writer thread). Per call: the pipeline is the time in ``rt.acall`` less the executor
+it runs, plus ``rt.is_visible``; the upstream hop is the time in the upstream's ``call_tool``
+(the in-process client and the upstream server run inside it); the proxy's own work is the rest
+of the handler (who is calling, the route, the ``ToolCall``, reading the upstream's result into
+the pipeline and the ``CallToolResult`` built back). Medians over every call of the run.
 """
 
 from __future__ import annotations
@@ -41,8 +50,10 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.server import Server  # noqa: E402
 from pipeline import BODY, PATHS, config  # noqa: E402
 from toolhooks_mcp import Proxy  # noqa: E402
+from toolhooks_mcp._upstream import Upstream  # noqa: E402
 
 TARGET = 1.2
+PIPELINE_TARGET = 50e-6
 READ = types.Tool(
     name="read",
     description="Read a file.",
@@ -122,6 +133,86 @@ async def in_process(log_dir: str, rounds: int, calls: int) -> dict[str, list[fl
         )
 
 
+class TimedProxy(Proxy):
+    """The proxy, timing each tools/call inside its handler (thread CPU clock): the pipeline,
+    the upstream hop and the proxy's own work, apart."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.samples: dict[str, list[float]] = {"pipeline": [], "proxy": [], "upstream": []}
+        self._now = {"acall": 0.0, "execute": 0.0, "upstream": 0.0, "visible": 0.0}
+        runtime, now, clock = self.runtime, self._now, time.thread_time
+        acall, is_visible = runtime.acall, runtime.is_visible
+
+        async def timed_acall(call: Any, execute: Any = None) -> Any:
+            async def timed_execute(params: Any) -> Any:
+                start = clock()
+                try:
+                    return await execute(params)
+                finally:
+                    now["execute"] += clock() - start
+
+            start = clock()
+            try:
+                return await acall(call, timed_execute)
+            finally:
+                now["acall"] += clock() - start
+
+        def timed_visible(*args: Any, **kwargs: Any) -> bool:
+            start = clock()
+            try:
+                return is_visible(*args, **kwargs)
+            finally:
+                now["visible"] += clock() - start
+
+        runtime.acall, runtime.is_visible = timed_acall, timed_visible  # type: ignore[method-assign]
+        for upstream in self.upstreams.values():
+            upstream.call_tool = self._timed_upstream(upstream)  # type: ignore[method-assign]
+
+    def _timed_upstream(self, upstream: Upstream) -> Any:
+        call_tool, now, clock = upstream.call_tool, self._now, time.thread_time
+
+        async def timed(tool: str, arguments: dict[str, Any]) -> Any:
+            start = clock()
+            try:
+                return await call_tool(tool, arguments)
+            finally:
+                now["upstream"] += clock() - start
+
+        return timed
+
+    async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        now = self._now
+        for key in now:
+            now[key] = 0.0
+        start = time.thread_time()
+        try:
+            return await super()._call_tool(ctx, params)
+        finally:
+            handler = time.thread_time() - start
+            pipeline = now["acall"] - now["execute"] + now["visible"]
+            self.samples["pipeline"].append(pipeline)
+            self.samples["upstream"].append(now["upstream"])
+            self.samples["proxy"].append(handler - now["upstream"] - pipeline)
+
+
+async def inside_proxy(log_dir: str, rounds: int, calls: int) -> dict[str, float]:
+    """Per-call medians of the pipeline, the upstream hop and the proxy's own work."""
+    server = upstream()
+    proxy = TimedProxy(proxy_config(log_dir, None), local={"files": server})
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(proxy.running())
+        through = await stack.enter_async_context(Client(proxy.server, mode="legacy", cache=None))
+        call = caller(through, "files__read")
+        for _ in range(calls):  # warm-up, not counted
+            await call()
+        for samples in proxy.samples.values():
+            samples.clear()
+        for _ in range(rounds * calls):
+            await call()
+    return {key: statistics.median(values) for key, values in proxy.samples.items()}
+
+
 async def over_stdio(log_dir: str, rounds: int, calls: int) -> dict[str, list[float]]:
     command = [sys.executable, os.path.abspath(__file__), "--serve-upstream"]
     cfg_path = os.path.join(log_dir, "toolhooks.toml")
@@ -177,6 +268,9 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
         rows.append(summary("in-process", await in_process(log_dir, args.rounds, args.calls)))
     with tempfile.TemporaryDirectory() as log_dir:
         rows.append(summary("over stdio", await over_stdio(log_dir, args.rounds, args.calls)))
+    with tempfile.TemporaryDirectory() as log_dir:
+        inside = await inside_proxy(log_dir, args.rounds, args.calls)
+    rows.append({"setup": "inside the proxy (thread CPU, in-process)", **inside})
     return rows
 
 
@@ -207,14 +301,23 @@ if __name__ == "__main__":
     print("## MCP proxy: a tools/call through toolhooks vs straight to the upstream\n")
     print("| setup | direct | through the proxy | added | added / direct hop |")
     print("|---|---|---|---|---|")
-    for row in rows:
+    hops, inside = rows[:-1], rows[-1]
+    for row in hops:
         print(
             f"| {row['setup']} | {fmt(row['direct'])} | {fmt(row['proxy'])} | {fmt(row['added'])} | {row['ratio']:.2f}x |"
         )
-    met = all(row["ratio"] <= TARGET for row in rows)
+    met = all(row["ratio"] <= TARGET for row in hops)
     print(
         f"\ntarget: the proxy adds at most {TARGET}x the upstream hop's cost: {'met' if met else 'not met'}"
     )
+    print("\n## Inside the proxy, per tools/call (thread CPU clock, in-process, median)\n")
+    print(
+        "| the pipeline (rt.acall less the upstream, rt.is_visible) | the proxy's own work | the upstream hop |"
+    )
+    print("|---|---|---|")
+    print(f"| {fmt(inside['pipeline'])} | {fmt(inside['proxy'])} | {fmt(inside['upstream'])} |")
+    verdict = "met" if inside["pipeline"] <= PIPELINE_TARGET else "not met"
+    print(f"\ntarget (issue #22): the pipeline <= 50 µs per call: {verdict}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(rows, handle, indent=2)

@@ -1,14 +1,14 @@
 """The proxy: one runtime, the upstream servers, and the MCP server the client talks to.
 
-Built on the SDK's low-level ``Server``. tools/list is the runtime's ``visible_tools`` for the
-caller; tools/call runs ``rt.acall`` with the upstream's real call as ``execute``; resources and
-prompts pass through unchanged.
+Built on the SDK's low-level ``Server``, whose handlers live by subject: tools/list and
+tools/call through the runtime in ``_calls``, resources and prompts passed through in
+``_passthrough``, the exposed names rebuilt on each upstream change in ``_catalog``. This module
+wires them together and runs the upstreams.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-import logging
 import os
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -26,19 +26,17 @@ from mcp.server.subscriptions import (
     ResourcesListChanged,
     ToolsListChanged,
 )
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from toolhooks import ApprovalStore, Runtime, ToolCall
+from toolhooks import ApprovalStore, Runtime
 
-from ._approval import ClientApprover, resume_round
+from ._approval import ClientApprover
+from ._calls import call_tool, list_tools
+from ._catalog import build_catalog
 from ._config import McpTable, ServerTable
-from ._results import Holder, call_result, upstream_value
-from ._scope import Caller, RequestScope, caller_of, current_request
-from ._tools import Route, routes_for, spec_for
+from ._passthrough import get_prompt, list_prompts, list_resources, list_templates, read_resource
+from ._scope import Caller
+from ._tools import Route
 from ._upstream import Upstream
-
-logger = logging.getLogger("toolhooks.mcp")
 
 
 class Proxy:
@@ -119,160 +117,47 @@ class Proxy:
         )
         return self.server.create_initialization_options(changed)
 
-    def _remember(self, ctx: Any, caller: Caller) -> None:
+    def remember(self, ctx: Any, caller: Caller) -> None:
+        """A handshake-era session, kept to tell it when the lists change."""
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._listeners[caller.connection] = ctx.session
 
+    # The handlers: tools in _calls, resources and prompts in _passthrough.
+
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        caller = caller_of(ctx, self)
-        self._remember(ctx, caller)
-        visible = {
-            spec.name
-            for spec in self.runtime.visible_tools(caller.sender, agent_id=caller.agent_id)
-        }
-        routes = self.routes
-        return types.ListToolsResult(
-            tools=[route.listed for name, route in routes.items() if name in visible]
-        )
+        return await list_tools(self, ctx)
 
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        caller = caller_of(ctx, self)
-        self._remember(ctx, caller)
-        route = self.routes.get(params.name)
-        if route is None and params.name in self.collisions:
-            raise MCPError(code=INVALID_PARAMS, message=self.collisions[params.name])
-        if route is None and (down := self._down_owner(params.name)) is not None:
-            text = down.down_reason()
-            return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
-        if route is None or not self.runtime.is_visible(
-            params.name, caller.sender, agent_id=caller.agent_id
-        ):
-            # Hidden and unknown look the same: a client learns nothing about what it cannot see.
-            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.name}")
-        upstream = self.upstreams[route.server]
-        holder = Holder()
-
-        async def execute(arguments: dict[str, Any]) -> Any:
-            holder.result = await upstream.call_tool(route.tool, arguments)
-            return upstream_value(holder.result)
-
-        scope = RequestScope(ctx=ctx, caller=caller)
-        token = current_request.set(scope)
-        try:
-            if params.request_state is not None:
-                return await resume_round(self, params, caller, execute, holder)
-            call = ToolCall(
-                name=params.name,
-                params=params.arguments or {},
-                session_id=caller.session_id,
-                agent_id=caller.agent_id,
-                sender=caller.sender,
-            )
-            outcome = await self.runtime.acall(call, execute)
-        finally:
-            current_request.reset(token)
-        if outcome.status == "pending" and outcome.pending is not None and scope.asked_client:
-            return self.approver.input_required(outcome.pending, caller)
-        return call_result(outcome, holder.result)
-
-    def _down_owner(self, name: str) -> Upstream | None:
-        """The upstream that is not running whose tools ``name`` would be one of."""
-        for server, upstream in self.upstreams.items():
-            if upstream.client is not None:
-                continue
-            if not self.settings.prefix or name.startswith(server + self.settings.separator):
-                return upstream
-        return None
-
-    # -- resources and prompts: passed through ---------------------------------------------------
+        return await call_tool(self, ctx, params)
 
     async def _list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult(
-            resources=[r for up in self.upstreams.values() for r in up.resources]
-        )
+        return await list_resources(self)
 
     async def _list_templates(self, ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(
-            resource_templates=[t for up in self.upstreams.values() for t in up.templates]
-        )
+        return await list_templates(self)
 
     async def _read_resource(
         self, ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        uri = str(params.uri)
-        owners = [
-            up for up in self.upstreams.values() if any(str(r.uri) == uri for r in up.resources)
-        ]
-        candidates = owners or [up for up in self.upstreams.values() if up.templates]
-        problem = f"Unknown resource: {uri}"
-        for upstream in candidates:
-            client = upstream.client
-            if client is None:
-                problem = upstream.down_reason()
-                continue
-            try:
-                return await client.read_resource(uri)
-            except MCPError as exc:
-                problem = str(exc)
-        raise MCPError(code=INVALID_PARAMS, message=problem)
+        return await read_resource(self, params)
 
     async def _list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
-        prompts = []
-        for name, (server, prompt) in self.prompt_routes.items():
-            listed = self.upstreams[server].prompts.get(prompt)
-            if listed is not None:
-                prompts.append(listed.model_copy(update={"name": name}))
-        return types.ListPromptsResult(prompts=prompts)
+        return await list_prompts(self)
 
     async def _get_prompt(
         self, ctx: Any, params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        found = self.prompt_routes.get(params.name)
-        if found is None:
-            raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt: {params.name}")
-        upstream = self.upstreams[found[0]]
-        client = upstream.client
-        if client is None:
-            raise MCPError(code=INVALID_PARAMS, message=upstream.down_reason())
-        return await client.get_prompt(found[1], params.arguments)
+        return await get_prompt(self, params)
 
     # -- upstream changes ------------------------------------------------------------------------
 
     async def _changed(self) -> None:
         """An upstream connected or went away: rebuild the names and tell the clients."""
-        routes: dict[str, Route] = {}
-        prompts: dict[str, tuple[str, str]] = {}
-        owners: dict[str, list[Route]] = {}
-        settings = self.settings
-        for server, upstream in self.upstreams.items():
-            table = settings.servers[server]
-            found = routes_for(settings, server, table, list(upstream.tools.values()))
-            for name, route in found.items():
-                owners.setdefault(name, []).append(route)
-                self.runtime.add_tool(spec_for(name, table, upstream.tools[route.tool]))
-            routes.update(found)
-            for prompt in upstream.prompts:
-                key = prompt if not settings.prefix else f"{server}{settings.separator}{prompt}"
-                prompts[key] = (server, prompt)
-        # Two upstream tools under one exposed name (server "a" tool "_x" and server "a_" tool
-        # "x" are both "a___x"): neither is offered, and a call by that name is refused naming
-        # both, so no call can reach a server the client did not mean.
-        collisions = {
-            name: "Tool name "
-            + repr(name)
-            + " is ambiguous: it names "
-            + " and ".join(f"tool {r.tool!r} of server {r.server!r}" for r in found_by)
-            + "; neither is offered (rename a server in [mcp.servers] or set a separator)"
-            for name, found_by in owners.items()
-            if len(found_by) > 1
-        }
-        for name, reason in collisions.items():
-            if name not in self.collisions:
-                logger.warning("toolhooks-mcp: %s", reason)
-            routes.pop(name, None)
-        self.routes, self.prompt_routes, self.collisions = routes, prompts, collisions
+        catalog = build_catalog(self.settings, self.upstreams, self.runtime, self.collisions)
+        self.routes, self.prompt_routes = catalog.routes, catalog.prompts
+        self.collisions = catalog.collisions
         await self._notify()
 
     async def _notify(self) -> None:

@@ -1,0 +1,70 @@
+"""The names the client sees, rebuilt whenever an upstream connects or goes away.
+
+Every upstream tool gets its exposed name (``server__tool`` by default) and a spec on the
+runtime; two tools under one exposed name are both withheld, with the reason kept for a call by
+that name. Prompts get exposed names the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from toolhooks import Runtime
+
+from ._config import McpTable
+from ._tools import Route, routes_for, spec_for
+from ._upstream import Upstream
+
+logger = logging.getLogger("toolhooks.mcp")
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    routes: dict[str, Route]
+    prompts: dict[str, tuple[str, str]]
+    """Exposed prompt name -> (server, the prompt's own name)."""
+    collisions: dict[str, str]
+    """Exposed names that two upstream tools share, each with why it is withheld."""
+
+
+def build_catalog(
+    settings: McpTable,
+    upstreams: dict[str, Upstream],
+    runtime: Runtime,
+    known_collisions: dict[str, str],
+) -> Catalog:
+    """The routes of every upstream's tools and prompts; each tool's spec goes on the runtime.
+
+    A collision not in ``known_collisions`` is logged once, as a warning.
+    """
+    routes: dict[str, Route] = {}
+    prompts: dict[str, tuple[str, str]] = {}
+    owners: dict[str, list[Route]] = {}
+    for server, upstream in upstreams.items():
+        table = settings.servers[server]
+        found = routes_for(settings, server, table, list(upstream.tools.values()))
+        for name, route in found.items():
+            owners.setdefault(name, []).append(route)
+            runtime.add_tool(spec_for(name, table, upstream.tools[route.tool]))
+        routes.update(found)
+        for prompt in upstream.prompts:
+            key = prompt if not settings.prefix else f"{server}{settings.separator}{prompt}"
+            prompts[key] = (server, prompt)
+    # Two upstream tools under one exposed name (server "a" tool "_x" and server "a_" tool
+    # "x" are both "a___x"): neither is offered, and a call by that name is refused naming
+    # both, so no call can reach a server the client did not mean.
+    collisions = {
+        name: "Tool name "
+        + repr(name)
+        + " is ambiguous: it names "
+        + " and ".join(f"tool {r.tool!r} of server {r.server!r}" for r in found_by)
+        + "; neither is offered (rename a server in [mcp.servers] or set a separator)"
+        for name, found_by in owners.items()
+        if len(found_by) > 1
+    }
+    for name, reason in collisions.items():
+        if name not in known_collisions:
+            logger.warning("toolhooks-mcp: %s", reason)
+        routes.pop(name, None)
+    return Catalog(routes, prompts, collisions)
