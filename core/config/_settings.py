@@ -1,27 +1,33 @@
-"""Reading the TOML config: where it is, what shape it must have, and errors that point at it."""
+"""Reading the TOML config: where it is, what shape it must have, and errors that point at it.
+
+The config's parts are in their own modules (``_loaded``: the validated config; ``_tables``: the
+core's tables; ``_keys``: errors that point at a key); their names are also here, where the rest
+of toolhooks imports them from.
+"""
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..records._errors import ConfigError
-from ..registry._registry import PluginSettings
 from ..stores._state import StateTable
 from ._agents import AgentsTable
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+from ._keys import did_you_mean as did_you_mean
+from ._keys import keys_at as keys_at
+from ._keys import locate as locate
+from ._loaded import LoadedConfig as LoadedConfig
+from ._tables import FRAMEWORK_KEYS as FRAMEWORK_KEYS
+from ._tables import PLUGINS_KEYS as PLUGINS_KEYS
+from ._tables import ApprovalsTable as ApprovalsTable
+from ._tables import FrameworkSettings as FrameworkSettings
+from ._tables import PluginsTable as PluginsTable
 
 CONFIG_ENV = "TOOLHOOKS_CONFIG"
 CONFIG_FILE = "toolhooks.toml"
@@ -31,215 +37,15 @@ TABLES_GROUP = "toolhooks.tables"
 names the pydantic model (extra="forbid") that validates ``[mcp]``."""
 KNOWN_ADDON_TABLES = {"mcp": "toolhooks-mcp"}
 """Tables of add-ons toolhooks knows of: a config using one without the add-on says what to install."""
-PLUGINS_KEYS = ("only", "disable", "on_load_error", "lock", "on_unlocked")
-FRAMEWORK_KEYS = ("priority", "mode", "on_error", "timeout_s", "enabled", "tools")
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class PluginsTable(_Strict):
-    only: list[str] | None = None
-    """Load only these plugins (any kind: built-in, entry point, registered); unset: all."""
-    disable: list[str] = Field(default_factory=list)
-    """Never load these plugins."""
-    on_load_error: Literal["raise", "skip"] = "raise"
-    """A plugin that fails to import: ``raise`` a PluginLoadError, or ``skip`` it and list it with
-    the reason."""
-    lock: str | None = Field(default=None, min_length=1)
-    """The plugin lock file, relative to the config file's folder (to the working directory for
-    a config given as a mapping); it must exist. Unset: the ``toolhooks.lock`` next to the config
-    file, if there is one. With a lock, only the plugins it
-    lists load, each with the entry point, distribution, version and files it was locked with
-    (``toolhooks plugins lock`` writes it)."""
-    on_unlocked: Literal["raise", "warn"] = "raise"
-    """An installed plugin the lock does not list, or whose files changed: ``raise`` a
-    ConfigError naming it and what differs, or ``warn``: skip it and emit a ``plugin.unlocked``
-    event (and a warning on the ``toolhooks`` logger)."""
-
-
-class FrameworkSettings(_Strict):
-    # Strict types: `enabled = "no"` or `priority = true` are mistakes, not values to coerce.
-    priority: int | None = Field(default=None, strict=True)
-    """Overrides ``@hookimpl(priority=)`` and the plugin's ``priority``; higher runs first."""
-    mode: Literal["enforce", "audit"] | None = None
-    """``audit``: run the plugin, record its decisions (``applied: false``), never apply them."""
-    on_error: Literal["block", "ignore"] | None = None
-    """A failing handler: ``block`` fails closed, ``ignore`` skips it (default: block; after hooks
-    ignore)."""
-    timeout_s: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
-    """Seconds a handler may take (default: a ``def`` runs inline, untimed; an ``async def`` 15)."""
-    enabled: bool = Field(default=True, strict=True)
-    """``false`` keeps the plugin from loading, also one passed to ``Runtime(plugins=)``."""
-    tools: list[Annotated[str, Field(min_length=1)]] | None = None
-    """Only these tools (``*`` is the only wildcard); unset: every tool."""
-
-
-class ApprovalsTable(_Strict):
-    route: Literal["none", "queue", "tty"] = "none"
-    """Who answers when ``Runtime(approver=)`` is not given: nobody (deny at once), a SQLite
-    ``queue``, or the ``tty``."""
-    db: str = ".toolhooks/approvals.db"
-    """The queue route's SQLite file, relative to the working directory."""
-    poll_interval_s: float = Field(default=0.2, gt=0)
-    """How often an agent waiting on the queue looks at the database."""
-    wait_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    """queue route: how long to wait before deferring (None: the request's timeout; 0: at once)."""
-    defer_ttl_s: float = Field(default=86_400.0, gt=0, allow_inf_nan=False)
-    """How long a deferred approval waits to be resumed before it expires."""
-    retention_s: float = Field(default=7 * 86_400.0, ge=0, allow_inf_nan=False)
-    """How long decided and expired approvals are kept before they are purged."""
-
-
-@dataclass
-class LoadedConfig:
-    """A validated config: the raw tables plus the file it came from (None for a mapping)."""
-
-    data: dict[str, Any] = field(default_factory=dict)
-    source: Path | None = None
-    prefix: tuple[str, ...] = ()  # ("tool", "toolhooks") when read from pyproject.toml
-    plugins: PluginsTable = field(default_factory=PluginsTable)
-    approvals: ApprovalsTable = field(default_factory=ApprovalsTable)
-    state: StateTable = field(default_factory=StateTable)
-    agents: AgentsTable = field(default_factory=AgentsTable)
-    """``[agents]``: coding agents' hooks (``toolhooks hook``)."""
-    tables: dict[str, BaseModel] = field(default_factory=dict)
-    """Add-on tables (``[mcp]``), each validated by the model its distribution registered."""
-
-    @property
-    def file(self) -> str | None:
-        return None if self.source is None else str(self.source)
-
-    def error(self, message: str, *path: str) -> ConfigError:
-        """A ConfigError for the key at ``path`` (line number looked up in the file)."""
-        full = tuple(str(part) for part in (*self.prefix, *path))
-        line = locate(self.source, full) if self.source is not None else None
-        shown = ".".join(_quote(part) for part in full) if full else None
-        text = f"{message} (at {shown})" if shown and shown not in message else message
-        return ConfigError(text, file=self.file, key=shown, line=line)
-
-    def section(self, dotted: str) -> dict[str, Any]:
-        node: Any = self.data
-        for part in dotted.split("."):
-            node = node.get(part, {}) if isinstance(node, Mapping) else {}
-        if not isinstance(node, Mapping):
-            raise self.error(f"[{dotted}] must be a table", *dotted.split("."))
-        return dict(node)
-
-    def plugin_tables(self) -> dict[str, dict[str, Any]]:
-        tables = self.data.get("plugins", {})
-        return {k: v for k, v in tables.items() if k not in PLUGINS_KEYS}
-
-    def plugin_settings(self, name: str) -> tuple[PluginSettings, dict[str, Any]]:
-        """The framework knobs and the plugin's own keys from ``[plugins.<name>]``."""
-        table = dict(self.plugin_tables().get(name, {}))
-        framework = {k: table.pop(k) for k in FRAMEWORK_KEYS if k in table}
-        try:
-            parsed = FrameworkSettings.model_validate(framework)
-        except ValidationError as exc:
-            raise self.validation_error(exc, "plugins", name, model=FrameworkSettings) from None
-        tools = tuple(parsed.tools) if parsed.tools is not None else None
-        settings = PluginSettings(
-            parsed.priority, parsed.mode, parsed.on_error, parsed.timeout_s, parsed.enabled, tools
-        )
-        return settings, table
-
-    def validation_error(
-        self,
-        exc: ValidationError,
-        *path: str,
-        model: type[BaseModel] | None = None,
-        also: Iterable[str] = (),
-    ) -> ConfigError:
-        """A ConfigError for pydantic's first problem, at the key's own line.
-
-        An unknown key names the table it is really in (``[tools.elevated]``, not ``[tools]``)
-        and the nearest key that table takes: ``model``'s fields there, plus ``also``.
-        """
-        problem = exc.errors()[0]
-        loc = [str(part) for part in problem["loc"]]
-        if problem["type"] == "extra_forbidden":
-            table = ".".join((*path, *loc[:-1]))
-            choices = set(keys_at(model, loc[:-1])) | (set(also) if len(loc) == 1 else set())
-            hint = did_you_mean(loc[-1], choices)
-            return self.error(f"unknown key {loc[-1]!r} in [{table}]{hint}", *path, *loc)
-        shown = ".".join((*path, *loc))
-        return self.error(f"{shown}: {problem['msg']}", *path, *loc)
-
-
-def keys_at(model: type[BaseModel] | None, loc: list[str]) -> list[str]:
-    """The keys the table at ``loc`` inside ``model`` takes (list indexes and dict keys are
-    stepped over); empty when that is not a model."""
-    node: Any = model
-    keyed = False  # the last field was a dict of models: the next part is one of its keys
-    for part in loc:
-        if not (isinstance(node, type) and issubclass(node, BaseModel)):
-            return []
-        info = node.model_fields.get(part)
-        if info is None:
-            if part.isdigit() or keyed:  # an index into a list, a key into a dict of models
-                keyed = False
-                continue
-            return []
-        keyed = get_origin(info.annotation) is dict
-        node = _model_inside(info.annotation)
-    if isinstance(node, type) and issubclass(node, BaseModel):
-        return [info.alias or name for name, info in node.model_fields.items()]
-    return []
-
-
-def _model_inside(annotation: Any) -> Any:
-    """The model an annotation holds (``X``, ``X | None``, ``list[X]``, ``dict[str, X]``)."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in reversed(get_args(annotation)):
-        found = _model_inside(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def did_you_mean(given: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the nearest of ``choices``, or an empty string."""
-    close = difflib.get_close_matches(given, sorted(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _quote(part: str) -> str:
-    return part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else f'"{part}"'
-
-
-_KEY_PART = re.compile(r'"([^"]*)"|\'([^\']*)\'|([^.\s"\']+)')
-
-
-def _split_dotted(text: str) -> tuple[str, ...]:
-    return tuple(next(g for g in m.groups() if g is not None) for m in _KEY_PART.finditer(text))
-
-
-def locate(source: Path, path: tuple[str, ...]) -> int | None:
-    """Best-effort line of ``path`` in a TOML file: its ``key =`` line, else its ``[table]`` header."""
-    try:
-        lines = source.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    table: tuple[str, ...] = ()
-    header_line: int | None = None
-    for number, raw in enumerate(lines, 1):
-        text = raw.strip()
-        if text.startswith("["):
-            table = _split_dotted(text.split("]")[0].lstrip("["))
-            if table == path and header_line is None:
-                header_line = number
-            continue
-        if "=" in text and not text.startswith("#"):
-            full = table + _split_dotted(text.split("=", 1)[0])
-            if len(full) <= len(path) and full == path[: len(full)]:
-                return number
-    return header_line
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    # Imported here: a process with no config file never parses TOML (30 M instructions of a
+    # cold start, callgrind).
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
     try:
         with path.open("rb") as handle:
             data: dict[str, Any] = tomllib.load(handle)

@@ -1,0 +1,95 @@
+"""A validated config: its raw tables, the file it came from, and errors that point at a key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..records._errors import ConfigError
+from ..registry._registry import PluginSettings
+from ..stores._state import StateTable
+from ._agents import AgentsTable
+from ._keys import did_you_mean, keys_at, locate, quote
+from ._tables import FRAMEWORK_KEYS, PLUGINS_KEYS, ApprovalsTable, FrameworkSettings, PluginsTable
+
+
+@dataclass
+class LoadedConfig:
+    """A validated config: the raw tables plus the file it came from (None for a mapping)."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    source: Path | None = None
+    prefix: tuple[str, ...] = ()  # ("tool", "toolhooks") when read from pyproject.toml
+    plugins: PluginsTable = field(default_factory=PluginsTable)
+    approvals: ApprovalsTable = field(default_factory=ApprovalsTable)
+    state: StateTable = field(default_factory=StateTable)
+    agents: AgentsTable = field(default_factory=AgentsTable)
+    """``[agents]``: coding agents' hooks (``toolhooks hook``)."""
+    tables: dict[str, BaseModel] = field(default_factory=dict)
+    """Add-on tables (``[mcp]``), each validated by the model its distribution registered."""
+
+    @property
+    def file(self) -> str | None:
+        return None if self.source is None else str(self.source)
+
+    def error(self, message: str, *path: str) -> ConfigError:
+        """A ConfigError for the key at ``path`` (line number looked up in the file)."""
+        full = tuple(str(part) for part in (*self.prefix, *path))
+        line = locate(self.source, full) if self.source is not None else None
+        shown = ".".join(quote(part) for part in full) if full else None
+        text = f"{message} (at {shown})" if shown and shown not in message else message
+        return ConfigError(text, file=self.file, key=shown, line=line)
+
+    def section(self, dotted: str) -> dict[str, Any]:
+        node: Any = self.data
+        for part in dotted.split("."):
+            node = node.get(part, {}) if isinstance(node, Mapping) else {}
+        if not isinstance(node, Mapping):
+            raise self.error(f"[{dotted}] must be a table", *dotted.split("."))
+        return dict(node)
+
+    def plugin_tables(self) -> dict[str, dict[str, Any]]:
+        tables = self.data.get("plugins", {})
+        return {k: v for k, v in tables.items() if k not in PLUGINS_KEYS}
+
+    def plugin_settings(self, name: str) -> tuple[PluginSettings, dict[str, Any]]:
+        """The framework knobs and the plugin's own keys from ``[plugins.<name>]``."""
+        table = dict(self.plugin_tables().get(name, {}))
+        framework = {k: table.pop(k) for k in FRAMEWORK_KEYS if k in table}
+        if not framework:  # the usual case: every default, nothing to validate
+            return PluginSettings(), table
+        try:
+            parsed = FrameworkSettings.model_validate(framework)
+        except ValidationError as exc:
+            raise self.validation_error(exc, "plugins", name, model=FrameworkSettings) from None
+        tools = tuple(parsed.tools) if parsed.tools is not None else None
+        settings = PluginSettings(
+            parsed.priority, parsed.mode, parsed.on_error, parsed.timeout_s, parsed.enabled, tools
+        )
+        return settings, table
+
+    def validation_error(
+        self,
+        exc: ValidationError,
+        *path: str,
+        model: type[BaseModel] | None = None,
+        also: Iterable[str] = (),
+    ) -> ConfigError:
+        """A ConfigError for pydantic's first problem, at the key's own line.
+
+        An unknown key names the table it is really in (``[tools.elevated]``, not ``[tools]``)
+        and the nearest key that table takes: ``model``'s fields there, plus ``also``.
+        """
+        problem = exc.errors()[0]
+        loc = [str(part) for part in problem["loc"]]
+        if problem["type"] == "extra_forbidden":
+            table = ".".join((*path, *loc[:-1]))
+            choices = set(keys_at(model, loc[:-1])) | (set(also) if len(loc) == 1 else set())
+            hint = did_you_mean(loc[-1], choices)
+            return self.error(f"unknown key {loc[-1]!r} in [{table}]{hint}", *path, *loc)
+        shown = ".".join((*path, *loc))
+        return self.error(f"{shown}: {problem['msg']}", *path, *loc)
