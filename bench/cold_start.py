@@ -124,7 +124,7 @@ def check_alone(config: Path, rounds: int) -> tuple[Times, Times, int, int]:
         _files.forget()
         cold.append(once())
         warm.append(once())
-    dists = {c.entry_point.dist._path: c.entry_point.dist for c in candidates}  # type: ignore[union-attr]
+    dists = {c.dist._path: c.dist for c in candidates if c.dist is not None}  # type: ignore[attr-defined]
     files = sum(_files.fingerprint(d).files for d in dists.values())
     median = statistics.median
     return (
