@@ -8,7 +8,6 @@ to run. It ends in a :class:`Verdict` to conclude the call with, or in a
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from dataclasses import replace
@@ -20,11 +19,12 @@ from ..pipeline._driver import Pipeline
 from ..pipeline._stages import Context, Run, remember, screen
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, params_digest, thaw
+from ..records._log import LazyLogger
 from ..records._results import Outcome, PendingApproval
 from ..stores._contract import StoreError, stored_from_pending
 from ._resolve import Resolution, ask, make_pending
 
-logger = logging.getLogger("toolhooks")
+logger = LazyLogger("toolhooks")
 MAX_EDIT_ROUNDS = 5
 DIGEST_MISMATCH = "Blocked: the params changed after they were approved (digest mismatch)"
 

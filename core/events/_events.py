@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import inspect
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import FrozenInstanceError
 from operator import itemgetter
 from time import time
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ..records._log import LazyLogger
 from ._scope import CallScope
 
 if TYPE_CHECKING:
     import asyncio
 
-logger = logging.getLogger("toolhooks")
+logger = LazyLogger("toolhooks")
 
 EVENT_NAMES = (
     "tool.proposed",

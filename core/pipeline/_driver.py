@@ -10,7 +10,6 @@ into the generator, so ``call`` and ``acall`` cannot drift apart.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextvars
 import sys
 import threading
@@ -21,6 +20,7 @@ from ..events._scope import CallScope, current_scope
 
 if TYPE_CHECKING:
     import asyncio
+    import concurrent.futures
 
 T = TypeVar("T")
 # asyncio is imported where a loop is used, not here: 124 M instructions of a cold process's
@@ -30,6 +30,7 @@ if sys.version_info >= (3, 11):
     _TIMEOUT_ERRORS: tuple[type[BaseException], ...] = (TimeoutError,)
 else:  # pragma: no cover - exercised on 3.10 only
     import asyncio
+    import concurrent.futures
 
     _TIMEOUT_ERRORS = (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
 
@@ -73,6 +74,8 @@ def start_daemon(
     function: Callable[..., Any], args: tuple[Any, ...]
 ) -> concurrent.futures.Future[Any]:
     """Run ``function`` in a new daemon thread: a hung handler must never block interpreter exit."""
+    import concurrent.futures  # with logging, 23 M of a cold start that runs nothing in a thread
+
     future: concurrent.futures.Future[Any] = concurrent.futures.Future()
     context = contextvars.copy_context()
 

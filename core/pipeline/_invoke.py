@@ -3,17 +3,17 @@ or a handler with no opinion records. Shared by the before and after chains and 
 
 from __future__ import annotations
 
-import logging
 import traceback
 from inspect import isawaitable
 from time import perf_counter
 from typing import Any
 
 from ..events._scope import CallScope
+from ..records._log import LazyLogger
 from ..registry._registry import DEFAULT_ASYNC_TIMEOUT, Handler
 from ._driver import AwaitIt, Pipeline, RunInThread, TimedOut
 
-logger = logging.getLogger("toolhooks")
+logger = LazyLogger("toolhooks")
 TRACEBACK_FRAMES = 5
 """How many of a failing handler's last frames ``hook.error`` carries (the log has them all)."""
 TRACEBACK_CHARS = 4_000

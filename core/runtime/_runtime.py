@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -33,6 +32,7 @@ from ..pipeline._stages import Context, Execute
 from ..pipeline._tools import Tool, build_tool
 from ..pipeline._visibility import visible
 from ..records._frozen import thaw
+from ..records._log import LazyLogger
 from ..records._models import Origin, Sender, ToolCall, ToolSpec
 from ..records._results import Outcome
 from ..registry._registry import PluginRecord, Registry
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ..loading._lock_file import PluginLock
 
 F = TypeVar("F", bound=Callable[..., Any])
-logger = logging.getLogger("toolhooks")
+logger = LazyLogger("toolhooks")
 
 
 class Runtime(RuntimeApprovals):

@@ -16,17 +16,18 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import logging
 import os
 import threading
 import time
 import weakref
 from dataclasses import dataclass
 
+from toolhooks.records._log import LazyLogger
+
 from ._chain import Chain
 from ._files import FILE_MODE, NO_FOLLOW, lock_file, shift_backups, tail_is_torn, unlock_file
 
-logger = logging.getLogger("toolhooks")
+logger = LazyLogger("toolhooks")
 
 _OPEN_FLAGS = (
     os.O_WRONLY

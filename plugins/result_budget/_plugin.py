@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
 from toolhooks import AfterToolCallResult, ToolCall, ToolResult, emit, hookimpl
 from toolhooks.pipeline._render import render_content
+from toolhooks.records._log import LazyLogger
 
 from ._artifacts import ArtifactStore
 from ._config import ResultBudgetConfig
 from ._summary import is_json_like, structural_summary
 from ._trim import Budget, Trimmer, notice, snap_head
 
-logger = logging.getLogger("toolhooks.plugins.result_budget")
+logger = LazyLogger("toolhooks.plugins.result_budget")
 _NOT_JSON: Any = object()
 
 
