@@ -51,7 +51,7 @@ class Detectors:
 
     __slots__ = (
         "breaker", "critical", "is_poll", "on_breaker", "on_generic", "on_ping_pong", "on_poll",
-        "on_unknown", "unknown_threshold", "warning", "window",
+        "on_unknown", "quiet_first", "unknown_threshold", "warning", "window",
     )  # fmt: skip
 
     def __init__(self, config: LoopDetectionConfig) -> None:
@@ -67,12 +67,22 @@ class Detectors:
         self.on_generic = toggles.generic_repeat
         self.on_unknown = toggles.unknown_tool_repeat
         self.is_poll: Callable[[str], bool] = name_matcher(config.poll_tools)
+        self.quiet_first = self.warning > 1
+        """True when a call's first instance in the window cannot be warned about."""
 
-    def check(self, st: SessionState, name: str, sig: bytes, unknown_tool: bool) -> Verdict | None:
+    def check(
+        self, st: SessionState, name: str, sig: bytes, unknown_tool: bool, new: bool
+    ) -> Verdict | None:
         """The verdict for calling ``name`` (signature ``sig``) now; None when all is well.
 
         :param unknown_tool: True when the runtime does not know the tool (``call.spec is None``).
+        :param new: True when no 8 bytes of the window's signatures equal ``sig``.
         """
+        if new and self.quiet_first and not st.warned and not (unknown_tool and st.unknown):
+            # The common case, a call not in the window: every count below is 1 (the call
+            # itself), under any threshold; there is no warning to forget and no unknown-tool
+            # run to count. 6,200 of 43,300 instructions a call (callgrind, bench item 9's row).
+            return None
         warning = self.warning
         critical = self.critical
         found: Verdict | None = None

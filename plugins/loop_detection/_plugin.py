@@ -17,7 +17,8 @@ from toolhooks import (
 from ._config import LoopDetectionConfig
 from ._detectors import Detectors, Verdict
 from ._hashing import UNKNOWN_TOOL, Signer, outcome_hash
-from ._state import PendingCalls, SessionKey, Sessions, SessionState, SessionStore, tool_key
+from ._sessions import PendingCalls, Sessions, SessionStore
+from ._state import SessionKey, SessionState, tool_key
 
 MAX_PENDING = 16_384
 """Calls remembered between before_tool_call and after_tool_call (oldest dropped beyond this)."""
@@ -45,6 +46,9 @@ class LoopDetectionPlugin:
         self._signer = Signer(config.ignore_params, config.ignore_params_by_tool)
         self._detectors = Detectors(config)
         self._sessions: Sessions = SessionStore(config.max_sessions)
+        self._local: SessionStore | None = self._sessions
+        """The sessions when they live in this process: the hooks then work on a state directly,
+        not through a closure passed to ``update`` (which a shared store needs)."""
         self._pending = PendingCalls(MAX_PENDING)
         self._outcome_hash = outcome_hash
 
@@ -61,12 +65,15 @@ class LoopDetectionPlugin:
         self._signer = Signer(config.ignore_params, config.ignore_params_by_tool, stable=True)
         ttl_s = runtime.config.state.session_ttl_s
         self._sessions = SharedSessionStore(state, self.config.max_sessions, ttl_s)
+        self._local = None
 
     @hookimpl
     def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
         """Block a call that closes a loop; remember a warning to deliver with its result."""
         session = call.session_id
-        if (session, call.id) in self._pending:
+        key = (session, call.id)
+        pending = self._pending
+        if key in pending:
             # The same logical call screened again: edit-and-approve re-runs the chain under the
             # call's id. It already holds its place in the window (its first proposal), so it is
             # neither counted twice nor judged against itself.
@@ -76,20 +83,35 @@ class LoopDetectionPlugin:
         unknown_tool = call.spec is None
         detectors = self._detectors
         window = self._window
+        local = self._local
+        if local is not None:  # the steps of ``step`` below, without a closure to make and call
+            state = local.get(session)
+            lock = state.lock
+            lock.acquire()  # not ``with``: 0.08 µs less each time (timeit), twice a call
+            try:
+                new = state.sigs.find(sig) < 0
+                verdict = detectors.check(state, name, sig, unknown_tool, new)
+                seq = state.append(sig, name, window)
+            finally:
+                lock.release()
+        else:
 
-        def step(state: SessionState) -> tuple[Verdict | None, int]:
-            verdict = detectors.check(state, name, sig, unknown_tool)
-            # A blocked call enters the window too, without an outcome (it never runs): an
-            # agent that keeps proposing it keeps its loop visible instead of breaking it up.
-            return verdict, state.append(sig, name, window)
+            def step(state: SessionState) -> tuple[Verdict | None, int, bool]:
+                # ``new``: no 8 bytes of the window equal sig. Not ``sig in state.sigs``, which
+                # first tries sig as an int (an exception: 0.15 µs more, timeit).
+                new = state.sigs.find(sig) < 0
+                verdict = detectors.check(state, name, sig, unknown_tool, new)
+                # A blocked call enters the window too, without an outcome (it never runs): an
+                # agent that keeps proposing it keeps its loop visible instead of breaking it up.
+                return verdict, state.append(sig, name, window), new
 
-        verdict, seq = self._sessions.update(session, step)
+            verdict, seq, new = self._sessions.update(session, step)
         if verdict is None:
-            self._pending.put((session, call.id), (session, seq, None, False))
+            pending.put(key, (session, seq, None, False, new))
             return None
         critical = verdict.critical
         # Remembered for a critical verdict too: in mode = "audit" the call still runs.
-        self._pending.put((session, call.id), (session, seq, verdict.message, critical))
+        pending.put(key, (session, seq, verdict.message, critical, new))
         if critical:
             _emit("loop.critical", verdict)
             return BeforeToolCallResult(block=True, block_reason=verdict.message)
@@ -99,24 +121,37 @@ class LoopDetectionPlugin:
     @hookimpl
     def after_tool_call(self, call: ToolCall, result: ToolResult) -> AfterToolCallResult | None:
         """Record how the call ended; hand the model the warning found before it ran."""
-        pending = self._pending.pop((call.session_id, call.id))
+        pending = self._pending.pop((call.session_id, call.id), None)
         if pending is None:  # blocked before this plugin ran, or forgotten (MAX_PENDING)
             return None
-        session, seq, message, critical = pending
+        session, seq, message, critical, new = pending
         if critical:
             if result.status == "blocked" and result.error == message:
                 return None  # this plugin's block was applied: the call never ran
             message = None  # audit mode: the call ran; record it, but there is no warning
         out = self._outcome_hash(result)
         unknown = out == UNKNOWN_TOOL
-        name = call.name
+        local = self._local
+        if local is not None:  # the steps of ``step`` below, without a closure to make and call
+            state = local.peek(session)
+            if state is not None:
+                lock = state.lock
+                lock.acquire()
+                try:
+                    state.record(seq, out, new)
+                    if unknown or state.unknown:
+                        state.note_unknown(tool_key(call.name), unknown)
+                finally:
+                    lock.release()
+        else:
+            name = call.name
 
-        def step(state: SessionState) -> None:
-            state.record(seq, out)
-            if unknown or state.unknown:
-                state.note_unknown(tool_key(name), unknown)
+            def step(state: SessionState) -> None:
+                state.record(seq, out, new)
+                if unknown or state.unknown:
+                    state.note_unknown(tool_key(name), unknown)
 
-        self._sessions.update_existing(session, step)
+            self._sessions.update_existing(session, step)
         if message is None:
             return None
         return AfterToolCallResult(note=message)

@@ -1,31 +1,27 @@
-"""Per-session windows, the LRU that bounds them, and the calls waiting for their outcome.
+"""One session's recent calls: its window of signatures and outcomes, and what it warned about.
 
 Memory per session is kept small on purpose (the benchmark budget is 8 KB at the default
 window): the window is two ``bytearray`` rings of 8-byte records, signatures and outcomes,
 which also keeps a session's window in a few contiguous cache lines (with 100_000 live sessions
 a list of int objects scattered over the heap costs a cache miss per entry) and lets C code
 (``count``, ``rfind``, ``startswith``) do the scanning. The dicts for warning buckets and
-unknown-tool runs exist only once needed.
+unknown-tool runs exist only once needed. Where the states live: _sessions.py (this process)
+and _shared.py (Redis).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from typing import Any, Protocol, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
-T = TypeVar("T")
 SessionKey = Any  # the call's session_id: a str, or None for the shared "no session" bucket
 WarnKey = tuple[int, bytes]
 RECORD = 8
 """Bytes per window entry in each ring: a 64-bit signature, a 64-bit outcome."""
 NO_OUTCOME = bytes(RECORD)
 """The outcome of a call that has not finished (or never ran); real outcomes are never zero."""
-_STRIPES = 64
-"""Session states share this many locks (by hash of the session id); held for microseconds."""
 _WARNED_LIMIT = 32
 _UNKNOWN_LIMIT = 16
 
@@ -128,28 +124,32 @@ class SessionState:
             self.outs += NO_OUTCOME
         else:
             start = (seq % window) * RECORD
-            sigs[start : start + RECORD] = sig
-            self.outs[start : start + RECORD] = NO_OUTCOME
+            end = start + RECORD
+            sigs[start:end] = sig
+            self.outs[start:end] = NO_OUTCOME
         self.total = seq + 1
         self.last_name = name
         return seq
 
-    def record(self, seq: int, out: bytes) -> bool:
+    def record(self, seq: int, out: bytes, new: bool = False) -> bool:
         """Store the outcome of call ``seq``; return True when it made no progress.
 
         No progress: the previous finished call with the same signature (still in the window)
-        ended with the same outcome. The session's no-progress streak follows.
+        ended with the same outcome. The session's no-progress streak follows. ``new``: no 8
+        bytes of the window equalled the call's signature when ``seq`` was appended, so no call
+        before it can have that signature now (entries before ``seq`` are only ever dropped):
+        nothing to scan.
         """
-        size = len(self.sigs) // RECORD
-        if seq >= self.total or self.total - seq > size:  # not in this window (any more)
+        sigs = self.sigs
+        size = len(sigs) // RECORD
+        total = self.total
+        if seq >= total or total - seq > size:  # not in this window (any more)
             return False
-        position = seq % size
-        start = position * RECORD
-        outs = self.outs
-        outs[start : start + RECORD] = out
-        sig = bytes(self.sigs[start : start + RECORD])
+        start = (seq % size) * RECORD
+        end = start + RECORD
+        self.outs[start:end] = out
         stalled = False
-        if self.sigs.count(sig) > 1:
+        if not new and sigs.count(sig := bytes(sigs[start:end])) > 1:
             for other in self.newest_first(sig, seq - 1):
                 previous = self.out_at(other)
                 if previous != NO_OUTCOME:
@@ -192,133 +192,3 @@ class SessionState:
         if warned:
             for key in [k for k in warned if k[0] == kind]:
                 del warned[key]
-
-
-class SessionStore:
-    """Session states by session id, least recently used evicted beyond ``limit``; O(1) a call."""
-
-    __slots__ = ("_lock", "_recent", "_sessions", "_stripes", "limit")
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._sessions: OrderedDict[SessionKey, SessionState] = OrderedDict()
-        self._lock = threading.Lock()
-        self._stripes = tuple(threading.Lock() for _ in range(_STRIPES))
-        self._recent: tuple[SessionKey, SessionState] | None = None
-        """The most recently used session: an agent's calls come in runs from one session, and
-        for those the LRU is already in order. Skipping the lock and the reordering saves
-        0.4 µs of loop detection's 5.8 per call (two lookups; bench/builtin_plugins.py)."""
-
-    def get(self, key: SessionKey) -> SessionState:
-        """The state for ``key``, created when new, and marked most recently used."""
-        recent = self._recent  # one read: the pair cannot tear
-        if recent is not None and recent[0] == key:
-            return recent[1]
-        sessions = self._sessions
-        with self._lock:
-            state = sessions.get(key)
-            if state is None:
-                state = sessions[key] = SessionState(self._stripes[hash(key) % _STRIPES])
-                if len(sessions) > self.limit:
-                    sessions.popitem(last=False)
-            else:
-                sessions.move_to_end(key)
-            self._recent = (key, state)
-            return state
-
-    def update(self, key: SessionKey, change: Callable[[SessionState], T]) -> T:
-        """``change(state)`` under the session's lock (the state is created when new)."""
-        state = self.get(key)
-        with state.lock:
-            return change(state)
-
-    def update_existing(self, key: SessionKey, change: Callable[[SessionState], T]) -> T | None:
-        """``change(state)`` under its lock if the session still exists (recency unchanged)."""
-        state = self.peek(key)
-        if state is None:
-            return None
-        with state.lock:
-            return change(state)
-
-    def peek(self, key: SessionKey) -> SessionState | None:
-        """The state for ``key`` without creating it or changing its recency."""
-        recent = self._recent
-        if recent is not None and recent[0] == key:
-            return recent[1]
-        with self._lock:
-            return self._sessions.get(key)
-
-    def discard(self, key: SessionKey) -> bool:
-        with self._lock:
-            self._recent = None
-            return self._sessions.pop(key, None) is not None
-
-    def clear(self) -> None:
-        with self._lock:
-            self._recent = None
-            self._sessions.clear()
-
-    def __len__(self) -> int:
-        return len(self._sessions)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._sessions
-
-
-class Sessions(Protocol):
-    """Where session states live: this process (SessionStore) or Redis (_shared.py).
-
-    ``update`` runs a change on a session's state atomically: under its lock here; as a
-    compare-and-set (rerun on a concurrent write) in Redis, so ``change`` must touch nothing but
-    the state it is given.
-    """
-
-    def update(self, key: SessionKey, change: Callable[[SessionState], T]) -> T: ...
-
-    def update_existing(self, key: SessionKey, change: Callable[[SessionState], T]) -> T | None: ...
-
-    def peek(self, key: SessionKey) -> SessionState | None: ...
-
-    def discard(self, key: SessionKey) -> bool: ...
-
-    def clear(self) -> None: ...
-
-    def __len__(self) -> int: ...
-
-    def __contains__(self, key: object) -> bool: ...
-
-
-PendingKey = tuple[SessionKey, str]
-Pending = tuple[SessionKey, int, str | None, bool]  # session, seq, message, critical
-
-
-class PendingCalls:
-    """Calls that passed before_tool_call and wait for after_tool_call; oldest dropped at limit.
-
-    No lock of its own: every operation is one OrderedDict operation, atomic in CPython (and
-    locked per object in the free-threaded build). Two threads adding at once may each drop one
-    oldest call: the map stays bounded either way. The two locks it took cost 0.5 µs of loop
-    detection's 5.1 per call (bench/builtin_plugins.py).
-    """
-
-    __slots__ = ("_items", "limit")
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._items: OrderedDict[PendingKey, Pending] = OrderedDict()
-
-    def put(self, key: PendingKey, item: Pending) -> None:
-        items = self._items
-        items[key] = item
-        if len(items) > self.limit:
-            with contextlib.suppress(KeyError):  # another thread emptied it meanwhile
-                items.popitem(last=False)
-
-    def pop(self, key: PendingKey) -> Pending | None:
-        return self._items.pop(key, None)
-
-    def __contains__(self, key: PendingKey) -> bool:
-        return key in self._items
-
-    def __len__(self) -> int:
-        return len(self._items)
