@@ -181,7 +181,7 @@ def test_docs_build_with_warnings_as_errors(built: Path):
     for command in every:
         assert f'id="cli-{command.replace(" ", "-")}"' in cli, command
     architecture = (html / "architecture.html").read_text()
-    assert "toolhooks.pipeline._stages" in architecture
+    assert "toolhooks.pipeline._conclude" in architecture
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -18,8 +18,9 @@ import contextlib
 from typing import Any
 
 from ..events._scope import current_scope
+from ..pipeline._conclude import conclude
+from ..pipeline._context import Execute, Run
 from ..pipeline._driver import drive_sync
-from ..pipeline._stages import Execute, Run, conclude
 from ..pipeline._verdict import Verdict
 from ..records._frozen import freeze_params, thaw
 from ..records._models import ToolCall

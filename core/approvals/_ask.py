@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from ..pipeline._context import Context
 from ..pipeline._driver import Pipeline
-from ..pipeline._stages import Context
 from ..records._results import Outcome
 from ._resolve import ask
 from ._resume import defer_again, lookup

@@ -8,8 +8,10 @@ from typing import Any
 
 from ..events._scope import current_scope, leave_scope
 from ..pipeline._before import BeforeState
+from ..pipeline._context import Context, Run, remember
 from ..pipeline._driver import Pipeline
-from ..pipeline._stages import Context, Run, proposed_data, rejected, remember, screen
+from ..pipeline._intake import proposed_data, rejected
+from ..pipeline._screen import screen
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, thaw
 from ..records._results import Decision, PendingApproval
@@ -18,7 +20,7 @@ from ._gate import approval_failed, defer, gate
 
 def run_decide(ctx: Context, raw: Any) -> Pipeline[Decision]:
     """The fence, the before chain and validation, without executing (``Runtime.decide``)."""
-    from ..pipeline._stages import intake
+    from ..pipeline._intake import intake
 
     try:
         call, tool = intake(ctx.tools, raw)

@@ -15,8 +15,9 @@ from typing import Any
 
 from ..events._scope import current_scope
 from ..pipeline._before import BeforeState, call_ids
+from ..pipeline._context import Context, Run, remember
 from ..pipeline._driver import Pipeline
-from ..pipeline._stages import Context, Run, remember, screen
+from ..pipeline._screen import screen
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, params_digest, thaw
 from ..records._log import LazyLogger

@@ -13,14 +13,10 @@ from dataclasses import replace
 from typing import Any
 
 from ..events._scope import current_scope, leave_scope
+from ..pipeline._conclude import conclude
+from ..pipeline._context import Context, Execute, Run
 from ..pipeline._driver import Pipeline
-from ..pipeline._stages import (
-    Context,
-    Execute,
-    Run,
-    conclude,
-    decide_verdict,
-)
+from ..pipeline._screen import decide_verdict
 from ..pipeline._tools import Tool
 from ..pipeline._verdict import CORE
 from ..records._frozen import freeze_params

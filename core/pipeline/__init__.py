@@ -1,6 +1,7 @@
-"""The stages of one call, each a module: intake and screening (``_stages``), the before chain and
-its merge rules (``_before``), calling one handler (``_invoke``), validation and the tools
-(``_tools``), execution and rendering (``_render``), the after chain (``_after``), the verdict
-(``_verdict``), visibility, and the driver that runs the one generator sync or async
-(``_driver``). Above ``loading``.
+"""The stages of one call, each a module: what every stage shares (``_context``), intake
+(``_intake``), screening (``_screen``: the before chain and its merge rules in ``_before``,
+calling one handler in ``_invoke``, visibility, validation and the tools in ``_tools``), the
+verdict (``_verdict``), concluding (``_conclude``: execution, rendering in ``_render``, the after
+chain in ``_after``), and the driver that runs the one generator sync or async (``_driver``).
+Above ``loading``.
 """

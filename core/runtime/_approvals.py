@@ -13,8 +13,8 @@ from ..approvals._decide import run_decide
 from ..approvals._resolve import Approver
 from ..approvals._resume import run_resume
 from ..config._settings import LoadedConfig
+from ..pipeline._context import Context, Execute
 from ..pipeline._driver import BackgroundLoop, drive_async, drive_sync
-from ..pipeline._stages import Context, Execute
 from ..pipeline._tools import Tool
 from ..pipeline._visibility import hidden_by, internal_only
 from ..records._models import Origin, Sender, ToolCall, ToolSpec

@@ -13,17 +13,11 @@ from typing import Any
 from ..approvals._gate import approval_failed, defer, gate
 from ..approvals._resume import rejoin
 from ..events._scope import current_scope, leave_scope
+from ..pipeline._conclude import conclude
+from ..pipeline._context import Context, Execute, Run
 from ..pipeline._driver import Pipeline
-from ..pipeline._stages import (
-    Context,
-    Execute,
-    Run,
-    conclude,
-    intake,
-    proposed_data,
-    rejected,
-    screen,
-)
+from ..pipeline._intake import intake, proposed_data, rejected
+from ..pipeline._screen import screen
 from ..records._models import ToolCall
 from ..records._results import Outcome, PendingApproval
 

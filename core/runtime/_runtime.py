@@ -27,8 +27,8 @@ from ..loading._inventory import (
 )
 from ..loading._lock import active_lock
 from ..pipeline._adjusted import AdjustedParams
+from ..pipeline._context import Context, Execute
 from ..pipeline._driver import BackgroundLoop, drive_async, drive_sync
-from ..pipeline._stages import Context, Execute
 from ..pipeline._tools import Tool, build_tool
 from ..pipeline._visibility import visible
 from ..records._frozen import thaw

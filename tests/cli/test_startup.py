@@ -16,7 +16,7 @@ HEAVY = (
     "pluggy",
     "toolhooks.runtime._runtime",
     "toolhooks.config._settings",
-    "toolhooks.pipeline._stages",
+    "toolhooks.pipeline._conclude",
 )
 PROBE = """
 import json, sys

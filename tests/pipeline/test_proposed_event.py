@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolhooks import Event, Runtime, ToolSpec, hookimpl
-from toolhooks.pipeline._stages import DIGEST_SPAN, result_digest
+from toolhooks.pipeline._conclude import DIGEST_SPAN, result_digest
 
 
 class Seen:
