@@ -6,7 +6,7 @@ import inspect
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..approvals._resolve import Approver
 from ..config._settings import LoadedConfig, discover, load_config
@@ -29,11 +29,10 @@ from ..loading._lock import active_lock
 from ..pipeline._adjusted import AdjustedParams
 from ..pipeline._context import Context, Execute
 from ..pipeline._driver import BackgroundLoop, drive_async, drive_sync
-from ..pipeline._tools import Tool, build_tool
-from ..pipeline._visibility import visible
+from ..pipeline._tools import Tool
 from ..records._frozen import thaw
 from ..records._log import LazyLogger
-from ..records._models import Origin, Sender, ToolCall, ToolSpec
+from ..records._models import ToolCall, ToolSpec
 from ..records._results import Outcome
 from ..registry._registry import PluginRecord, Registry
 from ..stores._contract import ApprovalStore
@@ -41,6 +40,7 @@ from ..stores._memory import MemoryStore
 from ..stores._state import SharedState, state_from
 from ._approvals import RuntimeApprovals
 from ._call import run_call
+from ._tools import RuntimeTools
 
 if TYPE_CHECKING:
     from ..loading._lock_file import PluginLock
@@ -49,7 +49,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 logger = LazyLogger("toolhooks")
 
 
-class Runtime(RuntimeApprovals):
+class Runtime(RuntimeTools, RuntimeApprovals):
     """The pipeline every tool call goes through (docs/architecture.md tells its steps)."""
 
     def __init__(
@@ -165,79 +165,6 @@ class Runtime(RuntimeApprovals):
         record = self._registry.records.get(name)
         return None if record is None else record.plugin
 
-    # -- tools ------------------------------------------------------------------------------
-
-    def add_tool(
-        self,
-        function: Callable[..., Any] | ToolSpec,
-        name: str | None = None,
-        tags: Iterable[str] = (),
-        description: str | None = None,
-    ) -> ToolSpec:
-        """Register a tool; its JSON Schema and validator come from the function's signature.
-
-        A bare :class:`ToolSpec` registers a tool that is executed by ``call(..., execute=)``.
-        """
-        if isinstance(function, ToolSpec):
-            spec = ToolSpec(
-                name or function.name,
-                description or function.description,
-                function.parameters,
-                function.tags | frozenset(tags),
-            )
-            tool = Tool(_no_function(spec.name), spec, None)
-        else:
-            tool = build_tool(function, name, tags, description)
-        # One assignment: a call running on another thread sees the old tool or the new one,
-        # never a dict that is being refilled (calls read this dict without a lock).
-        self._tools[tool.spec.name] = tool
-        return tool.spec
-
-    @overload
-    def tool(self, function: F, /) -> F: ...
-    @overload
-    def tool(
-        self,
-        function: None = None,
-        /,
-        *,
-        name: str | None = None,
-        tags: Iterable[str] = (),
-        description: str | None = None,
-    ) -> Callable[[F], F]: ...
-
-    def tool(
-        self,
-        function: F | None = None,
-        /,
-        *,
-        name: str | None = None,
-        tags: Iterable[str] = (),
-        description: str | None = None,
-    ) -> F | Callable[[F], F]:
-        """Decorator form of :meth:`add_tool`: ``@rt.tool`` or ``@rt.tool(tags=["side_effect"])``."""
-
-        def register(func: F) -> F:
-            self.add_tool(func, name=name, tags=tags, description=description)
-            return func
-
-        return register(function) if function is not None else register
-
-    def tool_specs(self) -> list[ToolSpec]:
-        return [tool.spec for tool in self._tools.values()]
-
-    def visible_tools(
-        self,
-        sender: Sender | Mapping[str, Any] | str | None = None,
-        agent_id: str | None = None,
-        origin: Origin = "agent",
-    ) -> list[ToolSpec]:
-        """The registered tools that no ``tool_visible`` handler hides for this scope."""
-        self._first_use()
-        who = Sender.coerce(sender)
-        specs = self.tool_specs()
-        return drive_sync(visible(self._registry, specs, who, agent_id, origin), self._background)
-
     # -- calls ------------------------------------------------------------------------------
 
     def call(self, call: ToolCall | Mapping[str, Any], execute: Execute | None = None) -> Outcome:
@@ -339,10 +266,3 @@ class Runtime(RuntimeApprovals):
         from ..approvals._routes import approver_for_route
 
         return approver_for_route(route, self.config, store)
-
-
-def _no_function(name: str) -> Callable[..., Any]:
-    def missing(**_params: Any) -> Any:
-        raise LookupError(f"tool {name!r} has no implementation here; pass execute= to call()")
-
-    return missing
