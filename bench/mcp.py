@@ -22,7 +22,7 @@ Inside the proxy (issue #22: the pipeline <= 50 µs per call): a third in-proces
 tools/call inside the proxy's handler on the thread CPU clock (client, proxy and upstream share
 the one thread, so waiting for a core on a loaded machine is not counted, and neither is the
 event log's writer thread). Per call: the pipeline is the time in ``rt.acall`` less the executor
-it runs, plus ``rt.is_visible``; the upstream hop is the time in the upstream's ``call_tool``
+it runs, plus ``rt.is_visible``; the upstream hop is the time in the SDK client's ``call_tool``
 (the in-process client and the upstream server run inside it); the proxy's own work is the rest
 of the handler (who is calling, the route, the ``ToolCall``, reading the upstream's result into
 the pipeline and the ``CallToolResult`` built back). Medians over every call of the run.
@@ -50,7 +50,6 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.server import Server  # noqa: E402
 from pipeline import BODY, PATHS, config  # noqa: E402
 from toolhooks_mcp import Proxy  # noqa: E402
-from toolhooks_mcp._upstream import Upstream  # noqa: E402
 
 TARGET = 1.2
 PIPELINE_TARGET = 50e-6
@@ -166,16 +165,22 @@ class TimedProxy(Proxy):
                 now["visible"] += clock() - start
 
         runtime.acall, runtime.is_visible = timed_acall, timed_visible  # type: ignore[method-assign]
+
+    def time_upstreams(self) -> None:
+        """Time each connected upstream's SDK client (the proxy's own timeout around it is the
+        proxy's work)."""
         for upstream in self.upstreams.values():
-            upstream.call_tool = self._timed_upstream(upstream)  # type: ignore[method-assign]
+            client = upstream.client
+            assert client is not None, upstream.down_reason()
+            client.call_tool = self._timed_client(client.call_tool)  # type: ignore[method-assign]
 
-    def _timed_upstream(self, upstream: Upstream) -> Any:
-        call_tool, now, clock = upstream.call_tool, self._now, time.thread_time
+    def _timed_client(self, call_tool: Any) -> Any:
+        now, clock = self._now, time.thread_time
 
-        async def timed(tool: str, arguments: dict[str, Any]) -> Any:
+        async def timed(*args: Any, **kwargs: Any) -> Any:
             start = clock()
             try:
-                return await call_tool(tool, arguments)
+                return await call_tool(*args, **kwargs)
             finally:
                 now["upstream"] += clock() - start
 
@@ -202,6 +207,7 @@ async def inside_proxy(log_dir: str, rounds: int, calls: int) -> dict[str, float
     proxy = TimedProxy(proxy_config(log_dir, None), local={"files": server})
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(proxy.running())
+        proxy.time_upstreams()
         through = await stack.enter_async_context(Client(proxy.server, mode="legacy", cache=None))
         call = caller(through, "files__read")
         for _ in range(calls):  # warm-up, not counted

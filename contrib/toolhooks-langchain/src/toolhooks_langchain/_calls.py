@@ -13,25 +13,24 @@ from langgraph.types import Command
 from pydantic_core import to_jsonable_python
 from toolhooks import Outcome, Runtime, Sender, ToolCall, ToolSpec
 
-_JSON_SCALARS = (str, int, float, bool, type(None))
-
 
 def jsonable(value: Any) -> Any:
-    """``value`` as plain JSON values; the model's own arguments usually already are (no copy)."""
-    if _is_plain(value):
-        return value
+    """``value`` as plain JSON values. pydantic-core's own walk, even for arguments that already
+    are (the usual case): 0.25 µs against 0.42 µs for checking them in Python first, 0.67 µs
+    against 1.66 µs for a 20 kB write (timeit)."""
     return to_jsonable_python(value, fallback=repr)
 
 
-def _is_plain(value: Any) -> bool:
-    kind = type(value)
-    if kind in _JSON_SCALARS:
-        return True
+def same_json(a: Any, b: Any) -> bool:
+    """Equal JSON values of the same types all the way down (``1`` is not ``1.0`` nor ``True``)."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
     if kind is dict:
-        return all(type(k) is str and _is_plain(v) for k, v in value.items())
+        return a.keys() == b.keys() and all(same_json(value, b[key]) for key, value in a.items())
     if kind is list:
-        return all(_is_plain(item) for item in value)
-    return False
+        return len(a) == len(b) and all(map(same_json, a, b))
+    return bool(a == b)
 
 
 def session_of(request: ToolCallRequest) -> str | None:
@@ -42,27 +41,40 @@ def session_of(request: ToolCallRequest) -> str | None:
 
 
 def tool_call(
-    request: ToolCallRequest, sender: Sender | Mapping[str, Any] | str | None, agent_id: str | None
+    request: ToolCallRequest,
+    sender: Sender | Mapping[str, Any] | str | None,
+    agent_id: str | None,
+    spec: ToolSpec | None = None,
 ) -> ToolCall | dict[str, Any]:
     """The toolhooks call for a LangChain tool call; the LangChain call id is the toolhooks id.
 
     A proposal that is not a valid ToolCall is handed to the runtime as a plain mapping, which
-    records and rejects it with a reason (never an exception out of the middleware).
+    records and rejects it with a reason (never an exception out of the middleware). ``spec``:
+    the tool's registered spec, which the runtime would otherwise attach to a copy of the call
+    (1.2 µs; timeit); a stale one is replaced by the runtime as before.
     """
     proposed = request.tool_call
     params = jsonable(proposed.get("args") or {})
-    fields: dict[str, Any] = {
-        "name": proposed.get("name"),
-        "params": params,
-        "id": proposed.get("id") or None,
-        "session_id": session_of(request),
-        "agent_id": agent_id,
-        "sender": sender,
-    }
+    name, call_id, session = proposed.get("name"), proposed.get("id") or None, session_of(request)
     try:
-        return ToolCall(**fields)
+        return ToolCall(
+            name=name,
+            params=params,
+            id=call_id,
+            session_id=session,
+            agent_id=agent_id,
+            sender=sender,
+            spec=spec,
+        )
     except ValueError:
-        return fields
+        return {
+            "name": name,
+            "params": params,
+            "id": call_id,
+            "session_id": session,
+            "agent_id": agent_id,
+            "sender": sender,
+        }
 
 
 def spec_of(tool: BaseTool) -> ToolSpec:

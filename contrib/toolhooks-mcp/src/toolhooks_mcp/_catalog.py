@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from toolhooks import Runtime
+from toolhooks import Runtime, ToolSpec
 
 from ._config import McpTable
 from ._tools import Route, routes_for, spec_for
@@ -26,6 +26,8 @@ class Catalog:
     """Exposed prompt name -> (server, the prompt's own name)."""
     collisions: dict[str, str]
     """Exposed names that two upstream tools share, each with why it is withheld."""
+    specs: dict[str, ToolSpec]
+    """The spec registered on the runtime for each exposed tool name."""
 
 
 def build_catalog(
@@ -41,12 +43,13 @@ def build_catalog(
     routes: dict[str, Route] = {}
     prompts: dict[str, tuple[str, str]] = {}
     owners: dict[str, list[Route]] = {}
+    specs: dict[str, ToolSpec] = {}
     for server, upstream in upstreams.items():
         table = settings.servers[server]
         found = routes_for(settings, server, table, list(upstream.tools.values()))
         for name, route in found.items():
             owners.setdefault(name, []).append(route)
-            runtime.add_tool(spec_for(name, table, upstream.tools[route.tool]))
+            specs[name] = runtime.add_tool(spec_for(name, table, upstream.tools[route.tool]))
         routes.update(found)
         for prompt in upstream.prompts:
             key = prompt if not settings.prefix else f"{server}{settings.separator}{prompt}"
@@ -67,4 +70,4 @@ def build_catalog(
         if name not in known_collisions:
             logger.warning("toolhooks-mcp: %s", reason)
         routes.pop(name, None)
-    return Catalog(routes, prompts, collisions)
+    return Catalog(routes, prompts, collisions, specs)

@@ -27,7 +27,7 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from toolhooks import ApprovalStore, Runtime
+from toolhooks import ApprovalStore, Runtime, ToolSpec
 
 from ._approval import ClientApprover
 from ._calls import call_tool, list_tools
@@ -71,6 +71,8 @@ class Proxy:
         self.runtime.visible_tools()  # a config naming a plugin that does not exist fails here
         self.session_id = "mcp-" + os.urandom(6).hex()
         self.token_entries = {entry.sender: entry for entry in self.settings.auth.tokens}
+        self.callers: dict[tuple[str | None, str], Caller] = {}
+        """Who calls, by bearer token's client id and session (``_scope.caller_of``)."""
         servers = dict(self.settings.servers)
         for name in local or {}:  # in-process servers (tests, benchmarks): no process to start
             servers.setdefault(name, ServerTable(command="(in-process)"))
@@ -80,6 +82,8 @@ class Proxy:
             for name, table in servers.items()
         }
         self.routes: dict[str, Route] = {}
+        self.specs: dict[str, ToolSpec] = {}
+        """The runtime's spec of each routed tool, put on its calls (``_catalog``)."""
         self.collisions: dict[str, str] = {}
         """Exposed names that two upstream tools share, each with why it is withheld."""
         self.prompt_routes: dict[str, tuple[str, str]] = {}
@@ -157,7 +161,7 @@ class Proxy:
         """An upstream connected or went away: rebuild the names and tell the clients."""
         catalog = build_catalog(self.settings, self.upstreams, self.runtime, self.collisions)
         self.routes, self.prompt_routes = catalog.routes, catalog.prompts
-        self.collisions = catalog.collisions
+        self.collisions, self.specs = catalog.collisions, catalog.specs
         await self._notify()
 
     async def _notify(self) -> None:

@@ -40,19 +40,36 @@ class RequestScope:
 current_request: ContextVar[RequestScope | None] = ContextVar("toolhooks_mcp_request", default=None)
 
 
+_CALLERS = 4096
+"""At most this many callers remembered per proxy (one per token and session); then forgotten."""
+
+
 def caller_of(ctx: Any, proxy: Proxy) -> Caller:
-    settings = proxy.settings
+    """Who sends this request. The same token on the same session is the same caller: made
+    once and kept (a Sender and a Caller, about 4 µs a call otherwise; timeit)."""
     token = get_access_token()
     request = getattr(ctx, "request", None)
     headers = getattr(request, "headers", None)
     http_session = headers.get(SESSION_HEADER) if headers is not None else None
     session_id = http_session or proxy.session_id
-    if token is not None:
-        entry = proxy.token_entries.get(token.client_id)
+    key = (None if token is None else token.client_id, session_id)
+    callers = proxy.callers
+    caller = callers.get(key)
+    if caller is None:
+        if len(callers) >= _CALLERS:
+            callers.clear()
+        caller = callers[key] = _new_caller(proxy, key[0], session_id)
+    return caller
+
+
+def _new_caller(proxy: Proxy, client_id: str | None, session_id: str) -> Caller:
+    settings = proxy.settings
+    if client_id is not None:
+        entry = proxy.token_entries.get(client_id)
         roles = entry.roles if entry is not None else ()
         agent_id = entry.agent_id if entry is not None else None
         return Caller(
-            sender=Sender(id=token.client_id, roles=roles, channel="mcp"),
+            sender=Sender(id=client_id, roles=roles, channel="mcp"),
             agent_id=agent_id or settings.agent_id,
             session_id=session_id,
             connection=session_id,

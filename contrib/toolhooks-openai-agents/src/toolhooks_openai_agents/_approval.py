@@ -104,6 +104,11 @@ class Approvals:
                     outcome = await self.runtime.aresume(row.id, "deny", by=BY)
                     _remember(_denials(self.runtime), call_id, outcome.content)
 
+    @property
+    def paused(self) -> bool:
+        """Whether a call of this tool is waiting in an SDK pause (one to settle on a reject)."""
+        return bool(self._paused)
+
     def remember_status(self, call_id: str, status: str) -> None:
         _remember(self._statuses, call_id, status)
 

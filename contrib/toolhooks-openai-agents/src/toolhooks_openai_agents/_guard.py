@@ -20,26 +20,32 @@ import asyncio
 import copy
 import inspect
 import json
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from agents import Agent, FunctionTool, RunContextWrapper
 from agents.tool import set_function_tool_failure_error_function
 from agents.tool_context import ToolContext
-from toolhooks import Runtime, Sender, ToolSpec
+from toolhooks import Runtime, Sender, ToolCall, ToolSpec
 
 from ._approval import Approvals
 from ._calls import CallScope, model_output
 
+_PROPOSED = 4096
+"""Calls kept between needs_approval and the tool call; the oldest is dropped past this."""
 _UNSUPPORTED = "only FunctionTools run locally, where toolhooks can stand in front of them"
 
 
 class GuardedTool:
     """The toolhooks side of one guarded FunctionTool."""
 
-    def __init__(self, runtime: Runtime, tool: FunctionTool, scope: CallScope) -> None:
+    def __init__(
+        self, runtime: Runtime, tool: FunctionTool, scope: CallScope, spec: ToolSpec | None = None
+    ) -> None:
         self.runtime = runtime
         self.name = tool.name
+        self.spec = spec
         self.scope = scope
         self.original = tool
         self._enabled = tool.is_enabled
@@ -50,6 +56,11 @@ class GuardedTool:
         set_function_tool_failure_error_function(inner, None)
         self._inner = inner
         self.approvals = Approvals(runtime, scope)
+        # The call made for needs_approval, by call id, for the tool call to use again: the SDK
+        # evaluates needs_approval on the very arguments it then invokes the tool with (it
+        # checks the invocation is unchanged), so parsing them into a second ToolCall is 4.7 µs
+        # of work a call (timeit) that can only give the same call.
+        self._proposed: OrderedDict[str, ToolCall] = OrderedDict()
 
     # -- the three fields the guarded copy replaces --------------------------------------------
 
@@ -64,7 +75,8 @@ class GuardedTool:
                 return False
         elif not setting:
             return False
-        await self.approvals.settle_rejections(ctx)
+        if self.approvals.paused:
+            await self.approvals.settle_rejections(ctx)
         scope = self.scope
         return self.runtime.is_visible(
             self.name, sender=scope.sender, agent_id=scope.agent_id, origin="agent"
@@ -73,7 +85,12 @@ class GuardedTool:
     async def needs_approval(
         self, ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
     ) -> bool:
-        return await self.approvals.needs_pause(ctx, self.scope.call(self.name, params, call_id))
+        call = self.scope.call(self.name, params, call_id, self.spec)
+        proposed = self._proposed
+        proposed[call_id] = call
+        if len(proposed) > _PROPOSED:
+            proposed.popitem(last=False)
+        return await self.approvals.needs_pause(ctx, call)
 
     async def invoke(self, ctx: ToolContext[Any], arguments: str) -> Any:
         inner = self._inner
@@ -83,7 +100,10 @@ class GuardedTool:
             rewritten = json.dumps(params, ensure_ascii=False, separators=(",", ":"))
             return await inner.on_invoke_tool(ctx, rewritten)
 
-        call = self.scope.parse(self.name, arguments, ctx.tool_call_id)
+        call_id = ctx.tool_call_id
+        call = self._proposed.pop(call_id, None) or self.scope.parse(
+            self.name, arguments, call_id, self.spec
+        )
         outcome = await self.approvals.finish(ctx, call, execute)
         self.approvals.remember_status(ctx.tool_call_id, outcome.status)
         return model_output(outcome)
@@ -132,10 +152,10 @@ def guard_tool(
             f"guard_tool: {tool.name!r} runs a nested agent; guard the tools of that agent instead"
         )
     runtime.add_passthrough(asyncio.CancelledError)
-    runtime.add_tool(
+    spec = runtime.add_tool(
         ToolSpec(tool.name, tool.description, dict(tool.params_json_schema), frozenset(tags))
     )
-    guard = GuardedTool(runtime, tool, CallScope.of(sender, agent_id, session_id))
+    guard = GuardedTool(runtime, tool, CallScope.of(sender, agent_id, session_id), spec)
     guarded = copy.copy(tool)
     guarded.on_invoke_tool = guard.invoke
     guarded.is_enabled = guard.is_enabled
