@@ -3,16 +3,26 @@
 Every command-line hook pays this once per tool call (issue #22: <= 2x ``python -c "import
 pydantic"``). Each sample is one child process; its CPU time (user + system, from ``wait4``) is
 the measure, because wall time on a shared machine mostly measures the neighbours. Bytecode
-caches are warm (one unmeasured run of each first, ``PYTHONDONTWRITEBYTECODE`` unset), as on a
-user's machine after the first run. The rounds alternate the commands, so drift hits all alike.
+caches are warm (one unmeasured run of each first, ``PYTHONDONTWRITEBYTECODE`` unset), and so is
+the entry-point cache (``toolhooks.loading._scan_cache``, in a folder of the run's own: it is
+written once the working folder is 2 s old), as on a user's machine after the first run;
+``--no-cache`` turns it off (every process scans the installed distributions). The rounds
+alternate the commands, so drift hits all alike.
 
-``python bench/cold_process.py [--rounds N]`` (``cold_start.py`` is the plugin lock's share of it)
+``--instructions`` counts each command's instructions under valgrind's callgrind instead (one
+run each; the same count whatever the machine's load, which makes it the measure to compare
+changes by).
+
+``python bench/cold_process.py [--rounds N] [--instructions] [--no-cache]`` (``cold_start.py``
+is the plugin lock's share of it)
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -49,13 +59,54 @@ def sample(code: str, cwd: Path, env: dict[str, str]) -> tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, wall
 
 
-def measure(rounds: int) -> dict[str, dict[str, float]]:
+def instructions(code: str, cwd: Path, env: dict[str, str]) -> int:
+    """Instructions of one ``python -c code`` process, counted by callgrind."""
+    done = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            "-c",
+            code,
+        ],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"{code!r} under callgrind failed: {done.stderr[-500:]}")
+    return int(found.group(1))
+
+
+def prepared(folder: str, cache: bool) -> tuple[Path, dict[str, str]]:
+    """The working folder and environment every command runs in, with warm caches."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.pop("TOOLHOOKS_CONFIG", None)
+    env["TOOLHOOKS_CACHE_DIR"] = str(Path(folder, "cache")) if cache else ""
+    cwd = Path(folder, "work")  # the embedded defaults; the event log writes under .toolhooks/
+    cwd.mkdir()
+    for code in COMMANDS.values():
+        sample(code, cwd, env)  # warm the bytecode caches
+    if cache:  # the working folder (on sys.path as '') must be 2 s old for the scan to be kept
+        time.sleep(2.1)
+        sample(ONE_CALL, cwd, env)
+    return cwd, env
+
+
+def count(cache: bool) -> dict[str, dict[str, float]]:
     with tempfile.TemporaryDirectory() as folder:
-        cwd = Path(folder)  # the embedded defaults; the event log writes under .toolhooks/
-        for code in COMMANDS.values():
-            sample(code, cwd, env)  # warm the bytecode caches
+        cwd, env = prepared(folder, cache)
+        return {
+            name: {"instructions": instructions(code, cwd, env)} for name, code in COMMANDS.items()
+        }
+
+
+def measure(rounds: int, cache: bool) -> dict[str, dict[str, float]]:
+    with tempfile.TemporaryDirectory() as folder:
+        cwd, env = prepared(folder, cache)
         cpu: dict[str, list[float]] = {name: [] for name in COMMANDS}
         wall: dict[str, list[float]] = {name: [] for name in COMMANDS}
         for _ in range(rounds):
@@ -75,8 +126,20 @@ def measure(rounds: int) -> dict[str, dict[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--instructions", action="store_true", help="count with callgrind")
+    parser.add_argument("--no-cache", action="store_true", help="no entry-point cache")
     args = parser.parse_args()
-    results = measure(args.rounds)
+    if args.instructions:
+        if shutil.which("valgrind") is None:
+            raise SystemExit("--instructions needs valgrind")
+        counted = count(not args.no_cache)
+        base_count = counted['python -c "import pydantic"']["instructions"]
+        print(f"{'command':52} {'instructions':>14} {'x pydantic':>11}")
+        for name, row in counted.items():
+            total = row["instructions"]
+            print(f"{name:52} {total / 1e6:12,.0f} M {total / base_count:10.2f}x")
+        return
+    results = measure(args.rounds, not args.no_cache)
     base = results['python -c "import pydantic"']["cpu_ms"]
     print(f"{'command':52} {'CPU ms':>8} {'wall ms':>8} {'x pydantic':>11}")
     for name, row in results.items():
