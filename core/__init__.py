@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         ToolhooksError,
     )
     from .records._frozen import FrozenDict, FrozenList, thaw
-    from .records._models import REMOVE, UNSET, Origin, Sender, Status, ToolCall, ToolSpec
+    from .records._models import REMOVE, UNSET, Origin, Status, ToolCall, ToolSpec
     from .records._results import (
         AfterToolCallResult,
         ApprovalDecision,
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         ToolError,
         ToolResult,
     )
+    from .records._sender import Sender
     from .registry._hookimpl import hookimpl
     from .runtime._runtime import Runtime
     from .stores._contract import AmbiguousId, ApprovalStore, Grant, StoredApproval, StoreError
@@ -70,7 +71,7 @@ _EXPORTS = {
     "REMOVE": "toolhooks.records._models",
     "UNSET": "toolhooks.records._models",
     "Origin": "toolhooks.records._models",
-    "Sender": "toolhooks.records._models",
+    "Sender": "toolhooks.records._sender",
     "Status": "toolhooks.records._models",
     "ToolCall": "toolhooks.records._models",
     "ToolSpec": "toolhooks.records._models",

@@ -13,8 +13,9 @@ import pluggy
 
 if TYPE_CHECKING:
     from .events._events import Event
-    from .records._models import Origin, Sender, ToolCall, ToolSpec
+    from .records._models import Origin, ToolCall, ToolSpec
     from .records._results import AfterToolCallResult, BeforeToolCallResult, ToolResult
+    from .records._sender import Sender
 
 PROJECT = "toolhooks"
 hookspec = pluggy.HookspecMarker(PROJECT)

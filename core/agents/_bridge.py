@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from ..records._frozen import thaw
-from ..records._models import Sender, ToolCall, new_id
+from ..records._models import ToolCall, new_id
 from ..records._results import Decision, Outcome, ToolError
+from ..records._sender import Sender
 from ..registry._hookimpl import hookimpl
 from ..runtime._runtime import Runtime
 from ._approvals import settle, wait_for, waiting_reason

@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from ..loading._inventory import HandlerInfo
-from ..records._models import KNOWN_TAGS, Sender, ToolSpec
+from ..records._models import KNOWN_TAGS, ToolSpec
+from ..records._sender import Sender
 from ..runtime._runtime import Runtime
 from . import _table
 from ._commands import help_of

@@ -5,7 +5,8 @@ from __future__ import annotations
 from inspect import isawaitable
 from typing import Any
 
-from ..records._models import Origin, Sender, ToolSpec
+from ..records._models import Origin, ToolSpec
+from ..records._sender import Sender
 from ..registry._registry import DEFAULT_ASYNC_TIMEOUT, Registry
 from ._driver import AwaitIt, Pipeline
 from ._invoke import describe_error, invoke, logger

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from ._errors import InvalidToolCall
 from ._frozen import EMPTY_PARAMS, FrozenDict, freeze_params
+from ._sender import Sender
 
 Origin = Literal["agent", "external"]
 Status = Literal["ok", "error", "blocked", "denied", "pending"]
@@ -45,65 +46,6 @@ REMOVE: Any = _Sentinel("REMOVE")
 """A value in a hook's ``params`` that deletes that key from the running params."""
 UNSET: Any = _Sentinel("UNSET")
 """Marks an ``AfterToolCallResult.value`` that was not given (``None`` is a real value)."""
-
-
-@dataclass(frozen=True)
-class Sender:
-    """Who the call is made for: the human or service on the other side of the agent."""
-
-    id: str
-    name: str | None = None
-    channel: str | None = None
-    roles: tuple[str, ...] = ()
-    is_owner: bool = False
-
-    def __post_init__(self) -> None:
-        # Plugins and policies trust these fields (``is_owner`` above all), and a sender often
-        # arrives as JSON: the string "false" must not read as an owner, nor 123 as a name.
-        problem = _sender_problem(self)
-        if problem is not None:
-            raise ValueError(problem)
-        if type(self.roles) is not tuple:  # a list is accepted and kept as a tuple
-            object.__setattr__(self, "roles", tuple(self.roles))
-
-    @classmethod
-    def coerce(cls, value: Sender | Mapping[str, Any] | str | None) -> Sender | None:
-        if value is None or isinstance(value, Sender):
-            return value
-        if isinstance(value, str):
-            return cls(id=value)
-        if isinstance(value, Mapping):
-            unknown = set(value) - {"id", "name", "channel", "roles", "is_owner"}
-            if unknown:
-                raise ValueError(f"sender has unknown keys: {', '.join(sorted(map(str, unknown)))}")
-            return cls(
-                id=value.get("id"),  # type: ignore[arg-type]  # checked by __post_init__
-                name=value.get("name"),
-                channel=value.get("channel"),
-                roles=value.get("roles", ()),
-                is_owner=value.get("is_owner", False),
-            )
-        raise ValueError(
-            f"sender must be a Sender, a mapping or a string, got {type(value).__name__}"
-        )
-
-
-def _sender_problem(sender: Sender) -> str | None:
-    """What is wrong with a sender's field types, or None. Exact types: a str subclass or a
-    truthy object is not a bool, and a bare string is not a list of roles."""
-    if type(sender.id) is not str:
-        return f"sender.id must be a string, got {type(sender.id).__name__}"
-    for label in ("name", "channel"):
-        value = getattr(sender, label)
-        if value is not None and type(value) is not str:
-            return f"sender.{label} must be a string or null, got {type(value).__name__}"
-    roles = sender.roles
-    if type(roles) not in (tuple, list) or any(type(role) is not str for role in roles):
-        return "sender.roles must be a list of strings"
-    if type(sender.is_owner) is not bool:
-        got = type(sender.is_owner).__name__
-        return f"sender.is_owner must be true or false (a JSON boolean), got {got}"
-    return None
 
 
 @dataclass(frozen=True)

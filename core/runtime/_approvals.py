@@ -17,8 +17,9 @@ from ..pipeline._context import Context, Execute
 from ..pipeline._driver import BackgroundLoop, drive_async, drive_sync
 from ..pipeline._tools import Tool
 from ..pipeline._visibility import hidden_by, internal_only
-from ..records._models import Origin, Sender, ToolCall, ToolSpec
+from ..records._models import Origin, ToolCall, ToolSpec
 from ..records._results import Decision, Outcome
+from ..records._sender import Sender
 from ..registry._registry import Registry
 from ..stores._contract import ApprovalStore, StoreError
 from ..stores._memory import MemoryStore

@@ -10,7 +10,8 @@ from typing import Any, TypeVar, overload
 from ..pipeline._driver import BackgroundLoop, drive_sync
 from ..pipeline._tools import Tool, build_tool
 from ..pipeline._visibility import visible
-from ..records._models import Origin, Sender, ToolSpec
+from ..records._models import Origin, ToolSpec
+from ..records._sender import Sender
 from ..registry._registry import Registry
 
 F = TypeVar("F", bound=Callable[..., Any])

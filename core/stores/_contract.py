@@ -20,8 +20,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..records._errors import ToolhooksError
 from ..records._frozen import thaw
-from ..records._models import Sender, ToolCall
+from ..records._models import ToolCall
 from ..records._results import ApprovalRequest, PendingApproval
+from ..records._sender import Sender
 
 State = Literal["pending", "decided", "consumed", "expired"]
 STATES: tuple[State, ...] = ("pending", "decided", "consumed", "expired")
