@@ -3,9 +3,9 @@
 The default pipeline is what ``Runtime.from_config()`` gives with the built-ins loaded through
 their entry points: policy (profile "coding"), loop detection (default window), result budget
 (default budget) and the JSONL event log, writing to a file in a temporary directory. The log
-runs with its default ``durability = "interval"`` (the caller encodes and queues; a writer thread
-writes every 100 ms) and, in a second row, with ``durability = "call"`` (the call's lines are
-written with one ``os.write`` before ``call`` returns). The tool is
+runs with its default ``durability = "interval"`` (the caller queues each event; a writer thread
+encodes and writes them every 100 ms) and, in a second row, with ``durability = "call"`` (the
+call's events are encoded and written with one ``os.write`` before ``call`` returns). The tool is
 ``read(path: str) -> str`` returning about 200 characters; every call has small params
 (``{"path": "src/module_N.py"}``) and a session id. The proposals cycle through 1,000 distinct
 paths, so that loop detection sees an agent making progress, as a real one would, and never
@@ -22,8 +22,9 @@ The two "floor" rows are what the design's audit trail costs at the least, with 
 around it: the raw-pluggy row, plus the events a default call has (tool.proposed, tool.started,
 tool.finished and tool.injected listing the quiet handlers), each built as an ``Event`` (the data
 dicts of one real call, reused rather than rebuilt: a lower bound) and handed to the event log's
-own encoder and queue (``durability = "interval"``). The second floor skips the encoding (lines
-made once, in advance): what is left is the Event objects and the queue.
+queue (``durability = "interval"``: what the caller does). The second floor also encodes each
+event on the caller's thread, as the log did before issue #22 (and as ``"call"`` does when the
+call ends).
 
 "Paced like an agent" times single calls one by one, with a 500 µs sleep before each (an agent
 waits for its model between tool calls, and meanwhile other work takes the CPU caches), on the
@@ -131,7 +132,7 @@ def pipeline_contenders(log_dir: str) -> tuple[dict[str, Callable[[], object]], 
         value = read(**call.params)
         return after(call=call, result=ToolResult("ok", value, value, None, 0.0, None))
 
-    floor, floor_pre_encoded, floor_rt, events = _floors(log_dir, raw_pluggy)
+    floor, floor_encoded, floor_rt, events = _floors(log_dir, raw_pluggy)
     call_rt, call_quiet, call_discarding = rt.call, quiet.call, discarding.call
     call_per_call = per_call.call
     return {
@@ -141,7 +142,7 @@ def pipeline_contenders(log_dir: str) -> tuple[dict[str, Callable[[], object]], 
         "  same, a sink that drops events instead": lambda: call_discarding(next_discarded()),
         PLUGGY: raw_pluggy,
         f"floor: raw pluggy + the log's work for a call's {events} events": floor,
-        "floor: same, lines encoded in advance": floor_pre_encoded,
+        "floor: same, each event encoded on the caller too": floor_encoded,
     }, [rt, per_call, quiet, discarding, floor_rt]
 
 
@@ -200,7 +201,7 @@ def _floors(
         (e.event, e.plugin, e.data, e.trace_id, e.session_id, e.tool) for e in capture.events
     ]
     log = rt.get_plugin("event_log")
-    encode, append = log._encoder.encode, log._writer.append
+    encode, append = log._writer.encode, log._writer.append
     counter = itertools.count()
     now = time.time
 
@@ -208,21 +209,17 @@ def _floors(
         raw_pluggy()
         call_id = f"call_floor_{next(counter)}"
         for name, plugin, data, trace_id, session_id, tool in template:
-            event = make_event(name, now(), trace_id, call_id, session_id, tool, plugin, data)
-            append(encode(event))
+            append(make_event(name, now(), trace_id, call_id, session_id, tool, plugin, data))
 
-    lines = [encode(event) for event in capture.events]
-
-    def floor_pre_encoded() -> None:
+    def floor_encoded() -> None:
         raw_pluggy()
         call_id = f"call_floor_{next(counter)}"
-        for line, (name, plugin, data, trace_id, session_id, tool) in zip(
-            lines, template, strict=True
-        ):
-            make_event(name, now(), trace_id, call_id, session_id, tool, plugin, data)
-            append(line)
+        for name, plugin, data, trace_id, session_id, tool in template:
+            event = make_event(name, now(), trace_id, call_id, session_id, tool, plugin, data)
+            encode(event)
+            append(event)
 
-    return floor, floor_pre_encoded, rt, len(template)
+    return floor, floor_encoded, rt, len(template)
 
 
 def async_contenders(

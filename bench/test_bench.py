@@ -34,7 +34,7 @@ def test_dispatch(benchmark, plugins, contender):
         "  same, a sink that drops events instead",
         pipeline.PLUGGY,
         "floor",
-        "floor: same, lines encoded in advance",
+        "floor: same, each event encoded on the caller too",
     ],
 )
 def test_default_pipeline(benchmark, tmp_path, contender):

@@ -118,7 +118,9 @@ def on_event(event: Event) -> None:
     """Receive every pipeline event (``tool.proposed`` ... ``tool.injected``), in order.
 
     Sinks such as the JSONL event log are implementations of this hook. A sink is called in the
-    thread that makes the call; ``async def`` sinks are scheduled and not awaited.
+    thread that makes the call; ``async def`` sinks are scheduled and not awaited. A sink may keep
+    the event and read it later from another thread (the event log does): nothing changes an
+    event's ``data`` after it is emitted.
 
     :param event: The event; ``trace_id`` and ``call_id`` are always set.
     :return: Ignored. A sink that raises is logged to the ``toolhooks`` logger and never affects

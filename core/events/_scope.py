@@ -47,7 +47,8 @@ def emit(event: str, /, **data: Any) -> bool:
 
     Call it from inside a hook handler. Returns False, and does nothing, outside of one (for
     example when a plugin's handler is called directly in a unit test) and once the call has
-    ended (from a thread a handler left behind).
+    ended (from a thread a handler left behind). Sinks may read ``data`` after this returns, on
+    another thread (the event log encodes on its writer thread): do not change what you pass.
     """
     scope = current_scope.get()
     if scope is None or scope.done:

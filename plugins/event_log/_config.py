@@ -37,8 +37,8 @@ class EventLogConfig(BaseModel):
     durability: Literal["interval", "call", "fsync"] = "interval"
     """When a finished call's lines are on disk.
 
-    ``"interval"``: a writer thread writes them within ``flush_interval_ms`` (the caller only
-    encodes and queues). ``"call"``: they are written (in the OS page cache, safe from a crash
+    ``"interval"``: a writer thread encodes and writes them within ``flush_interval_ms`` (the
+    caller only queues the events). ``"call"``: they are written (in the OS page cache, safe from a crash
     of the process) before ``call`` returns. ``"fsync"``: as ``"call"``, then ``os.fsync`` (safe
     from a power loss; costs milliseconds).
     """
@@ -47,8 +47,9 @@ class EventLogConfig(BaseModel):
     ``"fsync"``) runs no writer thread: lines are written when calls end, when the queue is full
     and at close."""
     max_queue_bytes: int = Field(default=4 * 1024 * 1024, ge=0, le=1024 * 1024 * 1024)
-    """When this much is queued, the caller writes the queue itself (it waits, nothing is
-    dropped); 0 writes every event as it comes."""
+    """When about this much is queued (events are sized by the average line written so far),
+    the caller writes the queue itself (it waits, nothing is dropped); 0 writes every event as
+    it comes."""
     max_bytes: int = Field(default=50_000_000, ge=0)
     """Rotate when a write would take the file past this size; 0 never rotates."""
     backup_count: int = Field(default=5, ge=0, le=1000)

@@ -22,11 +22,12 @@ def _name_set(patterns: Iterable[str]) -> Container[str]:
 class EventLogPlugin:
     """Appends every event to a JSONL file (``.toolhooks/events.jsonl`` by default).
 
-    Each event is encoded to its line on the caller's thread (so the line shows the event exactly
-    as it was) and queued. A writer thread writes the queue with one ``os.write`` every
-    ``flush_interval_ms``; with ``durability = "call"`` (or ``"fsync"``) the event that ends a
-    call writes the queue before it returns. A queue of ``max_queue_bytes`` is written by the
-    caller that fills it: a caller may wait, nothing is dropped. :meth:`close`, garbage
+    Each event is queued as it is (an Event is read-only, and nothing the runtime puts in its
+    data changes after it is emitted). A writer thread encodes the queue to lines and writes them
+    with one ``os.write`` every ``flush_interval_ms``: the caller's thread does not encode. With
+    ``durability = "call"`` (or ``"fsync"``) the event that ends a call encodes and writes the
+    queue before it returns. A queue of about ``max_queue_bytes`` is written by the caller that
+    fills it: a caller may wait, nothing is dropped. :meth:`close`, garbage
     collection and interpreter exit write what is queued. Writing never raises into the call:
     failures are counted (:meth:`stats`) and warned about once on the ``toolhooks`` logger.
     """
@@ -38,13 +39,14 @@ class EventLogPlugin:
     def __init__(self, config: EventLogConfig | None = None) -> None:
         self.config = config = config or self.Config()
         self.path = os.path.abspath(os.path.expanduser(config.path))
-        self._encoder = LineEncoder(config.max_line_bytes)
+        encoder = LineEncoder(config.max_line_bytes)
         chain = None
         if config.chain:
             key_file = config.key_file or os.environ.get(KEY_ENV)
             chain = Chain(read_key(key_file) if key_file else None, config.checkpoint_every)
         self._writer = JsonlWriter(
             self.path,
+            encoder.encode,
             max_bytes=config.max_bytes,
             backup_count=config.backup_count,
             fsync=config.durability == "fsync",
@@ -59,7 +61,7 @@ class EventLogPlugin:
 
     @hookimpl
     def on_event(self, event: Event) -> None:
-        """Queue the event's line; write the queue now if the event ends a call (``"call"``)."""
+        """Queue the event; write the queue now if the event ends a call (``"call"``)."""
         try:
             name = event.event
             keep = self._keep
@@ -67,7 +69,7 @@ class EventLogPlugin:
                 if name in self._ends_call:
                     self._writer.flush()
                 return
-            self._writer.append(self._encoder.encode(event), name in self._ends_call)
+            self._writer.append(event, name in self._ends_call)
         except Exception as error:  # never into the call
             self._writer.note_dropped(1, error)
 

@@ -1,15 +1,16 @@
-"""The append-only JSONL file: a queue of lines, whole-batch writes, size rotation, error counting.
+"""The append-only JSONL file: a queue of events, whole-batch writes, size rotation, error counting.
 
-Lines are appended to one shared list (``list.append`` is atomic, so threads and tasks never
-interleave inside a line, need no lock to queue, and the list's order is the order of the calls
-to ``append``). A flush - by the writer thread every ``interval_s``, by the caller when a call
-ends (durability ``"call"``) or when ``queue_bytes`` are queued - takes the I/O lock, removes the
-lines it found from the front of the list and writes them with a single ``os.write`` on an
-``O_APPEND`` descriptor, so the file keeps the queue's order and appends from several threads or
-processes land as whole lines. If a
-write is cut short (a full disk, a kill), the next write starts with a newline, so a torn line
-never glues itself to the next one; readers skip the fragment. Write errors are counted, warned
-about once on the ``toolhooks`` logger, and never raised.
+Events are appended to one shared list as they are (``list.append`` is atomic, so threads and
+tasks need no lock to queue, and the list's order is the order of the calls to ``append``). A
+flush - by the writer thread every ``interval_s``, by the caller when a call ends (durability
+``"call"``) or when about ``queue_bytes`` are queued - takes the I/O lock, removes the events it
+found from the front of the list, encodes them to lines (and links them into the hash chain)
+and writes them with a single ``os.write`` on an ``O_APPEND`` descriptor, so the file keeps the
+queue's order and appends from several threads or processes land as whole lines. With the
+default durability the caller only queues: encoding, hashing and writing are the writer
+thread's. If a write is cut short (a full disk, a kill), the next write starts with a newline,
+so a torn line never glues itself to the next one; readers skip the fragment. Write errors are
+counted, warned about once on the ``toolhooks`` logger, and never raised.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from toolhooks.records._log import LazyLogger
 
@@ -40,6 +43,9 @@ _OPEN_FLAGS = (
 _RECHECK_S = 1.0  # how often the path is re-stat'ed (rotated or removed by someone else?)
 _RETRY_OPEN_S = 1.0  # how long to wait before retrying a failed open
 _RETRY_ROTATE_S = 60.0  # how long to append past max_bytes after a failed rotation
+_FIRST_GUESS = (
+    256  # bytes an event is taken for before a line was encoded (a default call: 230-480)
+)
 
 _writers: weakref.WeakSet[JsonlWriter] = weakref.WeakSet()
 
@@ -57,11 +63,13 @@ class EventLogStats:
 
 
 class JsonlWriter:
-    """Buffers complete lines and appends them to ``path``; safe to share between threads."""
+    """Queues events, encodes them with ``encode`` when it writes, and appends the lines to
+    ``path``; safe to share between threads."""
 
     def __init__(
         self,
         path: str,
+        encode: Callable[[Any], bytes],
         *,
         max_bytes: int,
         backup_count: int,
@@ -71,14 +79,20 @@ class JsonlWriter:
         chain: Chain | None = None,
     ) -> None:
         self.path = path
+        self.encode = encode
+        """One queued item to one line ending in a newline; should not raise (what it raises
+        is counted as a dropped event)."""
         self._chain = chain
         self._max_bytes = max_bytes
         self._backup_count = backup_count
         self._fsync = fsync
         self._queue_bytes = queue_bytes
         self._interval = interval_s
-        self._lines: list[bytes] = []
-        self._pending = 0  # approximate queued bytes (only decides when the caller writes)
+        self._queue: list[Any] = []
+        # Approximate queued bytes (only decides when the caller writes): events are sized by
+        # the average line of the last write, since the caller no longer encodes them.
+        self._pending = 0
+        self._line_bytes = _FIRST_GUESS
         self._io_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self._timer: threading.Thread | None = None
@@ -102,10 +116,11 @@ class JsonlWriter:
 
     # -- buffering ---------------------------------------------------------------------------
 
-    def append(self, line: bytes, flush: bool = False) -> None:
-        """Queue one complete line (ending in a newline); write the queue if ``flush`` or full."""
-        self._lines.append(line)
-        self._pending += len(line)
+    def append(self, item: Any, flush: bool = False) -> None:
+        """Queue one event; write the queue if ``flush`` or full. The event is encoded when it
+        is written, so nothing it holds may change after it is queued."""
+        self._queue.append(item)
+        self._pending += self._line_bytes
         if flush or self._pending >= self._queue_bytes:
             self.flush()
         elif self._timer is None and self._interval:
@@ -117,30 +132,52 @@ class JsonlWriter:
             self.dropped,
             self.bytes_written,
             self.rotations,
-            len(self._lines),
+            len(self._queue),
             self.last_error,
         )
 
     def flush(self) -> None:
-        """Write every buffered line with one ``os.write``. Never raises."""
+        """Encode every queued event and write the lines with one ``os.write``. Never raises."""
         with self._io_lock:
-            lines = self._lines
-            count = len(lines)
+            queue = self._queue
+            count = len(queue)
             if not count:
                 return
-            chunk = lines[:count]
-            del lines[:count]  # concurrent appends only add at the end: nothing else is removed
+            items = queue[:count]
+            del queue[:count]  # concurrent appends only add at the end: nothing else is removed
             self._pending = 0
-            chain = self._chain
-            if chain is not None:  # here, not in append: the caller's thread never hashes
-                chunk = [chain.link(line) for line in chunk]
-                if chain.due():
-                    chunk.append(chain.checkpoint("every"))
-                count = len(chunk)
             try:
+                chunk = self._encoded(items)
+                count = len(chunk)
+                if not count:
+                    return
+                self._line_bytes = sum(map(len, chunk)) // count + 1
+                chain = self._chain
+                if chain is not None:  # here, not in append: the caller's thread never hashes
+                    chunk = [chain.link(line) for line in chunk]
+                    if chain.due():
+                        chunk.append(chain.checkpoint("every"))
+                    count = len(chunk)
                 self._write(b"".join(chunk), count)
             except Exception as error:  # pragma: no cover - _write handles OSError itself
                 self._drop(count, error)
+
+    def _encoded(self, items: list[Any]) -> list[bytes]:
+        """The lines of ``items``, in order. An item the encoder fails on (it describes what
+        it cannot encode, so only a bug or MemoryError gets here) is counted as dropped; the
+        others are written."""
+        encode = self.encode
+        try:
+            return [encode(item) for item in items]  # the usual case, in one step
+        except Exception:
+            pass
+        lines = []
+        for item in items:
+            try:
+                lines.append(encode(item))
+            except Exception as error:
+                self._drop(1, error)
+        return lines
 
     def note_dropped(self, count: int, error: BaseException) -> None:
         with self._io_lock:
@@ -177,14 +214,14 @@ class JsonlWriter:
 
     def _run(self, stop: threading.Event) -> None:
         while not stop.wait(self._interval):
-            if self._lines:
+            if self._queue:
                 self.flush()
 
     def _after_fork_in_child(self) -> None:
         # The parent writes what it had buffered; the child starts empty, with fresh locks.
         self._io_lock = threading.Lock()
         self._state_lock = threading.Lock()
-        self._lines.clear()
+        self._queue.clear()
         self._pending = 0
         self._timer = None
         if self._chain is not None:  # a chain of its own: the parent's goes on in the parent

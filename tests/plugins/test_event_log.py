@@ -33,6 +33,7 @@ from toolhooks.plugins.event_log import (
     log_files,
     read_events,
 )
+from toolhooks.plugins.event_log._encode import LineEncoder
 
 CALL_EVENTS = (
     "tool.proposed",
@@ -385,10 +386,14 @@ def test_durability_interval_writes_a_full_queue_on_the_caller_and_the_rest_at_c
 
 def test_a_full_queue_makes_the_caller_write(make_plugin, log_path):
     plugin = make_plugin(durability="interval", flush_interval_ms=3_600_000, max_queue_bytes=1000)
-    for i in range(10, 31):  # lines of ~250 bytes: a write every 4 events
+    # Events are queued unencoded and sized by the lines written so far: 256 bytes each before
+    # the first write (so it comes at the 4th), then 248 + 1 (the line these make): every 5th.
+    for i in range(10, 31):
         plugin.on_event(make_event("hook.decision", f"c{i}", pad="p" * 100))
+        assert plugin.stats().buffered <= 4
     written = len(lines_of(log_path))
-    assert written == 20 and plugin.stats().buffered == 1
+    assert written == 19 and plugin.stats().buffered == 2
+    assert len(unchained(lines_of(log_path)[-1]) | {"chain": 0}) == 9  # whole lines
     plugin.flush()
     assert len(lines_of(log_path)) == 21
 
@@ -1107,14 +1112,54 @@ def test_path_under_a_file_or_a_directory_path_never_raises(tmp_path, caplog):
 
 def test_encoder_failure_is_counted_not_raised(make_plugin, log_path, monkeypatch):
     plugin = make_plugin()
+    encode = plugin._writer.encode
 
-    class Exploding:
-        def encode(self, _event: Event) -> bytes:
+    def exploding(event: Event) -> bytes:
+        if event.call_id == "bad":
             raise MemoryError("no memory")
+        return encode(event)
 
-    monkeypatch.setattr(plugin, "_encoder", Exploding())
-    plugin.on_event(make_event())
-    assert plugin.stats().dropped == 1
+    monkeypatch.setattr(plugin._writer, "encode", exploding)
+    plugin.on_event(make_event("tool.proposed", "c1"))
+    plugin.on_event(make_event("tool.proposed", "bad"))
+    plugin.on_event(make_event("tool.injected", "c1"))  # ends the call: encoded and written now
+    assert plugin.stats().dropped == 1 and "MemoryError" in str(plugin.stats().last_error)
+    assert [json.loads(line)["event"] for line in lines_of(log_path)] == [
+        "tool.proposed",
+        "tool.injected",
+    ]
+
+
+class _Hostile(dict):  # type: ignore[type-arg]
+    def items(self):  # type: ignore[override]
+        raise RuntimeError("no items for you")
+
+    def __iter__(self):  # type: ignore[override]
+        raise RuntimeError("no keys for you")
+
+
+@pytest.mark.parametrize("durability", ["call", "interval"])
+def test_an_event_that_cannot_be_encoded_leaves_its_envelope_and_the_reason(
+    make_plugin, log_path, durability
+):
+    # Encoded on the writer thread with "interval": the line still says what went wrong, and
+    # the events around it are written as they are.
+    plugin = make_plugin(durability=durability, flush_interval_ms=5)
+    plugin.on_event(make_event("tool.proposed", "c1", ok=1))
+    plugin.on_event(make_event("hook.decision", "c1", value=_Hostile(a=1)))  # a value: its repr
+    hostile_data = Event(event="tool.finished", trace_id="t", call_id="c1", data=_Hostile(a=1))
+    plugin.on_event(hostile_data)  # the data itself: the envelope and the reason
+    plugin.on_event(make_event("tool.injected", "c1", ok=2))
+    if durability == "interval":
+        deadline = time.monotonic() + 10
+        while len(lines_of(log_path)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    first, value, envelope, last = (unchained(line) for line in lines_of(log_path))
+    assert first["ok"] == 1 and last["ok"] == 2
+    assert value["value"] == "{'a': 1}"
+    assert envelope["event"] == "tool.finished" and envelope["call_id"] == "c1"
+    assert envelope["_truncated"] is True and "no items for you" in envelope["_encode_error"]
+    assert plugin.stats().dropped == 0
 
 
 def test_open_failure_is_retried_after_a_pause(make_plugin, log_path, monkeypatch):
@@ -1211,6 +1256,55 @@ def test_runtime_calls_are_in_the_log_when_call_returns(log_path):
         )
     finally:
         runtime.close()
+
+
+class Rewriter:
+    @hookimpl
+    def before_tool_call(self, call: Any) -> dict[str, Any] | None:
+        if call.params.get("path") == "rewrite":
+            return {"params": {"path": "rewritten", "extra": [1, 2]}}
+        return None
+
+    @hookimpl
+    def after_tool_call(self, call: Any, result: Any) -> dict[str, Any] | None:
+        if call.params.get("path") == "rewritten":
+            return {"content": "changed", "note": "a note"}
+        return None
+
+
+class Snapshots:
+    """A sink that encodes every event when it is emitted, to compare with later."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[Event, bytes]] = []
+
+    @hookimpl
+    def on_event(self, event: Event) -> None:
+        self.seen.append((event, LineEncoder(1 << 20).encode(event)))
+
+
+def test_no_event_changes_after_it_is_emitted(log_path):
+    # The log encodes on its writer thread, after the call moved on: every event the core and
+    # the built-ins emit must read the same then as when it was emitted (tool.injected's list
+    # of quiet handlers, the params, the approvals' fields ...).
+    snapshots = Snapshots()
+    runtime = Runtime(
+        config={"plugins": {"event_log": {"path": str(log_path)}}},
+        plugins=[Blocker(), Rewriter(), snapshots],
+        tools=[read_file],
+    )
+    try:
+        for path in ("a.txt", "secret", "rewrite", "a.txt"):
+            runtime.call({"name": "read_file", "params": {"path": path}, "session_id": "s"})
+        runtime.call({"name": "nope", "params": {}})
+        runtime.call({"params": "not a call"})
+    finally:
+        runtime.close()
+    assert len(snapshots.seen) > 20
+    for event, then in snapshots.seen:
+        assert LineEncoder(1 << 20).encode(event) == then, event.event
+    written = [unchained(line) for line in lines_of(log_path)]
+    assert [json.loads(then) for _, then in snapshots.seen] == written
 
 
 def test_runtime_close_flushes_the_log(log_path):

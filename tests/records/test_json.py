@@ -1,5 +1,5 @@
-"""toolhooks.records._json: log lines are the stdlib reference's bytes whichever path made them;
-canonical text is total."""
+"""toolhooks.records._json: log lines are the stdlib reference's bytes whichever path made them
+(orjson's when it is installed, pydantic_core's otherwise); canonical text is total."""
 
 from __future__ import annotations
 
@@ -11,11 +11,20 @@ import math
 import uuid
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from toolhooks import FrozenDict, FrozenList
 from toolhooks.records import _json
-from toolhooks.records._json import canonical_json, json_line, stdlib_line
+from toolhooks.records._json import (
+    canonical_json,
+    json_line,
+    orjson_line,
+    pydantic_line,
+    stdlib_line,
+)
+
+FAST_PATHS = [pydantic_line] + ([orjson_line] if orjson_line is not None else [])
 
 
 class Level(enum.IntEnum):
@@ -79,24 +88,29 @@ payloads = st.recursive(scalars, _containers, max_leaves=25)
 @example({"nan": math.nan, "inf": -math.inf, "deep": [[[[math.nan]]]]})
 @example({"big": 2**64, "huge": 10**5000})
 @example({"surrogate": "a\ud800b", "é": "\u2028\x00"})
-def test_the_fast_path_and_the_stdlib_write_the_same_bytes(value):
-    fast, reference = json_line(value), stdlib_line(value)
-    assert fast == reference
-    text = fast.decode("utf-8")  # valid UTF-8 whatever the input held
+def test_the_fast_paths_and_the_stdlib_write_the_same_bytes(value):
+    reference = stdlib_line(value)
+    for fast in FAST_PATHS:
+        assert fast(value) == reference, fast
+    assert json_line(value) == reference
+    text = reference.decode("utf-8")  # valid UTF-8 whatever the input held
     assert "\n" not in text and "\r" not in text
     json.loads(text)  # and valid JSON: no NaN, no Infinity
 
 
-def test_both_paths_cut_a_nested_nan_at_the_same_depth():
+@pytest.mark.parametrize("fast", FAST_PATHS)
+def test_every_path_cuts_a_nested_nan_at_the_same_depth(fast):
     deep: Any = math.nan
-    for _ in range(260):  # pydantic_core refuses 255 levels; the stdlib must not cut earlier
+    for _ in range(
+        260
+    ):  # orjson and pydantic_core nest 254 levels; the stdlib must not cut earlier
         deep = [deep]
-    assert json_line(deep) == stdlib_line(deep)
+    assert fast(deep) == stdlib_line(deep)
     shallow: Any = math.nan
     for _ in range(200):
         shallow = [shallow]
-    assert json_line(shallow) == stdlib_line(shallow)
-    assert json.loads(json_line(shallow)) == json.loads(json.dumps(shallow).replace("NaN", "null"))
+    assert fast(shallow) == stdlib_line(shallow)
+    assert json.loads(fast(shallow)) == json.loads(json.dumps(shallow).replace("NaN", "null"))
 
 
 class _Reordered(dict):  # type: ignore[type-arg]
@@ -111,7 +125,7 @@ class _Doubled(list):  # type: ignore[type-arg]
             yield item
 
 
-def test_what_the_fast_path_takes_and_what_it_leaves_to_the_stdlib():
+def test_what_pydantic_core_takes_and_what_it_leaves_to_the_stdlib():
     # An event as the core makes it takes the fast path ...
     event = {
         "ts": 1.5,
@@ -137,13 +151,13 @@ def test_what_the_fast_path_takes_and_what_it_leaves_to_the_stdlib():
         _Doubled([1, 2]),
     ):
         assert not _json._agreed({"value": odd}), odd
-        assert json_line({"value": odd}) == stdlib_line({"value": odd})
-    assert json_line(_Reordered(a=1, b=2)) == b'{"b":2,"a":1}'
-    assert json_line(_Doubled([1, 2])) == b"[1,1,2,2]"
+        assert pydantic_line({"value": odd}) == stdlib_line({"value": odd})
+    assert pydantic_line(_Reordered(a=1, b=2)) == b'{"b":2,"a":1}'
+    assert pydantic_line(_Doubled([1, 2])) == b"[1,1,2,2]"
     cycle: list[Any] = [1]
     cycle.append(cycle)
     assert not _json._agreed(cycle)
-    assert json_line(cycle) == stdlib_line(cycle)
+    assert pydantic_line(cycle) == stdlib_line(cycle)
 
 
 def test_the_decisions_taken_once():
