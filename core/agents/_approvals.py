@@ -1,7 +1,7 @@
 """An approval a hook meets: who answers it, and what the agent is told meanwhile.
 
 The bridge's order (PLUGINS.md, "Coding agents"): the agent's own prompt when the request allows
-``allow-once`` and the agent has one (``_bridge``); else the ``[approvals]`` store, where an
+``allow-once`` and the agent has one (``_before``); else the ``[approvals]`` store, where an
 operator decides (``toolhooks approvals``, the desk). This module is the store part:
 
 - the same call proposed again (same digest: tool, params, sender, session) finds the approval
