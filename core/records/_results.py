@@ -10,15 +10,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-
+from ._approval_request import DECISIONS as DECISIONS
+from ._approval_request import DEFAULT_ALLOWED as DEFAULT_ALLOWED
+from ._approval_request import ApprovalRequest as ApprovalRequest
+from ._approval_request import ApprovalRequestError
+from ._approval_request import DecisionName as DecisionName
 from ._errors import HookResultError
 from ._models import UNSET, Status, ToolCall
-
-DecisionName = Literal["allow-once", "allow-always", "deny", "edit", "defer"]
-"""What an approver may answer. "defer" is always allowed; "edit" only when the request lists it."""
-DECISIONS: tuple[DecisionName, ...] = ("allow-once", "allow-always", "deny", "edit", "defer")
-DEFAULT_ALLOWED: tuple[DecisionName, ...] = ("allow-once", "allow-always", "deny")
 
 
 class ToolError(Exception):
@@ -27,49 +25,6 @@ class ToolError(Exception):
     def __init__(self, content: str) -> None:
         super().__init__(content)
         self.content = str(content)
-
-
-class ApprovalRequest(BaseModel):
-    """A hook's request that a human approve the call before it runs."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    title: str = Field(min_length=1, max_length=80)
-    description: str = Field(min_length=1, max_length=512)
-    severity: Literal["info", "warning", "critical"] = "warning"
-    timeout_s: float = Field(default=120.0, alias="timeoutS", strict=True)
-    """How long an approver may take while the call waits (1 to 600 s); then "Approval timed
-    out". A deferred approval waits ``[approvals] defer_ttl_s`` instead."""
-    allowed_decisions: tuple[DecisionName, ...] = Field(
-        default=DEFAULT_ALLOWED, alias="allowedDecisions", min_length=1
-    )
-    """What the approver may answer; any other answer is a deny. "edit" only when listed;
-    "defer" always (see :func:`toolhooks.spec.before_tool_call`)."""
-
-    timeout_behavior: Literal["deny"] = Field(default="deny", alias="timeoutBehavior")
-    """What a timeout means; only "deny" exists (accepted for OpenClaw compatibility)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _milliseconds(cls, data: Any) -> Any:
-        # OpenClaw hooks give the timeout in milliseconds as timeoutMs.
-        if isinstance(data, Mapping) and "timeoutMs" in data:
-            data = dict(data)
-            milliseconds = data.pop("timeoutMs")
-            if "timeout_s" in data or "timeoutS" in data:
-                raise ValueError("give either timeout_s or timeoutMs, not both")
-            if isinstance(milliseconds, (int, float)) and not isinstance(milliseconds, bool):
-                data["timeout_s"] = milliseconds / 1000
-            else:
-                data["timeout_s"] = milliseconds
-        return data
-
-    @field_validator("timeout_s", mode="after")
-    @classmethod
-    def _clamp_timeout(cls, value: float) -> float:
-        if value != value:  # NaN would compare false everywhere and never time out
-            raise ValueError("timeout_s must be a number")
-        return min(600.0, max(1.0, value))
 
 
 @dataclass(slots=True)
@@ -136,15 +91,13 @@ def coerce_before(value: Any) -> BeforeToolCallResult | None:
     if request is not None:
         if isinstance(request, ApprovalRequest):
             # An instance may come from model_construct() (never validated): check its fields too.
-            request = dict(request)
+            request = request.model_dump()
         elif not isinstance(request, Mapping):
             raise HookResultError("require_approval must be an ApprovalRequest or a mapping")
         try:
             result.require_approval = ApprovalRequest.model_validate(request)
-        except ValidationError as exc:
-            problem = exc.errors()[0]
-            where = ".".join(str(part) for part in problem["loc"])
-            raise HookResultError(f"require_approval.{where}: {problem['msg']}") from None
+        except ApprovalRequestError as exc:
+            raise HookResultError(f"require_approval.{exc.field}: {exc.message}") from None
     return result
 
 
