@@ -15,7 +15,8 @@ from ..pipeline._screen import screen
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, thaw
 from ..records._results import Decision, PendingApproval
-from ._gate import approval_failed, defer, gate
+from ._gate import gate
+from ._pause import approval_failed, defer
 
 
 def run_decide(ctx: Context, raw: Any) -> Pipeline[Decision]:

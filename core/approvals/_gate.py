@@ -1,31 +1,28 @@
-"""The approval step of the pipeline: grants, asking, deferring, applying a decision, editing.
+"""The approval step of the pipeline: grants, asking, applying a decision, editing.
 
 ``gate`` runs when a before_tool_call hook asked for an approval and the call is otherwise ready
 to run. It ends in a :class:`Verdict` to conclude the call with, or in a
-:class:`PendingApproval` that the caller defers (``defer``): the call's outcome is then
+:class:`PendingApproval` that the caller defers (``_pause.defer``): the call's outcome is then
 "pending" until ``Runtime.resume`` (``_resume``) finishes it.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import replace
 from typing import Any
 
 from ..events._scope import current_scope
 from ..pipeline._before import BeforeState, call_ids
-from ..pipeline._context import Context, Run, remember
+from ..pipeline._context import Context, Run
 from ..pipeline._driver import Pipeline
 from ..pipeline._screen import screen
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, params_digest, thaw
-from ..records._log import LazyLogger
-from ..records._results import Outcome, PendingApproval
-from ..stores._contract import StoreError, stored_from_pending
+from ..records._results import PendingApproval
+from ..stores._contract import stored_from_pending
 from ._resolve import Resolution, ask, make_pending
 
-logger = LazyLogger("toolhooks")
 MAX_EDIT_ROUNDS = 5
 DIGEST_MISMATCH = "Blocked: the params changed after they were approved (digest mismatch)"
 
@@ -259,52 +256,3 @@ def edit(
 
 
 _MISSING = object()
-
-
-def approval_failed(verdict: Verdict, exc: Exception) -> Verdict:
-    """The verdict when the approval step itself failed (its store unreachable, a bug): blocked by
-    the core, so that the call ends like any other, audited, and never runs unapproved."""
-    from ..stores._state import StateUnavailable  # only on this path: not on start-up's
-
-    if isinstance(exc, (StoreError, StateUnavailable)):
-        reason = f"Approval store unavailable: {type(exc).__name__}: {exc}"
-    else:
-        logger.error("toolhooks: the approval step failed", exc_info=exc)
-        reason = f"Approval failed: {type(exc).__name__}: {exc}"
-    return Verdict("blocked", verdict.params, None, "approval", reason, CORE)
-
-
-def pending_outcome(pending: PendingApproval) -> Outcome:
-    """The Outcome of a paused call: what the model is told while a human decides."""
-    call, request = pending.call, pending.request
-    reason = f"Approval pending: {request.title} (approval {pending.short_id})"
-    return Outcome(
-        status="pending",
-        content=reason,
-        call_id=call.id,
-        trace_id=call.trace_id,
-        tool=call.name,
-        params=thaw(call.params),
-        reason=reason,
-        rewritten_by=dict(pending.rewritten_by),
-        pending=pending,
-    )
-
-
-def defer(ctx: Context, run: Run, pending: PendingApproval, asked: bool = True) -> Outcome:
-    """Store ``pending`` until someone decides; the call's outcome is "pending" for now."""
-    expires_at = time.time() + ctx.defer_ttl_s
-    pending = replace(pending, expires_at=expires_at)
-    ctx.store.add(stored_from_pending(pending, expires_at=expires_at, quiet=run.state.quiet))
-    call = pending.call
-    remember(ctx.paused, call.id, pending.id)
-    if not asked:
-        ctx.unasked.add(pending.id)
-    else:
-        ctx.emit(
-            "approval.deferred",
-            *call_ids(call),
-            pending.plugin,
-            {"approval_id": pending.id, "short_id": pending.short_id, "expires_at": expires_at},
-        )
-    return pending_outcome(pending)

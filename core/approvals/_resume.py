@@ -23,7 +23,8 @@ from ..records._frozen import freeze_params
 from ..records._models import ToolCall
 from ..records._results import Outcome, PendingApproval
 from ..stores._contract import AmbiguousId, StoredApproval
-from ._gate import apply, defer, edit, gate, pending_outcome
+from ._gate import apply, edit, gate
+from ._pause import defer, pending_outcome
 from ._resolve import TIMED_OUT, Resolution, ask, judge
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..approvals._gate import approval_failed, defer, gate
+from ..approvals._gate import gate
+from ..approvals._pause import approval_failed, defer
 from ..approvals._resume import rejoin
 from ..events._scope import current_scope, leave_scope
 from ..pipeline._conclude import conclude
