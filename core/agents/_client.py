@@ -20,6 +20,9 @@ is reached from the console script without importing the command line (``toolhoo
 
 A daemon that takes longer than ``REPLY_TIMEOUT_S`` is not asked again in-process (the call
 might then be decided twice, and an approval waited for twice): the event is refused.
+
+Starting a daemon, answering in-process and refusing are ``_no_daemon``, imported only on those
+paths: a hook its daemon answers imports this module and ``_project``, nothing else of ours.
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ import time
 
 from . import _project
 from ._project import Project, ProjectError
+
+TYPE_CHECKING = False  # not ``typing``'s: importing typing costs the hook client milliseconds
+if TYPE_CHECKING:
+    from ._no_daemon import Answer
 
 STDIN_LIMIT = 32 * 1024 * 1024
 """What the hook reads at most (one byte more tells it the event was bigger): four times
@@ -45,11 +52,6 @@ REPLY_TIMEOUT_S = 595.0
 """Under the 600 s hook timeout ``toolhooks hook install`` writes, after which an agent gives up
 on the hook (and some then run the tool)."""
 
-LOG_LIMIT = 1024 * 1024
-"""``.toolhooks/agentd.log`` is started afresh by the next daemon once it is bigger than this."""
-
-Answer = tuple[bytes, bytes, int]
-"""What the hook writes: stdout, stderr, exit code."""
 ABSENT, FALLBACK, TIMEOUT = "absent", "fallback", "timeout"
 
 
@@ -85,6 +87,8 @@ def answer(agent: str, raw: bytes, *, config: str | None = None, daemon: bool = 
         project = _project.find_project(os.getcwd(), os.environ, config=config)
         os.chdir(project.root)
     except (ProjectError, OSError) as error:
+        from ._no_daemon import refuse
+
         return refuse(agent, raw, f"the config cannot be read: {error}", on_error="deny")
     if daemon and hasattr(os, "posix_spawn") and hasattr(_socket, "AF_UNIX"):
         try:
@@ -94,8 +98,12 @@ def answer(agent: str, raw: bytes, *, config: str | None = None, daemon: bool = 
         if isinstance(got, tuple):
             return got
         if got == TIMEOUT:
+            from ._no_daemon import refuse
+
             reason = f"the toolhooks daemon did not answer within {REPLY_TIMEOUT_S:g} s"
             return refuse(agent, raw, reason, on_error=_project.on_error(project))
+    from ._no_daemon import in_process
+
     return in_process(project, agent, raw)
 
 
@@ -105,6 +113,8 @@ def via_daemon(project: Project, agent: str, raw: bytes) -> Answer | str:
     got = ask(project, agent, raw)
     if got != ABSENT:
         return got
+    from ._no_daemon import spawn
+
     try:
         pid = spawn(project)
     except (OSError, NotImplementedError):  # no .toolhooks/ here, no setsid on this platform
@@ -236,78 +246,6 @@ def call(method: str, path: str) -> tuple[int, bytes] | None:
     if headers is None:
         return None
     return int(headers[":status"]), body
-
-
-def spawn(project: Project, options: tuple[str, ...] = ()) -> int:
-    """Start ``toolhooks agentd --foreground`` for ``project`` in a session of its own; its pid.
-
-    ``posix_spawn`` rather than ``subprocess`` (which costs the hook a dozen imports): stdin is
-    /dev/null and stdout and stderr go to ``.toolhooks/agentd.log``, so the daemon holds none
-    of the agent's pipes open (an agent reads the hook's stdout until EOF)."""
-    _project.make_private_dir(_project.STATE_DIR)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-    try:
-        if os.stat(_project.LOG).st_size > LOG_LIMIT:
-            flags |= os.O_TRUNC  # a log of starts and failures: the latest are what matter
-    except FileNotFoundError:
-        pass
-    log = os.open(_project.LOG, flags, 0o600)
-    try:
-        argv = [sys.executable, "-m", "toolhooks", "agentd", "--foreground", *options]
-        if project.config is not None:
-            argv += ["--config", project.config]
-        actions = [
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, log, 1),
-            (os.POSIX_SPAWN_DUP2, log, 2),
-        ]
-        return os.posix_spawn(
-            sys.executable, argv, dict(os.environ), file_actions=actions, setsid=True
-        )
-    finally:
-        os.close(log)
-
-
-def in_process(project: Project, agent: str, raw: bytes) -> Answer:
-    """The answer from a runtime built in this process (what the daemon would have said)."""
-    try:
-        from pathlib import Path
-
-        from ._run import run_in_process
-
-        reply = run_in_process(agent, raw, config=Path(project.config) if project.config else None)
-        return _encoded(reply.stdout), _encoded(reply.stderr), reply.exit_code
-    except Exception as error:  # no runtime here at all (a broken install): the last resort
-        reason = f"toolhooks cannot run: {type(error).__name__}: {error}"
-        return refuse(agent, raw, reason, on_error=_project.on_error(project))
-
-
-def refuse(agent: str, raw: bytes, reason: str, *, on_error: str) -> Answer:
-    """Fail closed in ``agent``'s own protocol (stdlib only), or, with ``on_error = "allow"``,
-    answer as if no hook were installed."""
-    from ._protocol import HookAnswer, ProtocolError, protocol, read_payload
-
-    try:
-        proto = protocol(agent)
-    except ProtocolError as error:
-        return b"", f"toolhooks: {error}\n".encode(), 2
-    try:
-        payload = read_payload(raw)
-    except ProtocolError:
-        payload = None
-    reply = None
-    if on_error == "allow" and payload is not None:
-        try:
-            reply = proto.render(proto.parse(payload), HookAnswer(action="none"))
-        except (ProtocolError, ValueError):
-            reply = None
-    if reply is None:
-        reply = proto.refuse(payload, reason)
-    return _encoded(reply.stdout), _encoded(reply.stderr), reply.exit_code
-
-
-def _encoded(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
 
 
 def _read_stdin() -> bytes:

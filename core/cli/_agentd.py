@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from ..agents import _client, _project
+from ..agents._no_daemon import spawn
 from ._commands import help_of
 from ._options import OK, PROBLEMS, add_config_option
 
@@ -94,7 +95,7 @@ def _start(project: _project.Project, options: tuple[str, ...]) -> int:
             logged = os.stat(_project.LOG).st_size
         except OSError:
             logged = 0
-        pid = _client.spawn(project, options)
+        pid = spawn(project, options)
         deadline = time.monotonic() + START_WAIT_S
         while _client.call("GET", "/status") is None:
             exited, status = os.waitpid(pid, os.WNOHANG)
