@@ -12,16 +12,10 @@ from typing import Any
 from ..records._errors import ConfigError
 from . import _table
 from ._agents_wired import check_agents
-from ._checks import (
-    Check,
-    check_approvals,
-    check_config,
-    check_folders,
-    check_log_chain,
-    check_plugins,
-    check_ties,
-    close_all,
-)
+from ._check_plugins import check_plugins, close_all
+from ._check_storage import check_approvals, check_folders, check_log_chain
+from ._check_ties import check_ties
+from ._checks import Check, check_config
 from ._commands import help_of
 from ._common import OK, PROBLEMS, add_config_option, add_json_option, config_path, print_json
 
