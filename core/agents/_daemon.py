@@ -11,10 +11,9 @@ Life cycle:
   this one exits 0 at once (two hooks that start one at the same moment get one daemon);
   otherwise it builds the runtime (a config that does not load: exit 1, the hook answers
   in-process), binds the socket, writes ``agentd.pid`` and lets go of the lock.
-- **Serve.** Worker threads wait in ``accept`` and each answers the connection it takes (an
-  approval may keep one waiting up to ``[agents] wait_s``), at most ``MAX_CONNECTIONS`` at once;
-  a request that cannot be read is answered with an error and closed, and nothing a request
-  does ends the daemon. A changed config rebuilds the runtime (``_served``).
+- **Serve.** Worker threads wait in ``accept`` and each answers the connection it takes
+  (``_workers``); the daemon ends after ``[agents] idle_timeout_s`` with none in flight. A
+  changed config rebuilds the runtime (``_served``).
 - **Stop.** After ``[agents] idle_timeout_s`` (or ``--idle-timeout``) without a request, on
   SIGTERM / SIGINT / SIGHUP or ``toolhooks agentd --stop``: the socket is unlinked first (a hook
   arriving now starts a new daemon), connections already queued are answered, requests in
@@ -29,7 +28,6 @@ import logging
 import os
 import signal
 import socket
-import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,16 +37,9 @@ from ._http import Guard, load_token, tcp_listener
 from ._project import Project
 from ._routes import Routes
 from ._served import Resident
+from ._workers import ACCEPT_POLL_S, Workers
 
 logger = logging.getLogger("toolhooks.agents.agentd")
-MAX_CONNECTIONS = 64
-"""Hooks answered at once (each may wait up to ``[agents] wait_s`` for an approval); more wait in
-the socket's queue."""
-SPARE_WORKERS = 2
-ACCEPT_POLL_S = 0.5
-"""How often a waiting worker looks whether the daemon is stopping."""
-READ_TIMEOUT_S = 30.0
-"""How long a connection may take to send its request; the answer may take as long as it takes."""
 LOCK_WAIT_S = 60.0
 """How long a starting daemon waits for another one's start (building a runtime) to finish."""
 STOP_GRACE_S = 10.0
@@ -68,12 +59,7 @@ class Daemon:
         self._idle_given = idle_timeout_s
         self._http_port_given = http_port
         self._stop = threading.Event()
-        self._state = threading.Lock()
-        self._in_flight = 0
-        self._last = time.monotonic()
-        self._idle: dict[str, int] = {}
-        self._workers = 0
-        self._threads: list[threading.Thread] = []
+        self.workers = Workers(self._stop)
         self.unix: socket.socket | None = None
         self.tcp: socket.socket | None = None
         self._socket_ino = 0
@@ -166,87 +152,22 @@ class Daemon:
 
     def serve(self) -> None:
         """Answer connections until idle or stopped, then shut down."""
-        assert self.unix is not None
-        for server, kind in self._listeners():
-            server.settimeout(ACCEPT_POLL_S)
-            self._add_worker(server, kind)
+        assert self.unix is not None and self.routes is not None
+        self.workers.start(self._listeners(), self.routes)
         try:
             while not self._stop.is_set():
-                with self._state:
-                    busy, last = self._in_flight, self._last
-                left = self.idle_timeout_s() - (time.monotonic() - last)
-                if not busy and left <= 0:
+                idle_s = self.workers.idle_s()
+                left = self.idle_timeout_s() - (idle_s or 0.0)
+                if idle_s is not None and left <= 0:
                     logger.info("agentd %d: idle, exiting", os.getpid())
                     break
-                self._stop.wait(min(left, 1.0) if not busy and left > 0 else 1.0)
+                self._stop.wait(min(left, 1.0) if idle_s is not None and left > 0 else 1.0)
         finally:
             self.shutdown()
 
     def _listeners(self) -> list[tuple[socket.socket, str]]:
         found = [(self.unix, "unix")] if self.unix is not None else []
         return found + ([(self.tcp, "tcp")] if self.tcp is not None else [])
-
-    def _add_worker(self, server: socket.socket, kind: str) -> None:
-        with self._state:
-            self._idle[kind] = self._idle.get(kind, 0) + 1
-            self._workers += 1
-        thread = threading.Thread(
-            target=self._worker, args=(server, kind), name=f"agentd-{kind}", daemon=True
-        )
-        self._threads.append(thread)
-        thread.start()
-
-    def _worker(self, server: socket.socket, kind: str) -> None:
-        """Accept and answer connections on ``server`` (leader/followers: the kernel hands a
-        connection to a worker waiting in ``accept``, with no hand-over between threads). A
-        worker that takes the last idle place starts another, up to ``MAX_CONNECTIONS``; more
-        than ``SPARE_WORKERS`` idle ones end. With the daemon stopping, a worker leaves once no
-        connection is left queued (an accept that times out)."""
-        while True:
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                if self._stop.is_set():
-                    break
-                continue
-            except OSError:  # the listener is closed
-                break
-            with self._state:
-                self._idle[kind] -= 1
-                self._in_flight += 1
-                self._last = time.monotonic()
-                more = self._idle[kind] == 0 and self._workers < MAX_CONNECTIONS
-            if more:
-                self._add_worker(server, kind)
-            self._serve_one(conn, kind)
-            with self._state:
-                self._idle[kind] += 1
-                leave = self._idle[kind] > SPARE_WORKERS
-                if leave:
-                    self._idle[kind] -= 1
-                    self._workers -= 1
-            if leave:
-                return
-        with self._state:
-            self._idle[kind] -= 1
-            self._workers -= 1
-
-    def _serve_one(self, conn: socket.socket, kind: str) -> None:
-        try:
-            conn.settimeout(READ_TIMEOUT_S)  # also undoes the listener's accept timeout
-            assert self.routes is not None
-            if kind == "unix" and not _same_user(conn):
-                self.routes.refuse_peer(conn)
-            else:
-                self.routes.serve(conn, kind)
-        except Exception:  # one request never ends the daemon
-            logger.exception("agentd: a request failed")
-        finally:
-            with contextlib.suppress(OSError):
-                conn.close()
-            with self._state:
-                self._in_flight -= 1
-                self._last = time.monotonic()
 
     # -- stop --------------------------------------------------------------------------------
 
@@ -260,8 +181,7 @@ class Daemon:
                 if os.stat(paths.SOCKET).st_ino == self._socket_ino:
                     os.unlink(paths.SOCKET)
         deadline = time.monotonic() + STOP_GRACE_S + ACCEPT_POLL_S
-        for thread in self._threads:
-            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        self.workers.join(deadline)
         for server, _ in self._listeners():
             server.close()
         with contextlib.suppress(OSError):
@@ -315,19 +235,6 @@ def _answers(address: str) -> bool:
     finally:
         probe.close()
     return True
-
-
-def _same_user(conn: socket.socket) -> bool:
-    """The peer runs as this daemon's user (Linux ``SO_PEERCRED``; elsewhere the socket's mode
-    and its folder's are the whole check)."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return True
-    try:
-        _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, 12))
-    except OSError:
-        return False
-    return bool(uid == os.getuid())
 
 
 def _write_private(path: str, text: str) -> None:
