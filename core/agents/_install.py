@@ -1,9 +1,9 @@
 """``toolhooks hook install AGENT [--scope project|user] [--undo]``: wire an agent's hooks.
 
 Each agent's protocol says where its settings live and how to wire our command into them
-(``AgentProtocol.settings_path`` / ``wire`` / ``unwire``); this module reads and writes them
-safely. Two kinds of settings: a JSON file (Claude Code, Codex, Gemini, Cursor, Copilot,
-Windsurf), or a directory of executable hook scripts named after the event (Cline:
+(``AgentProtocol.settings_path`` / ``wire`` / ``unwire``); ``_settings_files`` reads and
+writes them safely. Two kinds of settings: a JSON file (Claude Code, Codex, Gemini, Cursor,
+Copilot, Windsurf), or a directory of executable hook scripts named after the event (Cline:
 ``settings_kind = "script-dir"``, wire/unwire on ``{file name: text}``).
 
 Install keeps everything that was there and records, next to the settings, what it found and
@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
-import os
 import shlex
 import shutil
 import sys
@@ -28,9 +26,18 @@ from typing import Any
 
 from ..records._errors import ConfigError
 from ._protocol import PROTOCOLS, AgentProtocol, ProtocolError, protocol
-
-UNDO_SUFFIX = ".toolhooks-undo"
-SCRIPT_MODE = 0o755
+from ._settings_files import (
+    SCRIPT_MODE,
+    dump,
+    missing_dirs,
+    read_json,
+    read_record,
+    read_scripts,
+    record_undo,
+    settings_kind,
+    undo_path,
+    write_text,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,65 +62,6 @@ def hook_command(agent: str) -> str:
     return f"{shlex.quote(sys.executable)} -m toolhooks hook {agent}"
 
 
-# -- the two kinds of settings --------------------------------------------------------------------
-
-
-def _kind(proto: AgentProtocol) -> str:
-    return str(getattr(proto, "settings_kind", "json"))
-
-
-def _undo_path(path: Path) -> Path:
-    return path.with_name(path.name + UNDO_SUFFIX)
-
-
-def _read_json(path: Path) -> tuple[dict[str, Any], str | None]:
-    """The settings object and the file's exact text (None: no file)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}, None
-    except OSError as error:
-        raise ConfigError(f"cannot read: {error.strerror or error}", file=str(path)) from None
-    if not text.strip():
-        return {}, text
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise ConfigError(f"not JSON ({error}); fix or move it first", file=str(path)) from None
-    if not isinstance(data, dict):
-        raise ConfigError("not a JSON object; fix or move it first", file=str(path))
-    return data, text
-
-
-def _read_scripts(path: Path, names: list[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for name in names:
-        try:
-            found[name] = (path / name).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            continue
-        except (OSError, UnicodeDecodeError) as error:
-            raise ConfigError(f"cannot read hook script {name}: {error}", file=str(path)) from None
-    return found
-
-
-def _write_text(path: Path, text: str, mode: int | None = None) -> None:
-    """Atomically: an agent reading its settings sees the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    keep = mode
-    if keep is None and path.exists():
-        keep = path.stat().st_mode & 0o777
-    temporary = path.with_name(path.name + ".toolhooks-tmp")
-    temporary.write_text(text, encoding="utf-8")
-    if keep is not None:
-        os.chmod(temporary, keep)
-    os.replace(temporary, path)
-
-
-def _dump(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
 # -- install and undo ----------------------------------------------------------------------------
 
 
@@ -121,35 +69,35 @@ def install(agent: str, scope: str, project: Path, home: Path, command: str) -> 
     """Wire ``command`` to every event of ``agent``'s hooks in its settings for ``scope``."""
     proto = _protocol(agent)
     path = proto.settings_path(scope, project, home)
-    if _kind(proto) == "script-dir":
+    if settings_kind(proto) == "script-dir":
         return _install_scripts(proto, path, command)
-    current, text = _read_json(path)
+    current, text = read_json(path)
     wired = _wire(proto, current, command, path)
     if wired == current:
         return Done(agent=agent, path=path, message="already wired; nothing changed", changed=False)
-    new_text = _dump(wired)
-    made = _missing_dirs(path.parent)
+    new_text = dump(wired)
+    made = missing_dirs(path.parent)
     record = {"kind": "json", "before": text, "wrote": new_text, "command": command, "made": made}
-    _record_undo(path, record)
-    _write_text(path, new_text)
+    record_undo(path, record)
+    write_text(path, new_text)
     events = ", ".join(proto.events)
     return Done(agent=agent, path=path, message=f"wired {events}", changed=True)
 
 
 def _install_scripts(proto: AgentProtocol, path: Path, command: str) -> Done:
     names = list(proto.events)
-    current = _read_scripts(path, names)
+    current = read_scripts(path, names)
     wired = _wire(proto, dict(current), command, path)
     if wired == current:
         return Done(
             agent=proto.name, path=path, message="already wired; nothing changed", changed=False
         )
-    made = _missing_dirs(path)
+    made = missing_dirs(path)
     record = {"kind": "script-dir", "before": current, "wrote": wired, "command": command}
     record["made"] = made
-    _record_undo(path, record)
+    record_undo(path, record)
     for name, text in wired.items():
-        _write_text(path / name, text, SCRIPT_MODE)
+        write_text(path / name, text, SCRIPT_MODE)
     for name in set(current) - set(wired):
         (path / name).unlink()
     return Done(agent=proto.name, path=path, message=f"wired {', '.join(wired)}", changed=True)
@@ -159,9 +107,9 @@ def undo(agent: str, scope: str, project: Path, home: Path, command: str) -> Don
     """Put back what install found; without a record, remove every hook that runs ``command``."""
     proto = _protocol(agent)
     path = proto.settings_path(scope, project, home)
-    record_path = _undo_path(path)
-    record = _read_record(record_path)
-    if _kind(proto) == "script-dir":
+    record_path = undo_path(path)
+    record = read_record(record_path)
+    if settings_kind(proto) == "script-dir":
         done = _undo_scripts(proto, path, record, command)
     else:
         done = _undo_json(proto, path, record, command)
@@ -176,7 +124,7 @@ def undo(agent: str, scope: str, project: Path, home: Path, command: str) -> Don
 def _undo_json(
     proto: AgentProtocol, path: Path, record: dict[str, Any] | None, command: str
 ) -> Done:
-    current, text = _read_json(path)
+    current, text = read_json(path)
     if record is not None and text == record.get("wrote"):
         before = record.get("before")
         if before is None:
@@ -184,7 +132,7 @@ def _undo_json(
             return Done(
                 agent=proto.name, path=path, message="removed (install created it)", changed=True
             )
-        _write_text(path, before)
+        write_text(path, before)
         return Done(
             agent=proto.name, path=path, message="restored as it was before install", changed=True
         )
@@ -197,7 +145,7 @@ def _undo_json(
             message="no toolhooks hooks there; nothing changed",
             changed=False,
         )
-    _write_text(path, _dump(unwired))
+    write_text(path, dump(unwired))
     why = " (the file changed since install, so your edits are kept)" if record else ""
     return Done(agent=proto.name, path=path, message=f"toolhooks' hooks removed{why}", changed=True)
 
@@ -206,7 +154,7 @@ def _undo_scripts(
     proto: AgentProtocol, path: Path, record: dict[str, Any] | None, command: str
 ) -> Done:
     names = list(proto.events)
-    current = _read_scripts(path, names)
+    current = read_scripts(path, names)
     if record is not None and current == record.get("wrote"):
         before: dict[str, str] = dict(record.get("before") or {})
     else:
@@ -220,7 +168,7 @@ def _undo_scripts(
             changed=False,
         )
     for name, text in before.items():
-        _write_text(path / name, text, SCRIPT_MODE)
+        write_text(path / name, text, SCRIPT_MODE)
     for name in set(current) - set(before):
         (path / name).unlink()
     return Done(
@@ -240,35 +188,6 @@ def _unwire(proto: AgentProtocol, current: Any, command: str, path: Path) -> Any
         return proto.unwire(current, command)
     except ProtocolError as error:
         raise ConfigError(str(error), file=str(path)) from None
-
-
-def _missing_dirs(folder: Path) -> list[str]:
-    """The folders writing into ``folder`` will create, outermost first."""
-    missing: list[str] = []
-    while not folder.exists() and folder != folder.parent:
-        missing.insert(0, str(folder))
-        folder = folder.parent
-    return missing
-
-
-def _record_undo(path: Path, record: dict[str, Any]) -> None:
-    """What install found, kept once: a second install must not forget the first original."""
-    record_path = _undo_path(path)
-    earlier = _read_record(record_path)
-    if earlier is not None:
-        record = {**record, "before": earlier.get("before"), "made": earlier.get("made", [])}
-    record_path.parent.mkdir(parents=True, exist_ok=True)
-    _write_text(record_path, _dump(record), 0o600)
-
-
-def _read_record(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as error:
-        raise ConfigError(f"cannot read the undo record: {error}", file=str(path)) from None
-    return data if isinstance(data, dict) else None
 
 
 def _protocol(agent: str) -> AgentProtocol:
