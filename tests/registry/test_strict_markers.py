@@ -110,3 +110,20 @@ def test_marked_handlers_and_other_methods_are_fine(toolhooks_runtime):
 
     toolhooks_runtime.register(Fine(), name="fine")
     assert toolhooks_runtime.call({"name": "t"}, execute=lambda p: 1).reason == "no"
+
+
+def test_only_objects_own_attributes_are_skipped_before_pluggy_looks():
+    import types
+
+    from toolhooks.registry._registry import _only_objects
+
+    class Plugin:
+        def __repr__(self):
+            return "mine"
+
+    plugin = Plugin()
+    plugin.__dict__["__format__"] = lambda spec: ""
+    assert _only_objects(plugin, "__eq__") and _only_objects(plugin, "__sizeof__")
+    assert not _only_objects(plugin, "__repr__")  # its class's own: pluggy reads it
+    assert not _only_objects(plugin, "__format__")  # the instance's own
+    assert not _only_objects(Plugin, "__eq__") and not _only_objects(types, "__eq__")
