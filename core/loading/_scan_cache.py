@@ -12,17 +12,21 @@ folder's mtime and its ``entry_points.txt``'s. An install, an uninstall, an upgr
 an entry point changes one of these, so the key misses and the scan runs again (about 5 M
 instructions to build the key). Nothing is written while a folder is under 2 s old: a second
 change in the same clock tick could keep its timestamp. A file that cannot be read, parsed or
-written, or a folder owned by another user, is a miss; the cache can make a start faster, never
-change what loads. With a plugin lock the runtime scans afresh (``find_entry_points(fresh=True)``).
+written, a folder owned by another user, or an import hook besides the standard one that lists
+distributions (they may not live in ``sys.path`` folders) is a miss: the cache can make a start
+faster, never change what loads. With a plugin lock the runtime scans afresh
+(``find_entry_points(fresh=True)``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import json
 import os
 import stat
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -52,9 +56,24 @@ def cache_dir() -> Path | None:
     return Path(os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), "toolhooks")
 
 
-def environment_key() -> tuple[list[Any], int]:
-    """What the scan depends on, and the newest mtime in it (nanoseconds)."""
-    finders = [f"{type(f).__module__}.{type(f).__qualname__}" for f in sys.meta_path]
+def _other_metadata_finder() -> bool:
+    """Whether a finder besides the standard one can list distributions: they may not come from
+    ``sys.path`` folders, so the key could not see them change (no cache then)."""
+    standard = importlib.machinery.PathFinder
+    return any(
+        finder is not standard and hasattr(finder, "find_distributions") for finder in sys.meta_path
+    )
+
+
+def environment_key() -> tuple[list[Any], int] | None:
+    """What the scan depends on, and the newest mtime in it (nanoseconds); None when it cannot
+    be known."""
+    if _other_metadata_finder():
+        return None
+    finders = []
+    for finder in sys.meta_path:
+        kind = finder if isinstance(finder, type) else type(finder)
+        finders.append(f"{kind.__module__}.{kind.__qualname__}")
     key: list[Any] = [FORMAT, sys.version, sys.executable, finders]
     newest = 0
     for entry in sys.path:
@@ -127,8 +146,11 @@ class Lookup:
         self.folder = cache_dir()
         self.key: list[Any] = []
         self.newest = 0
-        if self.folder is not None:
-            self.key, self.newest = environment_key()
+        found = environment_key() if self.folder is not None else None
+        if found is None:
+            self.folder = None
+        else:
+            self.key, self.newest = found
 
     def rows(self) -> list[Row] | None:
         """The rows kept for this environment, or None (a miss: scan)."""
@@ -155,7 +177,8 @@ def _write(folder: Path, kept: dict[str, Any]) -> None:
         if not _own_folder(folder):
             return
         target = _file(folder)
-        temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        writer = f"{os.getpid()}.{threading.get_ident()}"  # two runtimes may write at once
+        temporary = target.with_name(f"{target.name}.{writer}.tmp")
         temporary.write_text(json.dumps(kept), "utf-8")
         os.replace(temporary, target)
     except (OSError, ValueError, TypeError):

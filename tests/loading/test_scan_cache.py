@@ -160,3 +160,22 @@ def test_a_second_process_loads_the_same_plugins_from_the_kept_scan(tmp_path):
     ]
     assert [run.returncode for run in runs] == [0, 0], runs[0].stderr + runs[1].stderr
     assert runs[0].stdout == runs[1].stdout and json.loads(runs[0].stdout)
+
+
+def test_an_import_hook_that_lists_distributions_turns_the_cache_off(
+    cache, install_dist, monkeypatch
+):
+    install_dist("hook-plugin", {"hook_mod": PLUGIN}, {"hooked": "hook_mod:Plugin"})
+
+    class Lister:
+        @staticmethod
+        def find_spec(*_args, **_kwargs):
+            return None
+
+        @staticmethod
+        def find_distributions(*_args, **_kwargs):
+            return iter(())
+
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Lister()])
+    assert "hooked" in names()
+    assert not list(cache.glob("entry-points-*.json"))
