@@ -69,7 +69,7 @@ def proposed_data(call: ToolCall) -> dict[str, Any]:
     are left out, so the usual line is no longer than it was before they were added."""
     sender = call.sender
     data: dict[str, Any] = {
-        "params": dict(call.params),
+        "params": call.params,  # read-only already (FrozenDict): no copy for the event
         "origin": call.origin,
         "agent_id": call.agent_id,
         "sender": None if sender is None else sender.id,
