@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..approvals._resolve import Approver
 from ..config._settings import LoadedConfig, discover, load_config
 from ..events._events import EventDispatcher
-from ..loading._entry_points import build, find_entry_points, why_disabled
+from ..loading._build import build
+from ..loading._entry_points import find_entry_points, why_disabled
 from ..loading._inventory import (
     Discovered,
     HandlerInfo,

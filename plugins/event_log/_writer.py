@@ -11,6 +11,11 @@ default durability the caller only queues: encoding, hashing and writing are the
 thread's. If a write is cut short (a full disk, a kill), the next write starts with a newline,
 so a torn line never glues itself to the next one; readers skip the fragment. Write errors are
 counted, warned about once on the ``toolhooks`` logger, and never raised.
+
+Over 300 lines on purpose: one object's state (the queue, the descriptor, the I/O lock, the
+rotation and the counters) is what every method reads and changes under the same lock, and the
+order of those steps is the log's guarantee; split apart, that order would be spread over two
+modules.
 """
 
 from __future__ import annotations
