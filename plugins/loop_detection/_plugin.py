@@ -107,7 +107,9 @@ class LoopDetectionPlugin:
 
             verdict, seq, new = self._sessions.update(session, step)
         if verdict is None:
-            pending.put(key, (session, seq, None, False, new))
+            pending[key] = (session, seq, None, False, new)
+            if len(pending) > pending.limit:
+                pending.drop_oldest()
             return None
         critical = verdict.critical
         # Remembered for a critical verdict too: in mode = "audit" the call still runs.

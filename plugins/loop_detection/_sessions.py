@@ -135,5 +135,8 @@ class PendingCalls(OrderedDict[PendingKey, Pending]):
     def put(self, key: PendingKey, item: Pending) -> None:
         self[key] = item
         if len(self) > self.limit:
-            with contextlib.suppress(KeyError):  # another thread emptied it meanwhile
-                self.popitem(last=False)
+            self.drop_oldest()
+
+    def drop_oldest(self) -> None:
+        with contextlib.suppress(KeyError):  # another thread emptied it meanwhile
+            self.popitem(last=False)

@@ -12,6 +12,7 @@ and _shared.py (Redis).
 from __future__ import annotations
 
 import hashlib
+import struct
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +23,10 @@ RECORD = 8
 """Bytes per window entry in each ring: a 64-bit signature, a 64-bit outcome."""
 NO_OUTCOME = bytes(RECORD)
 """The outcome of a call that has not finished (or never ran); real outcomes are never zero."""
+_put = struct.Struct(f"{RECORD}s").pack_into
+"""Writes one record in place: ``_put(ring, offset, value)``. Not ``ring[a:b] = value``: a
+bytearray copies a bytes value into a new bytearray before assigning it, 0.14-0.22 µs against
+0.05-0.08 µs (timeit), three times a call."""
 _WARNED_LIMIT = 32
 _UNKNOWN_LIMIT = 16
 
@@ -124,9 +129,8 @@ class SessionState:
             self.outs += NO_OUTCOME
         else:
             start = (seq % window) * RECORD
-            end = start + RECORD
-            sigs[start:end] = sig
-            self.outs[start:end] = NO_OUTCOME
+            _put(sigs, start, sig)
+            _put(self.outs, start, NO_OUTCOME)
         self.total = seq + 1
         self.last_name = name
         return seq
@@ -146,10 +150,9 @@ class SessionState:
         if seq >= total or total - seq > size:  # not in this window (any more)
             return False
         start = (seq % size) * RECORD
-        end = start + RECORD
-        self.outs[start:end] = out
+        _put(self.outs, start, out)
         stalled = False
-        if not new and sigs.count(sig := bytes(sigs[start:end])) > 1:
+        if not new and sigs.count(sig := bytes(sigs[start : start + RECORD])) > 1:
             for other in self.newest_first(sig, seq - 1):
                 previous = self.out_at(other)
                 if previous != NO_OUTCOME:
