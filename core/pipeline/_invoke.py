@@ -21,7 +21,9 @@ TRACEBACK_CHARS = 4_000
 
 def elapsed_ms(started: float) -> float:
     """Milliseconds since ``started`` (a perf_counter reading), to 0.1 microsecond."""
-    return round((perf_counter() - started) * 1000, 4)
+    # round() to a whole number of 0.1 µs, then scaled: 80 ns against 200 ns for round(x, 4),
+    # which goes through a decimal conversion (timeit); five or more a call when events are on.
+    return round((perf_counter() - started) * 10_000_000) / 10_000
 
 
 def describe_error(exc: BaseException) -> str:
@@ -74,7 +76,5 @@ def quiet_entry(handler: Handler, hook: str, started: float) -> dict[str, Any]:
         "plugin": handler.plugin,
         "hook": hook,
         "priority": handler.priority,
-        "latency_ms": round(
-            (perf_counter() - started) * 1000, 4
-        ),  # elapsed_ms, inlined: per handler
+        "latency_ms": round((perf_counter() - started) * 10_000_000) / 10_000,  # elapsed_ms
     }
