@@ -15,7 +15,8 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 from toolhooks import Outcome, Runtime, Sender, ToolCall, ToolError, ToolSpec
 
-from ._approvals import DEFAULT_DENIAL, METADATA_KEY, approval_metadata, resume_decision
+from ._approvals import DEFAULT_DENIAL, METADATA_KEY, resume_decision
+from ._outcome import deliver
 from ._params import ArgumentsUnreadable, json_params, revalidate
 
 SenderLike: TypeAlias = Sender | Mapping[str, Any] | str | None
@@ -267,22 +268,6 @@ class GuardedToolset(WrapperToolset[Any]):
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
         return await self.guard.run_tool(ctx, name, tool_args, tool, self.wrapped)
-
-
-def deliver(outcome: Outcome, raw: list[Any]) -> Any:
-    """The Outcome in PydanticAI's terms: a return value, a failure, or a deferral."""
-    if outcome.status == "pending":
-        assert outcome.pending is not None
-        raise ApprovalRequired(metadata={METADATA_KEY: approval_metadata(outcome.pending)})
-    if not outcome.ok:
-        raise ToolFailed(outcome.content)
-    # A text result is its own content. Any other value that no hook touched is handed back as it
-    # is, for PydanticAI to render its own way (models, multimodal parts); once a hook changed
-    # anything, the model gets exactly the text toolhooks settled on.
-    untouched = not (outcome.content_changed or outcome.notes or outcome.truncated)
-    if raw and untouched and outcome.value is raw[0] and not isinstance(raw[0], str):
-        return raw[0]
-    return outcome.content
 
 
 def _not_offered(_params: dict[str, Any]) -> Any:
