@@ -44,7 +44,15 @@ class BeforeState(CallScope):
     )
 
     def __init__(self, emit: Emit, record: Record, call: ToolCall) -> None:
-        super().__init__(emit, call.trace_id, call.id, call.session_id, call.name)
+        # CallScope's fields set here rather than through super().__init__: one Python call
+        # less on every call, 0.15 µs (timeit, idle 2-core EPYC).
+        self.emit = emit
+        self.trace_id = call.trace_id
+        self.call_id = call.id
+        self.session_id = call.session_id
+        self.tool = call.name
+        self.plugin: str | None = None
+        self.done = False
         self.record = record
         self.call = call
         # The proposed (frozen) params until a handler writes: merge_params copies on write, so
