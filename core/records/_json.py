@@ -34,7 +34,7 @@ import math
 import os
 import re
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic_core import to_json
@@ -245,31 +245,14 @@ def _agreed(value: Any, depth: int = 0) -> bool:
     if kind is dict or (isinstance(value, dict) and _reads_as(kind, dict)):
         if depth >= _PLAIN_DEPTH:  # a cycle ends here too
             return False
-        for key, item in value.items():
+        for key in value:
             if type(key) is not str:
                 return False
-            kind = type(item)
-            if kind is str or item is None or kind is bool:
-                continue
-            if kind is float:
-                if -1e-4 < item < 1e-4 and item:
-                    return False
-            elif not _agreed(item, depth + 1):
-                return False
-        return True
+        return _items_agreed(value.values(), depth)
     if kind is list or kind is tuple or (isinstance(value, list) and _reads_as(kind, list)):
         if depth >= _PLAIN_DEPTH:
             return False
-        for item in value:
-            kind = type(item)
-            if kind is str or item is None or kind is bool:
-                continue
-            if kind is float:
-                if -1e-4 < item < 1e-4 and item:
-                    return False
-            elif not _agreed(item, depth + 1):
-                return False
-        return True
+        return _items_agreed(value, depth)
     if kind is str or value is None or kind is bool:
         return True
     if kind is int:
@@ -277,6 +260,20 @@ def _agreed(value: Any, depth: int = 0) -> bool:
     if kind is float:
         return not (-1e-4 < value < 1e-4 and value)
     return False
+
+
+def _items_agreed(items: Iterable[Any], depth: int) -> bool:
+    """``_agreed`` for every item of a container at ``depth``; the common scalars inline."""
+    for item in items:
+        kind = type(item)
+        if kind is str or item is None or kind is bool:
+            continue
+        if kind is float:
+            if -1e-4 < item < 1e-4 and item:
+                return False
+        elif not _agreed(item, depth + 1):
+            return False
+    return True
 
 
 def _pydantic_line(value: Any) -> bytes:
