@@ -16,10 +16,11 @@ from typing import Any
 
 from ..config._settings import LoadedConfig
 from ..loading._entry_points import Candidate, find_entry_points, load, why_skipped
+from ..loading._inventory import candidate_record
 from ..loading._lock import lock_report, refusal
 from ..loading._lock_file import PluginLock, read_lock
 from ..records._errors import ConfigError, PluginLoadError, PluginValidationError
-from ..registry._registry import HOOK_NAMES, PluginRecord, Registry
+from ..registry._registry import HOOK_NAMES, Registry
 from ._checks import Check, Status, check_plugin_tables
 from ._common import hook_order
 
@@ -115,18 +116,7 @@ def _check_candidate(
             "disable"
         )
         return [Check("error", label, str(exc), fix)]
-    settings, _ = config.plugin_settings(candidate.name)
-    source = "built-in" if candidate.builtin else "entry point"
-    record = PluginRecord(
-        candidate.name,
-        plugin,
-        source,
-        settings,
-        0,
-        candidate.distribution,
-        candidate.version,
-        candidate.label,
-    )
+    record = candidate_record(candidate, plugin, config)
     try:
         loaded.registry.add(record)
     except PluginValidationError as exc:

@@ -145,18 +145,7 @@ def load_entry_points(
             continue
         try:
             plugin = load(candidate, config)
-            settings, _ = config.plugin_settings(candidate.name)
-            source = "built-in" if candidate.builtin else "entry point"
-            record = PluginRecord(
-                candidate.name,
-                plugin,
-                source,
-                settings,
-                0,
-                candidate.distribution,
-                candidate.version,
-                candidate.label,
-            )
+            record = candidate_record(candidate, plugin, config)
             registry.add(record)
         except ConfigError:
             raise
@@ -166,6 +155,21 @@ def load_entry_points(
                 raise error from exc
             skipped.append(candidate_info(candidate, f"failed to load: {error}"))
     return skipped
+
+
+def candidate_record(candidate: Candidate, plugin: Any, config: LoadedConfig) -> PluginRecord:
+    """The registry's record of a plugin loaded from ``candidate``, with its framework settings."""
+    settings, _ = config.plugin_settings(candidate.name)
+    return PluginRecord(
+        candidate.name,
+        plugin,
+        "built-in" if candidate.builtin else "entry point",
+        settings,
+        0,
+        candidate.distribution,
+        candidate.version,
+        candidate.label,
+    )
 
 
 def _registration_error(candidate: Candidate, exc: Exception) -> PluginLoadError:
