@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
@@ -201,22 +201,22 @@ class ToolCall:
             frozen = EMPTY_PARAMS if params is None else freeze_params(params)
         except ValueError as exc:
             raise InvalidToolCall(str(exc)) from None
-        return self._copy_with("params", frozen)
+        return self._copy(frozen, self.spec)
 
     def with_spec(self, spec: ToolSpec | None) -> ToolCall:
         if spec is not None and not isinstance(spec, ToolSpec):
             raise InvalidToolCall("spec must be a ToolSpec")
-        return self._copy_with("spec", spec)
+        return self._copy(self.params, spec)
 
-    def _copy_with(self, changed: str, value: Any) -> ToolCall:
+    def _copy(self, params: Mapping[str, Any], spec: ToolSpec | None) -> ToolCall:
         # Every other field was checked when this call was made: copied, not checked again.
-        # 0.6 µs against 3.7 µs for dataclasses.replace, which runs the checks and freezes again
-        # (timeit, idle 2-core EPYC); the runtime copies a call to attach its spec.
+        # with_spec 0.96 µs against 3.7 µs for dataclasses.replace, which checks and freezes again
+        # (timeit, 2-core EPYC); the runtime copies a call to attach its spec.
         clone = object.__new__(ToolCall)
         _set_call(
             clone,
             self.name,
-            self.params,
+            params,
             self.id,
             self.session_id,
             self.run_id,
@@ -225,9 +225,8 @@ class ToolCall:
             self.sender,
             self.origin,
             self.context_window_tokens,
-            self.spec,
+            spec,
         )
-        _CALL_SETTERS[changed](clone, value)
         return clone
 
     def __repr__(self) -> str:
@@ -249,8 +248,13 @@ class ToolCall:
         }
 
 
-_CALL_SETTERS = {item.name: vars(ToolCall)[item.name].__set__ for item in fields(ToolCall)}
-_CALL_SETTERS_IN_ORDER = tuple(_CALL_SETTERS.values())
+def slot_setters(record: type) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setter of each field's slot of a slotted dataclass, in field order: what the records'
+    handwritten ``__init__`` methods set their fields through."""
+    return tuple(vars(record)[item.name].__set__ for item in fields(record))
+
+
+_CALL_SETTERS = slot_setters(ToolCall)
 
 
 def _set_call(
@@ -280,7 +284,7 @@ def _set_call(
         s_origin,
         s_tokens,
         s_spec,
-    ) = _CALL_SETTERS_IN_ORDER
+    ) = _CALL_SETTERS
     s_name(call, name)
     s_params(call, params)
     s_id(call, id)

@@ -6,8 +6,8 @@ it asks for, the outcome the caller reads), each small, read together when writi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._approval_request import DECISIONS as DECISIONS
@@ -16,7 +16,7 @@ from ._approval_request import ApprovalRequest as ApprovalRequest
 from ._approval_request import ApprovalRequestError
 from ._approval_request import DecisionName as DecisionName
 from ._errors import HookResultError
-from ._models import UNSET, Status, ToolCall
+from ._models import UNSET, Status, ToolCall, slot_setters
 
 
 class ToolError(Exception):
@@ -272,13 +272,8 @@ class Outcome:
         }
 
 
-def _slot_setters(record: type) -> tuple[Callable[[Any, Any], None], ...]:
-    """The setter of each field's slot, in field order."""
-    return tuple(vars(record)[item.name].__set__ for item in fields(record))
-
-
-_RESULT_SETTERS = _slot_setters(ToolResult)
-_OUTCOME_SETTERS = _slot_setters(Outcome)
+_RESULT_SETTERS = slot_setters(ToolResult)
+_OUTCOME_SETTERS = slot_setters(Outcome)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
