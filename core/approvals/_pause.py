@@ -18,13 +18,18 @@ from ..stores._contract import StoreError, stored_from_pending
 logger = LazyLogger("toolhooks")
 
 
+def store_unavailable(exc: Exception) -> str:
+    """The reason a call ends with when the approval store cannot be read or written."""
+    return f"Approval store unavailable: {type(exc).__name__}: {exc}"
+
+
 def approval_failed(verdict: Verdict, exc: Exception) -> Verdict:
     """The verdict when the approval step itself failed (its store unreachable, a bug): blocked by
     the core, so that the call ends like any other, audited, and never runs unapproved."""
     from ..stores._state import StateUnavailable  # only on this path: not on start-up's
 
     if isinstance(exc, (StoreError, StateUnavailable)):
-        reason = f"Approval store unavailable: {type(exc).__name__}: {exc}"
+        reason = store_unavailable(exc)
     else:
         logger.error("toolhooks: the approval step failed", exc_info=exc)
         reason = f"Approval failed: {type(exc).__name__}: {exc}"

@@ -24,7 +24,7 @@ from ..records._models import ToolCall
 from ..records._results import Outcome, PendingApproval
 from ..stores._contract import AmbiguousId, StoredApproval
 from ._gate import apply, edit, gate
-from ._pause import defer, pending_outcome
+from ._pause import defer, pending_outcome, store_unavailable
 from ._resolve import TIMED_OUT, Resolution, ask, judge
 
 
@@ -59,7 +59,7 @@ def lookup(ctx: Context, key: str) -> StoredApproval | Outcome:
     except AmbiguousId as exc:
         return refusal(str(exc))
     except Exception as exc:  # the store is unreachable or broken: nothing runs
-        return refusal(f"Approval store unavailable: {type(exc).__name__}: {exc}")
+        return refusal(store_unavailable(exc))
     if row is None:
         return refusal(f"Unknown approval {key!r}")
     problem = corrupt(row)
@@ -115,7 +115,7 @@ def rejoin(
         else:
             return None
     except Exception as exc:  # fail closed: a paused call must not run unapproved
-        return refusal(f"Approval store unavailable: {type(exc).__name__}: {exc}")
+        return refusal(store_unavailable(exc))
     if row is None or row.call_id != call.id:
         ctx.paused.pop(call.id, None)
         return None
