@@ -45,7 +45,7 @@ class BeforeState(CallScope):
 
     def __init__(self, emit: Emit, record: Record, call: ToolCall) -> None:
         # CallScope's fields set here rather than through super().__init__: one Python call
-        # less on every call, 0.15 µs (timeit, idle 2-core EPYC).
+        # less on every call, 0.24 against 0.36 µs a state (timeit, 2-core EPYC, load 1).
         self.emit = emit
         self.trace_id = call.trace_id
         self.call_id = call.id

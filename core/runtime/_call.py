@@ -63,6 +63,5 @@ def run_call(
             verdict = gated
         return (yield from conclude(ctx, run, verdict))
     finally:
-        run.state.done = True  # a handler thread left running cannot emit past tool.injected
-        state.done = True
+        state.done = True  # a handler thread left running cannot emit past tool.injected
         leave_scope(token)
