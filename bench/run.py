@@ -325,22 +325,30 @@ def item_concurrency(sizes: Sizes, workdir: str) -> Table:
     return table
 
 
-def item_langchain(quick: bool, workdir: str) -> Table:
-    """bench/langchain.py in its own process (it must not be imported as ``langchain`` here)."""
-    out = os.path.join(workdir, "langchain.json")
-    command = [sys.executable, os.path.join(HERE, "langchain.py"), "--json", out]
+def _own_process(script: str, quick: bool, workdir: str) -> tuple[Any, str]:
+    """Run ``bench/<script> --json FILE`` in a process of its own: (its figures, "") or (None,
+    what went wrong)."""
+    out = os.path.join(workdir, script.replace(".py", ".json"))
+    command = [sys.executable, os.path.join(HERE, script), "--json", out]
     done = subprocess.run(
         [*command, "--quick"] if quick else command, capture_output=True, text=True, check=False
     )
+    if done.returncode != 0:
+        return None, f"bench/{script} failed: {done.stderr.strip().splitlines()[-1:]}"
+    with open(out, encoding="utf-8") as handle:
+        return json.load(handle), ""
+
+
+def item_langchain(quick: bool, workdir: str) -> Table:
+    """bench/langchain.py in its own process (it must not be imported as ``langchain`` here)."""
+    result, problem = _own_process("langchain.py", quick, workdir)
     table = Table(
         "8. what a user pays anyway: one LangChain create_agent tool-call step, scripted model",
         ["", "per tool call"],
     )
-    if done.returncode != 0:
-        table.notes.append(f"bench/langchain.py failed: {done.stderr.strip().splitlines()[-1:]}")
+    if result is None:
+        table.notes.append(problem)
         return table
-    with open(out, encoding="utf-8") as handle:
-        result = json.load(handle)
     share = result["toolhooks_share"]
     table.rows += [
         ["LangChain's own step (model turn + tool call)", micro(result["per_call_langchain_s"])],
@@ -384,20 +392,14 @@ def item_whatif(sizes: Sizes, workdir: str) -> Table:
 
 def item_agents(quick: bool, workdir: str) -> Table:
     """bench/agents.py in its own process (it runs hooks as subprocesses and a daemon)."""
-    out = os.path.join(workdir, "agents.json")
-    command = [sys.executable, os.path.join(HERE, "agents.py"), "--json", out]
-    done = subprocess.run(
-        [*command, "--quick"] if quick else command, capture_output=True, text=True, check=False
-    )
+    result, problem = _own_process("agents.py", quick, workdir)
     table = Table(
         "13. a coding agent's hook, process start to answer (issue #26)",
         ["", "median", "p99", "runs", "x python -c 'import json'"],
     )
-    if done.returncode != 0:
-        table.notes.append(f"bench/agents.py failed: {done.stderr.strip().splitlines()[-1:]}")
+    if result is None:
+        table.notes.append(problem)
         return table
-    with open(out, encoding="utf-8") as handle:
-        result = json.load(handle)
     for name, row in result["rows"].items():
         table.rows.append(
             [name, f"{row['median_ms']:.1f} ms", f"{row['p99_ms']:.1f} ms", row["runs"],
