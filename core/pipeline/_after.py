@@ -63,7 +63,7 @@ def run_after_chain(
             change = coerce_after(raw) if raw is not None else None
             if change is None:
                 if tracing:
-                    state.quiet.append(quiet_entry(handler, "after_tool_call", started))
+                    state.quiet.append(quiet_entry(handler, started))
                 continue
         except Exception as exc:
             failure = hook_failed(state, handler, "after_tool_call", exc)

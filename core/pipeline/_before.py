@@ -113,7 +113,7 @@ def run_before_chain(
             result = coerce_before(raw) if raw is not None else None
             if result is None:  # no opinion: listed in tool.injected's ``quiet``
                 if tracing:
-                    state.quiet.append(quiet_entry(handler, "before_tool_call", started))
+                    state.quiet.append(quiet_entry(handler, started))
                 continue
         except Exception as exc:
             failure = hook_failed(state, handler, "before_tool_call", exc)

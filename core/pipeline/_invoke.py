@@ -70,11 +70,8 @@ def invoke(handler: Handler, args: tuple[Any, ...]) -> Pipeline[Any]:
     return returned
 
 
-def quiet_entry(handler: Handler, hook: str, started: float) -> dict[str, Any]:
+def quiet_entry(handler: Handler, started: float) -> dict[str, Any]:
     """One handler that had no opinion, as listed in tool.injected's ``quiet``."""
-    return {
-        "plugin": handler.plugin,
-        "hook": hook,
-        "priority": handler.priority,
-        "latency_ms": round((perf_counter() - started) * 10_000_000) / 10_000,  # elapsed_ms
-    }
+    entry = handler.quiet.copy()
+    entry["latency_ms"] = round((perf_counter() - started) * 10_000_000) / 10_000  # elapsed_ms
+    return entry

@@ -56,6 +56,8 @@ class EventLogPlugin:
         )
         self._keep = None if config.events is None else _name_set(config.events)
         self._ends_call = frozenset(CALL_END_EVENTS if config.durability != "interval" else ())
+        # The default (every event, "interval"): queued with no name to look at.
+        self._queue_all = self._keep is None and not self._ends_call
         # Writes what is queued when the plugin is garbage-collected or the interpreter exits.
         self._finalizer = weakref.finalize(self, self._writer.close)
 
@@ -63,6 +65,9 @@ class EventLogPlugin:
     def on_event(self, event: Event) -> None:
         """Queue the event; write the queue now if the event ends a call (``"call"``)."""
         try:
+            if self._queue_all:
+                self._writer.append(event)
+                return
             name = event.event
             keep = self._keep
             if keep is not None and name not in keep:
