@@ -128,15 +128,10 @@ class Handler:
             "block" if hook in ("before_tool_call", "tool_visible") else "ignore"
         )
         self.seq = (record.seq, index)
-        # This handler's entry in tool.injected's ``quiet`` when it has no opinion, copied with
-        # its latency: 0.15 against 0.19 µs for the four-key literal (timeit, 2-core EPYC), and
-        # a default call lists five handlers.
-        self.quiet: dict[str, Any] = {
-            "plugin": self.plugin,
-            "hook": hook,
-            "priority": self.priority,
-            "latency_ms": 0.0,
-        }
+        # Its entry in tool.injected's ``quiet``, copied with a latency: 0.15 against 0.19 µs
+        # for a four-key literal (timeit, 2-core EPYC), five a default call.
+        quiet = {"plugin": self.plugin, "hook": hook, "priority": self.priority}
+        self.quiet: dict[str, Any] = {**quiet, "latency_ms": 0.0}
 
     def call_args(self, values: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(values[name] for name in self.argnames)
