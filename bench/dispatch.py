@@ -8,6 +8,11 @@ objects) with the same kind of argument, a ``ToolCall``:
   the toolhooks hookspecs and the same plugin objects. pluggy orders the impls (LIFO, no
   priorities), collects the non-None results in a list, and does no merging, no freezing, no
   validation and no after-hooks.
+- **floor, raw pluggy + the tool + an Outcome**: the raw-pluggy row, then the tool, a
+  ``ToolResult`` and the ``Outcome`` that ``rt.call`` must return, with nothing between them:
+  no chain state, merging, validation, after chain or adjusted-params memory. No pipeline that
+  keeps ``rt.call``'s contract can be cheaper, so ``floor / pluggy`` is the best ratio the
+  ``toolhooks`` row could reach.
 - **toolhooks**: ``rt.call(call)`` on a ``Runtime`` with the same plugins, no sinks and one
   registered no-argument tool ``noop() -> "ok"``. Beyond the N hook calls it runs the whole
   pipeline: the priority-ordered chain with the merge rules, read-only params, validation of the
@@ -23,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pluggy
-from toolhooks import Runtime, ToolCall, hookimpl, spec
+from toolhooks import Outcome, Runtime, ToolCall, ToolResult, hookimpl, spec
 
 
 class NoOp:
@@ -54,6 +59,9 @@ def make_pluggy(plugins: list[Any]) -> pluggy.PluginManager:
     return pm
 
 
+FLOOR = "floor: raw pluggy + the tool + an Outcome"
+
+
 def contenders(count: int) -> tuple[dict[str, Callable[[], object]], Runtime]:
     """The four rows of the dispatch table for ``count`` plugins (and the runtime, to close)."""
     plugins = [NoOp(i) for i in range(count)]
@@ -72,6 +80,20 @@ def contenders(count: int) -> tuple[dict[str, Callable[[], object]], Runtime]:
     def raw_pluggy() -> object:
         return hook(call=call)
 
+    def floor() -> object:
+        hook(call=call)
+        value = noop()
+        result = ToolResult("ok", value, value, None, 0.0, None)
+        return Outcome(
+            status="ok",
+            content=result.content,
+            call_id=call.id,
+            trace_id=call.trace_id,
+            tool=call.name,
+            value=value,
+            params={},
+        )
+
     def toolhooks_call() -> object:
         return rt_call(call)
 
@@ -83,6 +105,7 @@ def contenders(count: int) -> tuple[dict[str, Callable[[], object]], Runtime]:
     return {
         "plain loop": plain_loop,
         "raw pluggy": raw_pluggy,
+        FLOOR: floor,
         "toolhooks (ToolCall)": toolhooks_call,
         "toolhooks (dict)": toolhooks_dict,
     }, rt

@@ -11,7 +11,7 @@ import dispatch
 import pipeline
 import pytest
 
-DISPATCH = ["plain loop", "raw pluggy", "toolhooks (ToolCall)", "toolhooks (dict)"]
+DISPATCH = ["plain loop", "raw pluggy", dispatch.FLOOR, "toolhooks (ToolCall)", "toolhooks (dict)"]
 
 
 @pytest.mark.parametrize("plugins", [1, 10, 50])
