@@ -19,7 +19,14 @@ file it points at (a shell rc file, say). Opening one fails with ELOOP."""
 
 
 _TAIL_SETTLE_S = 0.005
-_TAIL_CHECKS = 3
+_TAIL_QUIET_CHECKS = 10
+"""A tail inside a line is torn once the file has not grown for this many pauses in a row
+(50 ms). Three pauses (15 ms) were too few once the writer thread also wrote early: four
+processes sharing one log on a 2-core machine, a process opening it took another's append in
+progress for a torn tail and put an empty line before its own (4 of 13 runs of the test
+that shares a log between four processes; with 50 ms, none in 45 tries)."""
+_TAIL_CHECKS = 40
+"""At most this many looks in all: a file that keeps growing is busy writers, not a torn tail."""
 
 
 def ends_with_newline(path: str, size: int) -> bool:
@@ -47,9 +54,11 @@ def tail_is_torn(path: str, fd: int, size: int) -> bool:
     Such a tail is what a writer that was killed mid-write leaves behind. But another process's
     append in progress can look the same for a moment: Linux grows the file page by page while it
     copies a write in, and a reader can see the first pages before the last. So a tail that is
-    not a newline is looked at again after a pause. If the file grew meanwhile, someone is
+    not a newline is looked at again after a pause, until it ends with a newline or has not
+    grown for ``_TAIL_QUIET_CHECKS`` pauses in a row. If the file grew meanwhile, someone is
     writing, and their write ends with its own newline.
     """
+    quiet = 0
     for _ in range(_TAIL_CHECKS):
         if size <= 0 or ends_with_newline(path, size):
             return False
@@ -58,7 +67,8 @@ def tail_is_torn(path: str, fd: int, size: int) -> bool:
             grown = os.fstat(fd).st_size
         except OSError:
             return True
-        if grown == size:
+        quiet = quiet + 1 if grown == size else 0
+        if quiet >= _TAIL_QUIET_CHECKS:
             return True
         size = grown
     return False  # still growing: busy writers, each finishing its own lines

@@ -369,8 +369,15 @@ def test_durability_interval_leaves_writing_to_the_writer_thread(
     assert plugin.stats() == expected
 
 
+@pytest.fixture
+def no_early_wake(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer thread is not woken before its interval: a test sees exactly when the caller
+    writes a full queue (the early wake has its own test)."""
+    monkeypatch.setattr(_writer, "WAKE_FRACTION", 1)
+
+
 def test_durability_interval_writes_a_full_queue_on_the_caller_and_the_rest_at_close(
-    make_plugin, log_path
+    make_plugin, log_path, no_early_wake
 ):
     plugin = make_plugin(durability="interval", flush_interval_ms=3_600_000, max_queue_bytes=4096)
     emit_call(plugin, "c0")
@@ -384,7 +391,7 @@ def test_durability_interval_writes_a_full_queue_on_the_caller_and_the_rest_at_c
     assert all(json.loads(line) for line in lines_of(log_path))
 
 
-def test_a_full_queue_makes_the_caller_write(make_plugin, log_path):
+def test_a_full_queue_makes_the_caller_write(make_plugin, log_path, no_early_wake):
     plugin = make_plugin(durability="interval", flush_interval_ms=3_600_000, max_queue_bytes=1000)
     # Events are queued unencoded and sized by the lines written so far: 256 bytes each before
     # the first write (so it comes at the 4th), then 248 + 1 (the line these make): every 5th.
@@ -396,6 +403,21 @@ def test_a_full_queue_makes_the_caller_write(make_plugin, log_path):
     assert len(unchained(lines_of(log_path)[-1]) | {"chain": 0}) == 9  # whole lines
     plugin.flush()
     assert len(lines_of(log_path)) == 21
+
+
+def test_a_quarter_full_queue_wakes_the_writer_thread_before_its_interval(make_plugin, log_path):
+    # An hour's interval: only the early wake can write these before close.
+    plugin = make_plugin(durability="interval", flush_interval_ms=3_600_000, max_queue_bytes=4096)
+    plugin.on_event(make_event("hook.decision", "c0"))  # starts the writer thread
+    assert plugin.stats().buffered == 1
+    # Sized 256 bytes each until the first write: the 4th passes 4096 / 4, far below the bound.
+    for i in range(1, 5):
+        plugin.on_event(make_event("hook.decision", f"c{i}"))
+    deadline = time.monotonic() + 10
+    while plugin.stats().written < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert plugin.stats().written == 5 and plugin.stats().buffered == 0
+    assert len(lines_of(log_path)) == 5
 
 
 def test_max_queue_bytes_zero_writes_every_event(make_plugin, log_path):
