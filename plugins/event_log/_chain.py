@@ -26,6 +26,8 @@ import json
 import os
 import secrets
 import time
+from binascii import hexlify
+from collections.abc import Sequence
 
 GENESIS = "0" * 64
 """``prev`` of a chain's first line."""
@@ -51,30 +53,48 @@ class Chain:
     """One writer's chain: links lines in the order they are written. Not thread-safe: the
     writer calls it under its I/O lock."""
 
-    __slots__ = ("every", "head", "key", "seq", "since", "writer")
+    __slots__ = ("_head", "_opening", "every", "key", "seq", "since", "writer")
 
     def __init__(self, key: bytes | None = None, every: int = 1000) -> None:
         self.writer = secrets.token_hex(6)
         self.seq = 0
-        self.head = GENESIS
+        # The head and the bytes before each line's seq are kept as bytes: the chain is linked
+        # on every write (on the caller, with durability "call"); only a checkpoint reads text.
+        self._head = GENESIS.encode()
+        self._opening = b',"chain":{"writer":"%s","seq":' % self.writer.encode()
         self.key = key
         self.every = every
         self.since = 0
         """Lines since the last checkpoint."""
 
+    @property
+    def head(self) -> str:
+        """The ``hash`` of the last line linked (:data:`GENESIS` before the first)."""
+        return self._head.decode()
+
     def link(self, line: bytes) -> bytes:
         """``line`` (a JSON object and a newline) with its ``chain`` field added."""
-        body = b'%s,"chain":{"writer":"%s","seq":%d,"prev":"%s"' % (
-            line.rstrip(b"\n")[:-1],
-            self.writer.encode(),
-            self.seq,
-            self.head.encode(),
-        )
-        digest = hashlib.sha256(body + b"}}").hexdigest()
-        self.head = digest
-        self.seq += 1
-        self.since += 1
-        return b'%s,"hash":"%s"}}\n' % (body, digest.encode())
+        return self.linked((line,))
+
+    def linked(self, lines: Sequence[bytes]) -> bytes:
+        """``lines`` (each a JSON object and a newline), each with its ``chain`` field added, as
+        one ``bytes``: what the writer writes. A call's four lines: 4.28 µs against 4.60 µs
+        linked one by one and joined (timeit, median of 15, 2-core EPYC, load 2.7); 104.8k
+        instructions against 109.5k (callgrind; most of either is the SHA-256 itself)."""
+        head, seq, opening, sha256 = self._head, self.seq, self._opening, hashlib.sha256
+        out = []
+        for line in lines:
+            # The encoder's lines end in exactly "}\n": cut it without rstrip's copy.
+            start = line[:-2] if line[-2:] == b"}\n" else line.rstrip(b"\n")[:-1]
+            body = b'%s%s%d,"prev":"%s"' % (start, opening, seq, head)
+            digest = sha256(body)
+            digest.update(b"}}")  # the line as it would be without its hash, with no copy
+            head = hexlify(digest.digest())
+            out.append(b'%s,"hash":"%s"}}\n' % (body, head))
+            seq += 1
+        self._head, self.seq = head, seq
+        self.since += len(out)
+        return b"".join(out)
 
     def due(self) -> bool:
         """True when a keyed chain has gone ``every`` lines without a checkpoint."""

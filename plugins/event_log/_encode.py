@@ -35,16 +35,23 @@ def head_and_tail(text: str, keep: int) -> str:
 
 def flat(event: Event) -> dict[str, Any]:
     """The line's fields: the envelope, then ``data``'s (an envelope key in data is dropped)."""
+    if type(event) is Event:
+        # An Event is a tuple underneath: one unpacking instead of eight property reads. A
+        # call's four events: 2.75 against 3.52 µs (timeit, median of 15, load 3.1), 36.0k
+        # instructions against 43.3k (callgrind).
+        name, ts, trace_id, call_id, session_id, tool, plugin, data = event
+    else:  # an Event subclass, or anything shaped like one
+        name, ts, trace_id, call_id = event.event, event.ts, event.trace_id, event.call_id
+        session_id, tool, plugin, data = event.session_id, event.tool, event.plugin, event.data
     line: dict[str, Any] = {
-        "ts": event.ts,
-        "event": event.event,
-        "trace_id": event.trace_id,
-        "call_id": event.call_id,
-        "session_id": event.session_id,
-        "tool": event.tool,
-        "plugin": event.plugin,
+        "ts": ts,
+        "event": name,
+        "trace_id": trace_id,
+        "call_id": call_id,
+        "session_id": session_id,
+        "tool": tool,
+        "plugin": plugin,
     }
-    data = event.data
     if type(data) is dict and line.keys().isdisjoint(data) and "chain" not in data:
         line.update(data)  # the usual case, in one step
     elif isinstance(data, Mapping):

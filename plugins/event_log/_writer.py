@@ -173,12 +173,14 @@ class JsonlWriter:
                     return
                 self._line_bytes = sum(map(len, chunk)) // count + 1
                 chain = self._chain
-                if chain is not None:  # here, not in append: the caller's thread never hashes
-                    chunk = [chain.link(line) for line in chunk]
+                if chain is None:
+                    data = b"".join(chunk)
+                else:  # here, not in append: the caller's thread never hashes
+                    data = chain.linked(chunk)  # linked and joined in one pass
                     if chain.due():
-                        chunk.append(chain.checkpoint("every"))
-                    count = len(chunk)
-                self._write(b"".join(chunk), count)
+                        data += chain.checkpoint("every")
+                        count += 1
+                self._write(data, count)
             except Exception as error:  # pragma: no cover - _write handles OSError itself
                 self._drop(count, error)
 
