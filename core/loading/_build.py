@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ..config._lazy import is_lazy
 from ..config._settings import FRAMEWORK_KEYS, LoadedConfig, did_you_mean, keys_at
 from ..records._errors import PluginValidationError
 
@@ -31,6 +32,8 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
     ``extra="forbid"``: a typo such as ``mdoe = "audit"`` or ``enabeld = false`` must not be
     silently ignored (the plugin would run, enforcing, while the file says otherwise).
     """
+    if is_lazy(target) and not _own_table(target, name, config):
+        return target()  # its defaults: no model built (see config._lazy)
     model = config_model(target)
     if not inspect.isclass(target) or model is None:
         if model is None:
@@ -51,6 +54,13 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
         raise config.validation_error(exc, *location, model=model, also=also) from None
     factory: Callable[[BaseModel], Any] = target
     return factory(settings)
+
+
+def _own_table(target: Any, name: str, config: LoadedConfig) -> bool:
+    """Whether the config has keys for ``target`` (in ``[plugins.<name>]``, or its own table)."""
+    location = config_location(target, name)
+    _, own = config.plugin_settings(name)
+    return bool(own) or (location != ("plugins", name) and bool(config.section(".".join(location))))
 
 
 def _no_framework_fields(name: str, model: type[BaseModel]) -> None:

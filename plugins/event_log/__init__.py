@@ -2,21 +2,23 @@
 
 The reader and the verifier (``read_events``, ``verify``, ...) are imported when first used
 (PEP 562): a process that only writes the log does not build them (the entry point imports this
-package; they were 15 M instructions of a cold start, callgrind).
+package; they were 15 M instructions of a cold start, callgrind); so is ``EventLogConfig``, which
+a log with no ``[plugins.event_log]`` table never builds (see ``toolhooks.config._lazy``).
 """
 
 from typing import TYPE_CHECKING
 
 from ._chain import read_key
-from ._config import EventLogConfig
 from ._plugin import EventLogPlugin
 from ._writer import EventLogStats
 
 if TYPE_CHECKING:
+    from ._config import EventLogConfig
     from ._reader import log_files, read_events, unreadable
     from ._verify import Problem, Report, export, verify
 
 _LAZY = {
+    "EventLogConfig": "_config",
     "log_files": "_reader",
     "read_events": "_reader",
     "unreadable": "_reader",

@@ -5,14 +5,19 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Container, Iterable
+from typing import TYPE_CHECKING
 
 from toolhooks import Event, hookimpl
+from toolhooks.config._lazy import ConfigOnRead, LazyConfig
 from toolhooks.registry._names import name_patterns
 
 from ._chain import KEY_ENV, Chain, read_key
-from ._config import CALL_END_EVENTS, EventLogConfig
+from ._defaults import CALL_END_EVENTS, DEFAULTS, EventLogDefaults
 from ._encode import LineEncoder
 from ._writer import EventLogStats, JsonlWriter
+
+if TYPE_CHECKING:
+    from ._config import EventLogConfig
 
 
 def _name_set(patterns: Iterable[str]) -> Container[str]:
@@ -34,10 +39,20 @@ class EventLogPlugin:
 
     name = "event_log"
     priority = 0
-    Config = EventLogConfig
+    # Built only for a [plugins.event_log] table or when read: with no table the plugin runs on
+    # DEFAULTS, a plain record (config._lazy).
+    Config = LazyConfig["EventLogConfig"](f"{__package__}._config", "EventLogConfig")
+    if TYPE_CHECKING:
+        config: EventLogConfig
+    else:
+        config = ConfigOnRead()
 
     def __init__(self, config: EventLogConfig | None = None) -> None:
-        self.config = config = config or self.Config()
+        if config is not None:
+            self.config = config
+        self._setup(DEFAULTS if config is None else config)
+
+    def _setup(self, config: EventLogConfig | EventLogDefaults) -> None:
         self.path = os.path.abspath(os.path.expanduser(config.path))
         encoder = LineEncoder(config.max_line_bytes)
         chain = None

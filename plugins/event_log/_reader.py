@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._config import DEFAULT_PATH
+from ._defaults import DEFAULT_PATH
 
 
 def log_files(

@@ -6,11 +6,12 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from ._defaults import DEFAULT_POLL_TOOLS as DEFAULT_POLL_TOOLS
+from ._defaults import DEFAULTS, TOGGLES
+
 Threshold = Annotated[int, Field(strict=True, ge=1, le=1_000_000)]
 Name = Annotated[str, Field(strict=True, min_length=1, max_length=256)]
 Toggle = Annotated[bool, Field(strict=True)]
-
-DEFAULT_POLL_TOOLS = ("process", "command_status", "session_status")
 
 
 class DetectorToggles(BaseModel):
@@ -18,16 +19,16 @@ class DetectorToggles(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    global_circuit_breaker: Toggle = True
+    global_circuit_breaker: Toggle = TOGGLES.global_circuit_breaker
     """Blocks repeating calls once the session's no-progress streak reaches
     ``global_circuit_breaker``."""
-    known_poll_no_progress: Toggle = True
+    known_poll_no_progress: Toggle = TOGGLES.known_poll_no_progress
     """Judges calls to ``poll_tools`` by how often the same poll returned the same result."""
-    ping_pong: Toggle = True
+    ping_pong: Toggle = TOGGLES.ping_pong
     """Catches a strict alternation of two calls whose outcomes do not change."""
-    generic_repeat: Toggle = True
+    generic_repeat: Toggle = TOGGLES.generic_repeat
     """Counts identical calls in the window; blocks only those whose result does not change."""
-    unknown_tool_repeat: Toggle = True
+    unknown_tool_repeat: Toggle = TOGGLES.unknown_tool_repeat
     """Blocks calls in a row to a tool the runtime does not know."""
 
 
@@ -37,15 +38,15 @@ class LoopDetectionConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # Field order matters: the cross-field validators below read the fields declared before them.
-    warning_threshold: Threshold = 10
+    warning_threshold: Threshold = DEFAULTS.warning_threshold
     """Count at which a repetition is reported to the model (once per bucket of this size)."""
-    critical_threshold: Threshold = 20
+    critical_threshold: Threshold = DEFAULTS.critical_threshold
     """Count at which a repetition that made no progress is blocked; > warning_threshold."""
-    global_circuit_breaker: Threshold = 30
+    global_circuit_breaker: Threshold = DEFAULTS.global_circuit_breaker
     """Consecutive no-progress calls in a session after which repeating calls are blocked."""
-    unknown_tool_threshold: Threshold = 10
+    unknown_tool_threshold: Threshold = DEFAULTS.unknown_tool_threshold
     """Calls in a row to a tool the runtime does not know at which the next one is blocked."""
-    window: Annotated[int, Field(strict=True, ge=2, le=10_000)] = 30
+    window: Annotated[int, Field(strict=True, ge=2, le=10_000)] = DEFAULTS.window
     """Calls remembered per session; at least critical_threshold."""
     detectors: DetectorToggles = Field(default_factory=DetectorToggles)
     ignore_params: list[Name] = Field(default_factory=list)
@@ -54,7 +55,7 @@ class LoopDetectionConfig(BaseModel):
     """Per tool name (``*`` wildcard allowed): more top-level keys to leave out of its signature."""
     poll_tools: list[Name] = Field(default_factory=lambda: list(DEFAULT_POLL_TOOLS))
     """Tool names (``*`` wildcard allowed) whose repeats are judged by the known-poll detector."""
-    max_sessions: Annotated[int, Field(strict=True, ge=1, le=100_000_000)] = 10_000
+    max_sessions: Annotated[int, Field(strict=True, ge=1, le=100_000_000)] = DEFAULTS.max_sessions
     """Sessions kept; the least recently used one is forgotten beyond this."""
 
     @field_validator("critical_threshold", mode="after")

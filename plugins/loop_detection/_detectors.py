@@ -8,10 +8,14 @@ verdict in that order blocks; otherwise the first warning is the one reported (o
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ._config import LoopDetectionConfig
 from ._hashing import name_matcher
 from ._state import NO_OUTCOME, RECORD, SessionState, WarnKey, tool_key
+
+if TYPE_CHECKING:
+    from ._config import LoopDetectionConfig
+    from ._defaults import LoopDetectionDefaults
 
 GLOBAL, POLL, PING_PONG, GENERIC, UNKNOWN = range(5)
 DETECTOR_NAMES = (
@@ -54,7 +58,7 @@ class Detectors:
         "on_unknown", "quiet_first", "unknown_threshold", "warning", "window",
     )  # fmt: skip
 
-    def __init__(self, config: LoopDetectionConfig) -> None:
+    def __init__(self, config: LoopDetectionConfig | LoopDetectionDefaults) -> None:
         toggles = config.detectors
         self.warning = config.warning_threshold
         self.critical = config.critical_threshold

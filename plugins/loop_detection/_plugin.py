@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolhooks import (
     AfterToolCallResult,
@@ -13,12 +13,16 @@ from toolhooks import (
     emit,
     hookimpl,
 )
+from toolhooks.config._lazy import ConfigOnRead, LazyConfig
 
-from ._config import LoopDetectionConfig
+from ._defaults import DEFAULTS, LoopDetectionDefaults
 from ._detectors import Detectors, Verdict
 from ._hashing import UNKNOWN_TOOL, Signer, outcome_hash
 from ._sessions import PendingCalls, Sessions, SessionStore
 from ._state import SessionKey, SessionState, tool_key
+
+if TYPE_CHECKING:
+    from ._config import LoopDetectionConfig
 
 MAX_PENDING = 16_384
 """Calls remembered between before_tool_call and after_tool_call (oldest dropped beyond this)."""
@@ -34,14 +38,22 @@ class LoopDetectionPlugin:
 
     name = "loop_detection"
     priority = 9_000
-    Config = LoopDetectionConfig
+    # Built only for a [plugins.loop_detection] table, a mapping, or when read: with no table
+    # the plugin runs on DEFAULTS, a plain record (config._lazy).
+    Config = LazyConfig["LoopDetectionConfig"](f"{__package__}._config", "LoopDetectionConfig")
+    if TYPE_CHECKING:
+        config: LoopDetectionConfig
+    else:
+        config = ConfigOnRead()
 
     def __init__(self, config: LoopDetectionConfig | Mapping[str, Any] | None = None) -> None:
-        if config is None:
-            config = self.Config()
-        elif not isinstance(config, LoopDetectionConfig):
-            config = self.Config.model_validate(config)
-        self.config = config
+        if config is not None:
+            if not isinstance(config, self.Config):
+                config = self.Config.model_validate(config)
+            self.config = config
+        self._setup(DEFAULTS if config is None else config)
+
+    def _setup(self, config: LoopDetectionConfig | LoopDetectionDefaults) -> None:
         self._window = config.window
         self._signer = Signer(config.ignore_params, config.ignore_params_by_tool)
         self._detectors = Detectors(config)

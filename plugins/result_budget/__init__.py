@@ -3,7 +3,12 @@
 Over-budget results keep their head (plus the tail when it looks like an error or a summary),
 JSON-like results are summarized structurally, and the full text goes to a content-addressed
 artifact store that :func:`read_artifact` (or the ``read_artifact_tool`` tool) pages through.
+
+The config models are imported when first used (PEP 562): a runtime with no
+``[plugins.result_budget]`` table never builds them (see ``toolhooks.config._lazy``).
 """
+
+from typing import TYPE_CHECKING
 
 from ._artifacts import (
     ArtifactNotFoundError,
@@ -13,9 +18,23 @@ from ._artifacts import (
     read_artifact_page,
     read_artifact_tool,
 )
-from ._config import DEFAULT_TAIL_PATTERNS, ResultBudgetConfig, Tier
+from ._defaults import DEFAULT_TAIL_PATTERNS
 from ._pages import ArtifactPage
 from ._plugin import ResultBudgetPlugin
+
+if TYPE_CHECKING:
+    from ._config import ResultBudgetConfig, Tier
+
+
+def __getattr__(name: str) -> object:
+    if name not in ("ResultBudgetConfig", "Tier"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import _config
+
+    value = getattr(_config, name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_TAIL_PATTERNS",

@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from ._config import DEFAULT_ARTIFACT_DIR
+from ._defaults import DEFAULT_ARTIFACT_DIR
 from ._pages import CHUNK, ENCODING, ERRORS, ArtifactPage, check_int, recall, remember, scan
 from ._retention import DEFAULT_MAX_AGE_S, DEFAULT_MAX_BYTES, Retention
 

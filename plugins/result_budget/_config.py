@@ -9,17 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-DEFAULT_ARTIFACT_DIR = ".toolhooks/artifacts"
-
-DEFAULT_TAIL_PATTERNS: tuple[str, ...] = (
-    # Looks like an error.
-    r"\b(?:error|errors|exception|traceback|fatal|panic|failed|failure|failures|aborted"
-    r"|segmentation fault|permission denied|not found|exit (?:code|status)|non-zero)\b",
-    # Looks like a summary.
-    r"\b(?:summary|total|totals|passed|succeeded|successful|completed|finished|done"
-    r"|result|results)\b",
-)
-"""Searched (case-insensitive) in the last ``tail_scan_chars`` of an over-budget result."""
+from ._defaults import DEFAULT_ARTIFACT_DIR as DEFAULT_ARTIFACT_DIR
+from ._defaults import DEFAULT_TAIL_PATTERNS as DEFAULT_TAIL_PATTERNS
+from ._defaults import DEFAULT_TIERS, DEFAULTS
 
 
 class Tier(BaseModel):
@@ -34,11 +26,7 @@ class Tier(BaseModel):
 
 
 def _default_tiers() -> list[Tier]:
-    return [
-        Tier(min_tokens=0, max_chars=16_000),
-        Tier(min_tokens=100_000, max_chars=32_000),
-        Tier(min_tokens=200_000, max_chars=64_000),
-    ]
+    return [Tier(min_tokens=tokens, max_chars=chars) for tokens, chars in DEFAULT_TIERS]
 
 
 _FIXED_CAP_REPLACES = ("tiers", "floor", "context_share", "chars_per_token")
@@ -49,56 +37,56 @@ class ResultBudgetConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_chars: int | None = Field(default=None, ge=1, strict=True)
+    max_chars: int | None = Field(default=DEFAULTS.max_chars, ge=1, strict=True)
     """A fixed cap: every result is cut to at most this many characters, whatever the context
     window. It stands for ``tiers = [{min_tokens = 0, max_chars = N}]`` plus ``floor = N``, so it
     is given alone, without ``tiers``, ``floor``, ``context_share`` or ``chars_per_token``."""
     tiers: list[Tier] = Field(default_factory=_default_tiers, min_length=1)
     """Hard cap by context window size; the first tier (``min_tokens = 0``) also applies when the
     call does not say how large its context window is."""
-    context_share: float = Field(default=0.3, gt=0, le=1)
+    context_share: float = Field(default=DEFAULTS.context_share, gt=0, le=1)
     """At most this share of the context window goes to one result."""
-    chars_per_token: float = Field(default=4.0, gt=0)
+    chars_per_token: float = Field(default=DEFAULTS.chars_per_token, gt=0)
     """How many characters one context token is taken to hold."""
-    floor: int = Field(default=2_000, ge=0)
+    floor: int = Field(default=DEFAULTS.floor, ge=0)
     """The budget is never below this many characters, whatever the window and the tiers say."""
 
-    tail_share: float = Field(default=0.3, ge=0, lt=1)
+    tail_share: float = Field(default=DEFAULTS.tail_share, ge=0, lt=1)
     """Share of the kept characters given to the tail when the tail looks like an error or a
     summary; 0 keeps the head only."""
-    tail_scan_chars: int = Field(default=2_000, ge=0)
+    tail_scan_chars: int = Field(default=DEFAULTS.tail_scan_chars, ge=0)
     """How much of the end of the result is searched for ``tail_patterns``; 0 never keeps a tail."""
     tail_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_TAIL_PATTERNS))
     """Regular expressions (case-insensitive); a match in the scanned end keeps the tail."""
-    snap_chars: int = Field(default=1_000, ge=0)
+    snap_chars: int = Field(default=DEFAULTS.snap_chars, ge=0)
     """A cut moves back (head) or forward (tail) to a newline found within this many characters
     (at most a quarter of the kept part); 0 cuts exactly at the budget."""
 
-    json_summary: bool = True
+    json_summary: bool = DEFAULTS.json_summary
     """Summarize dict/list results structurally (keys kept, long arrays shortened) instead of
     cutting their text."""
-    json_array_keep: int = Field(default=5, ge=0)
+    json_array_keep: int = Field(default=DEFAULTS.json_array_keep, ge=0)
     """Items kept from an array before the rest is replaced by a count (at least; see
     ``json_fill``)."""
-    json_string_keep: int = Field(default=200, ge=0)
+    json_string_keep: int = Field(default=DEFAULTS.json_string_keep, ge=0)
     """Characters kept from a string (and a key) before a count of the rest (at least; see
     ``json_fill``)."""
-    json_fill: bool = True
+    json_fill: bool = DEFAULTS.json_fill
     """When the summary leaves room in the budget, show more array items and longer strings
     until the room is used; false keeps exactly ``json_array_keep`` / ``json_string_keep``."""
-    json_max_depth: int = Field(default=20, ge=1)
+    json_max_depth: int = Field(default=DEFAULTS.json_max_depth, ge=1)
     """Containers deeper than this are shown as a count only."""
-    json_parse_max_chars: int = Field(default=500_000, ge=0)
+    json_parse_max_chars: int = Field(default=DEFAULTS.json_parse_max_chars, ge=0)
     """Text results that start with ``{`` or ``[`` and are at most this long are parsed as JSON
     to be summarized; 0 never parses text."""
 
-    store_artifacts: bool = True
+    store_artifacts: bool = DEFAULTS.store_artifacts
     """Write the full text of a trimmed result to the artifact store and name it in the notice."""
-    artifact_dir: str = Field(default=DEFAULT_ARTIFACT_DIR, min_length=1)
+    artifact_dir: str = Field(default=DEFAULTS.artifact_dir, min_length=1)
     """Directory of the content-addressed artifact store (relative to the working directory)."""
-    artifact_max_bytes: int = Field(default=1_000_000_000, ge=0)
+    artifact_max_bytes: int = Field(default=DEFAULTS.artifact_max_bytes, ge=0)
     """The store keeps at most this many bytes of artifacts, removing the oldest; 0: no limit."""
-    artifact_max_age_s: int = Field(default=7 * 86_400, ge=0)
+    artifact_max_age_s: int = Field(default=DEFAULTS.artifact_max_age_s, ge=0)
     """Artifacts older than this many seconds are removed; 0: no age limit."""
 
     @model_validator(mode="before")

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolhooks import AfterToolCallResult, ToolCall, ToolResult, emit, hookimpl
+from toolhooks.config._lazy import ConfigOnRead, LazyConfig
 from toolhooks.pipeline._render import render_content
 from toolhooks.records._log import LazyLogger
 
 from ._artifacts import ArtifactStore
-from ._config import ResultBudgetConfig
+from ._defaults import DEFAULTS, ResultBudgetDefaults
 from ._summary import is_json_like, structural_summary
 from ._trim import Budget, Trimmer, notice, snap_head
+
+if TYPE_CHECKING:
+    from ._config import ResultBudgetConfig
 
 logger = LazyLogger("toolhooks.plugins.result_budget")
 _NOT_JSON: Any = object()
@@ -28,12 +32,22 @@ class ResultBudgetPlugin:
 
     name = "result_budget"
     priority = -10_000
-    Config = ResultBudgetConfig
+    # Built only for a [plugins.result_budget] table or when read (a trimmed result's JSON
+    # summary reads it): with no table the plugin is set up from DEFAULTS, a plain record
+    # (config._lazy).
+    Config = LazyConfig["ResultBudgetConfig"](f"{__package__}._config", "ResultBudgetConfig")
+    if TYPE_CHECKING:
+        config: ResultBudgetConfig
+    else:
+        config = ConfigOnRead()
 
     def __init__(self, config: ResultBudgetConfig | None = None) -> None:
-        self.config = config or self.Config()
-        self.budget = Budget(self.config)
-        config = self.config
+        if config is not None:
+            self.config = config
+        self._setup(DEFAULTS if config is None else config)
+
+    def _setup(self, config: ResultBudgetConfig | ResultBudgetDefaults) -> None:
+        self.budget = Budget(config)
         self.store = (
             ArtifactStore(
                 config.artifact_dir,
@@ -43,7 +57,7 @@ class ResultBudgetPlugin:
             if config.store_artifacts
             else None
         )
-        self._trimmer = Trimmer(self.config)
+        self._trimmer = Trimmer(config)
         self._minimum = self.budget.minimum
         self._default = self.budget.chars(None)
 

@@ -10,8 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from ._config import ResultBudgetConfig
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ._config import ResultBudgetConfig, Tier
+    from ._defaults import ResultBudgetDefaults, TierDefaults
 
 
 class Budget:
@@ -19,14 +24,17 @@ class Budget:
 
     __slots__ = ("_default", "_den", "_floor", "_num", "_tiers")
 
-    def __init__(self, config: ResultBudgetConfig) -> None:
+    def __init__(self, config: ResultBudgetConfig | ResultBudgetDefaults) -> None:
         # Exact arithmetic: 0.3 * 4 is 1.2000000000000002 in floats, 6/5 here.
         share = Fraction(str(config.context_share)) * Fraction(str(config.chars_per_token))
         self._num = share.numerator
         self._den = share.denominator
         self._floor = config.floor
-        self._tiers = tuple((t.min_tokens, t.max_chars) for t in reversed(config.tiers))
-        self._default = max(config.floor, config.tiers[0].max_chars)
+        tiers: Sequence[Tier | TierDefaults] = config.tiers
+        self._tiers: tuple[tuple[int, int], ...] = tuple(
+            (t.min_tokens, t.max_chars) for t in reversed(tiers)
+        )
+        self._default = max(config.floor, tiers[0].max_chars)
 
     @property
     def minimum(self) -> int:
@@ -98,7 +106,7 @@ class Trimmer:
 
     __slots__ = ("_scan", "_snap", "_tail_re", "_tail_share")
 
-    def __init__(self, config: ResultBudgetConfig) -> None:
+    def __init__(self, config: ResultBudgetConfig | ResultBudgetDefaults) -> None:
         self._tail_share = config.tail_share
         self._scan = config.tail_scan_chars if config.tail_share > 0 else 0
         self._snap = config.snap_chars

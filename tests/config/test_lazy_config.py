@@ -1,0 +1,113 @@
+"""A built-in whose table is absent runs on plain defaults: its pydantic ``Config`` is built only
+when a table is given or something reads it (issue #22's cold process), and what a plugin or a
+test sees is the same as before."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Mapping
+
+import pytest
+from toolhooks import ConfigError, Runtime
+from toolhooks.config._settings import FRAMEWORK_KEYS
+from toolhooks.loading._build import config_model
+from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
+from toolhooks.plugins.event_log._defaults import DEFAULTS as EVENT_LOG_DEFAULTS
+from toolhooks.plugins.loop_detection import LoopDetectionConfig, LoopDetectionPlugin
+from toolhooks.plugins.loop_detection._defaults import DEFAULTS as LOOP_DEFAULTS
+from toolhooks.plugins.result_budget import ResultBudgetConfig, ResultBudgetPlugin
+from toolhooks.plugins.result_budget._defaults import DEFAULTS as BUDGET_DEFAULTS
+
+LAZY = [
+    (EventLogPlugin, EventLogConfig, EVENT_LOG_DEFAULTS),
+    (LoopDetectionPlugin, LoopDetectionConfig, LOOP_DEFAULTS),
+    (ResultBudgetPlugin, ResultBudgetConfig, BUDGET_DEFAULTS),
+]
+
+
+def _plain(value):
+    """A defaults record as ``model_dump`` shows a model (records as dicts, tuples as lists)."""
+    if isinstance(value, (tuple, list)):
+        return [_plain(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if type(value).__module__.endswith("._defaults"):
+        names = [n for c in type(value).__mro__ for n in getattr(c, "__annotations__", {})]
+        return {name: _plain(getattr(value, name)) for name in names}
+    return value
+
+
+@pytest.mark.parametrize(("plugin", "model", "defaults"), LAZY)
+def test_the_plain_defaults_are_the_models_defaults(plugin, model, defaults) -> None:
+    assert _plain(defaults) == model().model_dump()
+    assert not set(model.model_fields) & set(FRAMEWORK_KEYS)  # checked only for a given table
+    assert plugin.Config is model
+    assert config_model(plugin) is model
+
+
+@pytest.mark.parametrize(("plugin", "model", "defaults"), LAZY)
+def test_a_plugin_built_without_a_config_reads_the_default_model(
+    plugin, model, defaults, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    built = plugin()
+    try:
+        assert "config" not in vars(built)  # not built until read
+        assert type(built.config) is model
+        assert built.config == model()
+        assert built.config is built.config  # built once
+    finally:
+        getattr(built, "close", lambda: None)()
+
+
+@pytest.mark.parametrize(("plugin", "model", "defaults"), LAZY)
+def test_a_plugin_given_a_config_keeps_it(plugin, model, defaults, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    given = model()
+    built = plugin(given)
+    try:
+        assert built.config is given
+    finally:
+        getattr(built, "close", lambda: None)()
+
+
+def test_no_config_model_of_a_lazy_built_in_is_built_on_the_default_path(tmp_path) -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        from toolhooks import Runtime
+        rt = Runtime.from_config()
+        rt.call({"name": "read", "params": {}}, execute=lambda p: "text")
+        rt.close()
+        print(sorted(m for m in sys.modules if m.endswith("._config") and "plugins" in m))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    for plugin, _, _ in LAZY:
+        assert f"{plugin.__module__.rsplit('.', 1)[0]}._config" not in done.stdout
+
+
+def test_a_present_table_is_still_validated_with_key_file_and_line(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "toolhooks.toml"
+    config.write_text("[plugins.event_log]\nchain = true\nmax_bytez = 3\n")
+    with pytest.raises(ConfigError) as raised:
+        Runtime(config=config)
+    assert raised.value.line == 3
+    assert raised.value.file == str(config)
+    assert "max_bytez" in str(raised.value) and "did you mean 'max_bytes'" in str(raised.value)
+
+
+def test_a_present_table_gives_the_plugin_its_values(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    rt = Runtime(config={"plugins": {"event_log": {"max_bytes": 1234}}})
+    try:
+        plugin = rt.get_plugin("event_log")
+        assert isinstance(plugin.config, EventLogConfig)
+        assert plugin.config.max_bytes == 1234
+    finally:
+        rt.close()
