@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..records._models import ToolCall, new_id
+from ..records._call_fields import new_id
+from ..records._models import ToolCall
 from ..records._sender import Sender
 from ..registry._hookimpl import hookimpl
 from ..runtime._runtime import Runtime

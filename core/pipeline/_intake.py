@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..records._call_fields import new_id
 from ..records._errors import InvalidToolCall
-from ..records._models import ToolCall, new_id
+from ..records._models import ToolCall
 from ..records._results import Outcome
 from ._context import Context
 from ._invoke import describe_error
