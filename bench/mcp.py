@@ -1,11 +1,14 @@
 """What the toolhooks MCP proxy adds to a tools/call, against the same call straight to the upstream.
 
-``python bench/mcp.py [--quick] [--rounds N] [--calls N] [--json FILE]``
+``python bench/mcp.py [--quick] [--rounds N] [--calls N] [--durability D] [--json FILE]``
 
 The upstream is one small MCP server (the SDK's low-level ``Server``) with item 2's ``read`` tool:
 ``read(path)`` returns about 200 characters. The proxy runs item 2's default pipeline (the policy,
 with the "full" profile here since profiles name tools, loop detection, result budget, the JSONL
-event log with one write a call). Two
+event log). The log keeps its default durability, "interval", as ``toolhooks mcp serve`` does: the
+handler only queues each event, and the log's writer thread encodes, chains and writes them, which
+the thread CPU clock below does not count. ``--durability call`` makes the handler write each
+call's lines itself before it answers (one ``os.write`` a call), so "the pipeline" includes them. Two
 setups, each a pair of contenders measured in the same process, interleaved round by round, on
 the wall clock (the stdio setups spend most of their time in other processes):
 
@@ -76,8 +79,10 @@ def upstream() -> Server[Any]:
     return Server("bench-upstream", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def proxy_config(log_dir: str, command: list[str] | None) -> dict[str, Any]:
-    cfg = config(log_dir)
+def proxy_config(
+    log_dir: str, command: list[str] | None, durability: str = "interval"
+) -> dict[str, Any]:
+    cfg = config(log_dir, durability)
     # Profiles list tool names (read, write, exec): the prefixed MCP names are none of them, so
     # "coding" would hide every proxied tool. The policy runs with its default, "full".
     cfg.pop("tools", None)
@@ -118,9 +123,11 @@ async def measure(contenders: dict[str, Call], rounds: int, calls: int) -> dict[
     return samples
 
 
-async def in_process(log_dir: str, rounds: int, calls: int) -> dict[str, list[float]]:
+async def in_process(
+    log_dir: str, rounds: int, calls: int, durability: str
+) -> dict[str, list[float]]:
     server = upstream()
-    proxy = Proxy(proxy_config(log_dir, None), local={"files": server})
+    proxy = Proxy(proxy_config(log_dir, None, durability), local={"files": server})
     async with AsyncExitStack() as stack:
         direct = await stack.enter_async_context(Client(server, mode="legacy", cache=None))
         await stack.enter_async_context(proxy.running())
@@ -201,10 +208,10 @@ class TimedProxy(Proxy):
             self.samples["proxy"].append(handler - now["upstream"] - pipeline)
 
 
-async def inside_proxy(log_dir: str, rounds: int, calls: int) -> dict[str, float]:
+async def inside_proxy(log_dir: str, rounds: int, calls: int, durability: str) -> dict[str, float]:
     """Per-call medians of the pipeline, the upstream hop and the proxy's own work."""
     server = upstream()
-    proxy = TimedProxy(proxy_config(log_dir, None), local={"files": server})
+    proxy = TimedProxy(proxy_config(log_dir, None, durability), local={"files": server})
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(proxy.running())
         proxy.time_upstreams()
@@ -219,11 +226,13 @@ async def inside_proxy(log_dir: str, rounds: int, calls: int) -> dict[str, float
     return {key: statistics.median(values) for key, values in proxy.samples.items()}
 
 
-async def over_stdio(log_dir: str, rounds: int, calls: int) -> dict[str, list[float]]:
+async def over_stdio(
+    log_dir: str, rounds: int, calls: int, durability: str
+) -> dict[str, list[float]]:
     command = [sys.executable, os.path.abspath(__file__), "--serve-upstream"]
     cfg_path = os.path.join(log_dir, "toolhooks.toml")
     with open(cfg_path, "w", encoding="utf-8") as handle:
-        handle.write(_toml(proxy_config(log_dir, command)))
+        handle.write(_toml(proxy_config(log_dir, command, durability)))
     serve = [sys.executable, "-m", "toolhooks", "mcp", "serve", "--config", cfg_path]
     async with AsyncExitStack() as stack:
         direct = await stack.enter_async_context(
@@ -270,12 +279,13 @@ def fmt(seconds: float) -> str:
 
 async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows = []
+    sizes = (args.rounds, args.calls, args.durability)
     with tempfile.TemporaryDirectory() as log_dir:
-        rows.append(summary("in-process", await in_process(log_dir, args.rounds, args.calls)))
+        rows.append(summary("in-process", await in_process(log_dir, *sizes)))
     with tempfile.TemporaryDirectory() as log_dir:
-        rows.append(summary("over stdio", await over_stdio(log_dir, args.rounds, args.calls)))
+        rows.append(summary("over stdio", await over_stdio(log_dir, *sizes)))
     with tempfile.TemporaryDirectory() as log_dir:
-        inside = await inside_proxy(log_dir, args.rounds, args.calls)
+        inside = await inside_proxy(log_dir, *sizes)
     rows.append({"setup": "inside the proxy (thread CPU, in-process)", **inside})
     return rows
 
@@ -299,12 +309,19 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="a smoke run: 2 rounds of 5 calls")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--calls", type=int, default=50)
+    parser.add_argument(
+        "--durability",
+        choices=("interval", "call"),
+        default="interval",
+        help="the event log's durability (default \"interval\", the log's own default)",
+    )
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.calls = 2, 5
     rows = anyio.run(main, args)
     print("## MCP proxy: a tools/call through toolhooks vs straight to the upstream\n")
+    print(f'event log durability "{args.durability}"\n')
     print("| setup | direct | through the proxy | added | added / direct hop |")
     print("|---|---|---|---|---|")
     hops, inside = rows[:-1], rows[-1]

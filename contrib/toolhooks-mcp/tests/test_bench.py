@@ -19,3 +19,14 @@ def test_the_mcp_bench_runs_both_setups(tmp_path):
     assert "| in-process |" in done.stdout and "| over stdio |" in done.stdout
     assert "target: the proxy adds at most 1.2x the upstream hop's cost: " in done.stdout
     assert out.read_text().startswith("[")
+
+
+def test_the_mcp_bench_can_write_the_log_on_each_call(tmp_path):
+    """``--durability call``: the handler writes each call's lines before it answers."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--durability", "call"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'event log durability "call"' in done.stdout
+    assert "target (issue #22): the pipeline <= 50 µs per call: " in done.stdout
