@@ -2,48 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ._defaults import DEFAULTS
+from ._rate import MAX_RATE_CALLS as MAX_RATE_CALLS
+from ._rate import parse_rate
+
 Scope = Literal["run", "session", "sender", "global"]
 ToolEntry = Annotated[str, Field(strict=True, min_length=1, max_length=256)]
-
-MAX_RATE_CALLS = 100_000
-"""A rate limit remembers one timestamp per admitted call in its window: bounded here."""
-
-_UNITS = {
-    "second": 1,
-    "sec": 1,
-    "s": 1,
-    "minute": 60,
-    "min": 60,
-    "m": 60,
-    "hour": 3_600,
-    "h": 3_600,
-    "day": 86_400,
-    "d": 86_400,
-}
-_RATE = re.compile(r"\s*(\d+)\s*(?:per|/)\s*(\d+)?\s*([a-z]+?)s?\s*", re.IGNORECASE)
-
-
-def parse_rate(text: str) -> tuple[int, int]:
-    """``"5 per minute"`` / ``"100/hour"`` / ``"10 per 30 seconds"`` -> (calls, window seconds)."""
-    found = _RATE.fullmatch(text)
-    unit = _UNITS.get(found.group(3).lower()) if found else None
-    if found is None or unit is None:
-        raise ValueError(
-            f"rate {text!r} is not '<calls> per [<n>] <second|minute|hour|day>' "
-            "(for example '5 per minute' or '100 per 10 minutes')"
-        )
-    calls = int(found.group(1))
-    window = unit * int(found.group(2) or 1)
-    if not 1 <= calls <= MAX_RATE_CALLS:
-        raise ValueError(f"rate {text!r}: calls must be between 1 and {MAX_RATE_CALLS}")
-    if not 1 <= window <= 31 * 86_400:
-        raise ValueError(f"rate {text!r}: the window must be between 1 second and 31 days")
-    return calls, window
 
 
 class LimitConfig(BaseModel):
@@ -90,11 +58,11 @@ class CallLimitsConfig(BaseModel):
 
     limits: list[LimitConfig] = Field(default_factory=list)
     """The limits, each a ``[[plugins.call_limits.limits]]`` table."""
-    on_state_error: Literal["block", "allow"] = "block"
+    on_state_error: Literal["block", "allow"] = DEFAULTS.on_state_error
     """Shared state unreachable: block the call (fail closed, default) or let it run uncounted."""
-    count_ttl_s: Annotated[int, Field(strict=True, ge=60, le=366 * 86_400)] = 7 * 86_400
+    count_ttl_s: Annotated[int, Field(strict=True, ge=60, le=366 * 86_400)] = DEFAULTS.count_ttl_s
     """A count is forgotten after this long without an admitted call (bounds the stored keys)."""
-    max_keys: Annotated[int, Field(strict=True, ge=1, le=100_000_000)] = 100_000
+    max_keys: Annotated[int, Field(strict=True, ge=1, le=100_000_000)] = DEFAULTS.max_keys
     """Embedded state: counters kept; the least recently used is forgotten beyond this."""
 
     @field_validator("limits", mode="after")

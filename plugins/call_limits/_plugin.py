@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolhooks import BeforeToolCallResult, ToolCall, emit, hookimpl
+from toolhooks.config._lazy import ConfigOnRead, LazyConfig
 from toolhooks.stores._state import StateUnavailable
 
-from ._config import CallLimitsConfig
 from ._counters import Check, Counters, MemoryCounters
+from ._defaults import DEFAULTS
 from ._rules import GROUP_PREFIX, Limit, ToolMatcher, compile_limits
+
+if TYPE_CHECKING:
+    from ._config import CallLimitsConfig, LimitConfig
 
 
 class CallLimitsPlugin:
@@ -24,16 +28,23 @@ class CallLimitsPlugin:
 
     name = "call_limits"
     priority: ClassVar[int] = -1_000
-    Config: ClassVar[type[CallLimitsConfig]] = CallLimitsConfig
+    # Built only for a [plugins.call_limits] table, a mapping, or when read: with no table the
+    # plugin runs on DEFAULTS, a plain record (config._lazy).
+    Config = LazyConfig["CallLimitsConfig"](f"{__package__}._config", "CallLimitsConfig")
+    if TYPE_CHECKING:
+        config: CallLimitsConfig
+    else:
+        config = ConfigOnRead()
 
     def __init__(self, config: CallLimitsConfig | Mapping[str, Any] | None = None) -> None:
-        if config is None:
-            config = CallLimitsConfig()
-        elif not isinstance(config, CallLimitsConfig):
-            config = CallLimitsConfig.model_validate(config)
-        self.config = config
-        self._limits = compile_limits(config.limits, config.count_ttl_s)
-        self._memory = MemoryCounters(config.max_keys)
+        if config is not None:
+            if not isinstance(config, self.Config):
+                config = self.Config.model_validate(config)
+            self.config = config
+        settings = DEFAULTS if config is None else config
+        self._limit_configs: Iterable[LimitConfig] = settings.limits
+        self._limits = compile_limits(settings.limits, settings.count_ttl_s)
+        self._memory = MemoryCounters(settings.max_keys)
         self.counters: Counters = self._memory
         # Compiled when attached to a runtime (which knows [tools.groups]), else on first use.
         self._groups: dict[str, tuple[str, ...]] | None = None
@@ -53,7 +64,7 @@ class CallLimitsPlugin:
     def _compile(self, groups: dict[str, tuple[str, ...]]) -> ToolMatcher:
         with self._lock:
             if groups != self._groups or self._matcher is None:
-                self._matcher = ToolMatcher(self.config.limits, groups)
+                self._matcher = ToolMatcher(self._limit_configs, groups)
                 self._groups = groups
             return self._matcher
 

@@ -7,11 +7,15 @@ import hashlib
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from toolhooks import ConfigError, ToolCall
 from toolhooks.registry._names import Wildcards
 
-from ._config import LimitConfig, parse_rate
+from ._rate import parse_rate
+
+if TYPE_CHECKING:
+    from ._config import LimitConfig
 
 GROUP_PREFIX = "group:"
 NO_SCOPE = "(none)"

@@ -13,6 +13,8 @@ import pytest
 from toolhooks import ConfigError, Runtime
 from toolhooks.config._settings import FRAMEWORK_KEYS
 from toolhooks.loading._build import config_model
+from toolhooks.plugins.call_limits import CallLimitsConfig, CallLimitsPlugin
+from toolhooks.plugins.call_limits._defaults import DEFAULTS as LIMITS_DEFAULTS
 from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
 from toolhooks.plugins.event_log._defaults import DEFAULTS as EVENT_LOG_DEFAULTS
 from toolhooks.plugins.loop_detection import LoopDetectionConfig, LoopDetectionPlugin
@@ -24,6 +26,7 @@ LAZY = [
     (EventLogPlugin, EventLogConfig, EVENT_LOG_DEFAULTS),
     (LoopDetectionPlugin, LoopDetectionConfig, LOOP_DEFAULTS),
     (ResultBudgetPlugin, ResultBudgetConfig, BUDGET_DEFAULTS),
+    (CallLimitsPlugin, CallLimitsConfig, LIMITS_DEFAULTS),
 ]
 
 
