@@ -32,21 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from ..events._events import Event
+from ..records._call_fields import MAPPING_FIELDS
 from ..records._results import DECISIONS, ApprovalDecision, PendingApproval
 from ..registry._hookimpl import hookimpl
 
-CALL_KEYS = (
-    "name",
-    "params",
-    "id",
-    "session_id",
-    "run_id",
-    "trace_id",
-    "agent_id",
-    "sender",
-    "origin",
-    "context_window_tokens",
-)
+CALL_KEYS = MAPPING_FIELDS
 EXTRA_KEYS = ("result", "error", "approve", "edit", "note")
 RESUME_KEYS = ("resume", "approve", "edit", "note")
 KEPT_EVENTS = frozenset(

@@ -28,20 +28,20 @@ def id_problem(*values: object) -> str:
     return "ids must be strings"  # pragma: no cover - only called when one of them is not
 
 
-MAPPING_KEYS = frozenset(
-    {
-        "name",
-        "params",
-        "id",
-        "session_id",
-        "run_id",
-        "trace_id",
-        "agent_id",
-        "sender",
-        "origin",
-        "context_window_tokens",
-    }
+MAPPING_FIELDS = (
+    "name",
+    "params",
+    "id",
+    "session_id",
+    "run_id",
+    "trace_id",
+    "agent_id",
+    "sender",
+    "origin",
+    "context_window_tokens",
 )
+"""The keys a proposal given as a mapping may have, in the constructor's order."""
+MAPPING_KEYS = frozenset(MAPPING_FIELDS)
 
 
 # Ids are a per-process random prefix plus a counter: unique, sortable within a process, and far
