@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterator
 from typing import Annotated, Any
 
@@ -19,8 +17,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from ._builtins import BUILTIN_GROUPS, BUILTIN_PROFILE_NAMES, GROUP_PREFIX, SENDER_KINDS
-
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
+from ._defaults import DEFAULTS
+from ._defaults import toml_key as toml_key
 
 
 def _error(message: str) -> PydanticCustomError:
@@ -31,13 +29,6 @@ def _error(message: str) -> PydanticCustomError:
 def group_name(key: str) -> str:
     """A ``[tools.groups]`` key as entries reference it: ``review`` -> ``group:review``."""
     return key if key.startswith(GROUP_PREFIX) else GROUP_PREFIX + key
-
-
-def toml_key(key: str) -> str:
-    """``key`` as it is written in a dotted TOML path: bare when it can be, else quoted."""
-    if _BARE_KEY.match(key):
-        return key
-    return json.dumps(key, ensure_ascii=False)
 
 
 def _check_entry(entry: str) -> str:
@@ -109,7 +100,7 @@ class ElevatedConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    enabled: StrictBool = False
+    enabled: StrictBool = DEFAULTS.elevated.enabled
     """Elevated tools are possible at all."""
     allow_from: list[SenderKey] = Field(default_factory=list)
     """Sender keys (as in ``by_sender``) that may use elevated tools."""
@@ -120,7 +111,7 @@ class PolicyConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    profile: str = Field(default="full", min_length=1)
+    profile: str = Field(default=DEFAULTS.profile, min_length=1)
     """``minimal``, ``coding``, ``messaging``, ``full`` or a ``[tools.profiles]`` name."""
     allow: list[ToolEntry] = Field(default_factory=list)
     """Narrows the profile to these entries; empty: the whole profile."""

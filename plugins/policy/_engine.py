@@ -18,6 +18,7 @@ earlier one removed.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from toolhooks import Origin, Sender
 
@@ -30,9 +31,12 @@ from ._builtins import (
     SIDE_EFFECT_TOOLS,
     canonical_name,
 )
-from ._config import NarrowingRules, PolicyConfig, toml_key
+from ._defaults import PolicyDefaults, toml_key
 from ._rules import EntryList, Layer, Profiles
 from ._verdict import Effect, PolicyStep, ToolVerdict
+
+if TYPE_CHECKING:
+    from ._config import NarrowingRules, PolicyConfig
 
 _NONE = EntryList((), {})
 
@@ -52,7 +56,7 @@ def sender_keys(sender: Sender) -> list[str]:
 class Policy:
     """The ``[tools]`` config compiled once; :meth:`verdict` is pure and thread-safe."""
 
-    def __init__(self, config: PolicyConfig) -> None:
+    def __init__(self, config: PolicyConfig | PolicyDefaults) -> None:
         self.config = config
         groups: dict[str, tuple[str, ...]] = {**BUILTIN_GROUPS}
         groups.update((name, tuple(members)) for name, members in config.group_table().items())

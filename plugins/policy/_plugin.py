@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolhooks import BeforeToolCallResult, Origin, Sender, ToolCall, ToolSpec, emit, hookimpl
+from toolhooks.config._lazy import ConfigOnRead, LazyConfig
 
-from ._config import PolicyConfig
+from ._defaults import DEFAULTS
 from ._engine import Policy
 from ._verdict import ToolVerdict
+
+if TYPE_CHECKING:
+    from ._config import PolicyConfig
 
 _NO_TAGS: frozenset[str] = frozenset()
 CacheKey = tuple[str, frozenset[str], tuple[Any, ...] | None, str | None, str]
@@ -27,16 +31,21 @@ class PolicyPlugin:
 
     priority: ClassVar[int] = 10_000
     config_key: ClassVar[str] = "tools"
-    Config: ClassVar[type[PolicyConfig]] = PolicyConfig
+    # Built only for a [tools] table, a mapping, or when read: with no table the policy is
+    # compiled from DEFAULTS, a plain record (config._lazy).
+    Config = LazyConfig["PolicyConfig"](f"{__package__}._config", "PolicyConfig")
+    if TYPE_CHECKING:
+        config: PolicyConfig
+    else:
+        config = ConfigOnRead()
     cache_size: ClassVar[int] = 4096
 
     def __init__(self, config: PolicyConfig | Mapping[str, Any] | None = None) -> None:
-        if config is None:
-            config = PolicyConfig()
-        elif not isinstance(config, PolicyConfig):
-            config = PolicyConfig.model_validate(config)
-        self.config = config
-        self._policy = Policy(config)
+        if config is not None:
+            if not isinstance(config, self.Config):
+                config = self.Config.model_validate(config)
+            self.config = config
+        self._policy = Policy(DEFAULTS if config is None else config)
         self._sender_matters = self._policy.sender_matters
         self._agent_matters = self._policy.agent_matters
         self._cache: dict[CacheKey, ToolVerdict] = {}

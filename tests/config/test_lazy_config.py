@@ -19,6 +19,8 @@ from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
 from toolhooks.plugins.event_log._defaults import DEFAULTS as EVENT_LOG_DEFAULTS
 from toolhooks.plugins.loop_detection import LoopDetectionConfig, LoopDetectionPlugin
 from toolhooks.plugins.loop_detection._defaults import DEFAULTS as LOOP_DEFAULTS
+from toolhooks.plugins.policy import PolicyConfig, PolicyPlugin
+from toolhooks.plugins.policy._defaults import DEFAULTS as POLICY_DEFAULTS
 from toolhooks.plugins.result_budget import ResultBudgetConfig, ResultBudgetPlugin
 from toolhooks.plugins.result_budget._defaults import DEFAULTS as BUDGET_DEFAULTS
 
@@ -27,6 +29,7 @@ LAZY = [
     (LoopDetectionPlugin, LoopDetectionConfig, LOOP_DEFAULTS),
     (ResultBudgetPlugin, ResultBudgetConfig, BUDGET_DEFAULTS),
     (CallLimitsPlugin, CallLimitsConfig, LIMITS_DEFAULTS),
+    (PolicyPlugin, PolicyConfig, POLICY_DEFAULTS),
 ]
 
 
