@@ -5,16 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
 from ..records._errors import ConfigError
 from ..registry._registry import PluginSettings
 from ..stores._state import StateTable
-from ._agents import AgentsTable
 from ._keys import did_you_mean, keys_at, locate, quote
-from ._tables import FRAMEWORK_KEYS, PLUGINS_KEYS, ApprovalsTable, FrameworkSettings, PluginsTable
+from ._tables import FRAMEWORK_KEYS, PLUGINS_KEYS, ApprovalsTable, PluginsTable
+
+if TYPE_CHECKING:
+    from ._agents import AgentsTable
 
 
 @dataclass
@@ -27,10 +29,26 @@ class LoadedConfig:
     plugins: PluginsTable = field(default_factory=PluginsTable)
     approvals: ApprovalsTable = field(default_factory=ApprovalsTable)
     state: StateTable = field(default_factory=StateTable)
-    agents: AgentsTable = field(default_factory=AgentsTable)
-    """``[agents]``: coding agents' hooks (``toolhooks hook``)."""
+    _agents: AgentsTable | None = field(default=None, repr=False)
+    """A given ``[agents]`` table; None: its defaults, built when :attr:`agents` is first read."""
     tables: dict[str, BaseModel] = field(default_factory=dict)
     """Add-on tables (``[mcp]``), each validated by the model its distribution registered."""
+
+    @property
+    def agents(self) -> AgentsTable:
+        """``[agents]``: coding agents' hooks (``toolhooks hook``).
+
+        Only coding agents' hooks read it: a runtime that never does builds no model for it (a
+        pydantic model class costs a cold process several M instructions, callgrind)."""
+        if self._agents is None:
+            from ._agents import AgentsTable
+
+            self._agents = AgentsTable()
+        return self._agents
+
+    @agents.setter
+    def agents(self, table: AgentsTable) -> None:
+        self._agents = table
 
     @property
     def file(self) -> str | None:
@@ -62,6 +80,8 @@ class LoadedConfig:
         framework = {k: table.pop(k) for k in FRAMEWORK_KEYS if k in table}
         if not framework:  # the usual case: every default, nothing to validate
             return PluginSettings(), table
+        from ._framework import FrameworkSettings  # only for a table with framework keys
+
         try:
             parsed = FrameworkSettings.model_validate(framework)
         except ValidationError as exc:

@@ -12,13 +12,12 @@ import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
 from ..records._errors import ConfigError
 from ..stores._state import StateTable
-from ._agents import AgentsTable
 from ._keys import did_you_mean as did_you_mean
 from ._keys import keys_at as keys_at
 from ._keys import locate as locate
@@ -26,7 +25,6 @@ from ._loaded import LoadedConfig as LoadedConfig
 from ._tables import FRAMEWORK_KEYS as FRAMEWORK_KEYS
 from ._tables import PLUGINS_KEYS as PLUGINS_KEYS
 from ._tables import ApprovalsTable as ApprovalsTable
-from ._tables import FrameworkSettings as FrameworkSettings
 from ._tables import PluginsTable as PluginsTable
 
 CONFIG_ENV = "TOOLHOOKS_CONFIG"
@@ -36,6 +34,8 @@ TABLES_GROUP = "toolhooks.tables"
 """Entry-point group of top-level tables an add-on owns: ``mcp = "toolhooks_mcp:McpTable"``
 names the pydantic model (extra="forbid") that validates ``[mcp]``."""
 KNOWN_ADDON_TABLES = {"mcp": "toolhooks-mcp"}
+if TYPE_CHECKING:
+    from ._framework import FrameworkSettings as FrameworkSettings
 """Tables of add-ons toolhooks knows of: a config using one without the add-on says what to install."""
 
 
@@ -186,12 +186,24 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
         loaded.state = StateTable.model_validate(data.get("state", {}))
     except ValidationError as exc:
         raise loaded.validation_error(exc, "state", model=StateTable) from None
-    try:
-        loaded.agents = AgentsTable.model_validate(data.get("agents", {}))
-    except ValidationError as exc:
-        raise loaded.validation_error(exc, "agents", model=AgentsTable) from None
+    if "agents" in data:  # absent: its defaults, built if something reads them
+        from ._agents import AgentsTable
+
+        try:
+            loaded.agents = AgentsTable.model_validate(data["agents"])
+        except ValidationError as exc:
+            raise loaded.validation_error(exc, "agents", model=AgentsTable) from None
     for name in loaded.plugin_tables():
         loaded.plugin_settings(name)  # framework keys are checked here; plugin keys at load
     if "tools" in data and not isinstance(data["tools"], Mapping):
         raise loaded.error("[tools] must be a table", "tools")
     return loaded
+
+
+def __getattr__(name: str) -> Any:
+    """``FrameworkSettings``, imported when first used (see ``_framework``)."""
+    if name != "FrameworkSettings":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ._framework import FrameworkSettings
+
+    return FrameworkSettings

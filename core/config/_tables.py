@@ -1,9 +1,9 @@
-"""The core's own tables: ``[plugins]``, the framework keys every ``[plugins.<name>]`` takes,
-and ``[approvals]`` (``[state]`` is in ``stores._state``, ``[agents]`` in ``_agents``)."""
+"""The core's own tables: ``[plugins]`` and ``[approvals]`` (``[state]`` is in ``stores._state``,
+``[agents]`` in ``_agents``, the framework keys every ``[plugins.<name>]`` takes in ``_framework``)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,23 +33,6 @@ class PluginsTable(_Strict):
     """An installed plugin the lock does not list, or whose files changed: ``raise`` a
     ConfigError naming it and what differs, or ``warn``: skip it and emit a ``plugin.unlocked``
     event (and a warning on the ``toolhooks`` logger)."""
-
-
-class FrameworkSettings(_Strict):
-    # Strict types: `enabled = "no"` or `priority = true` are mistakes, not values to coerce.
-    priority: int | None = Field(default=None, strict=True)
-    """Overrides ``@hookimpl(priority=)`` and the plugin's ``priority``; higher runs first."""
-    mode: Literal["enforce", "audit"] | None = None
-    """``audit``: run the plugin, record its decisions (``applied: false``), never apply them."""
-    on_error: Literal["block", "ignore"] | None = None
-    """A failing handler: ``block`` fails closed, ``ignore`` skips it (default: block; after hooks
-    ignore)."""
-    timeout_s: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
-    """Seconds a handler may take (default: a ``def`` runs inline, untimed; an ``async def`` 15)."""
-    enabled: bool = Field(default=True, strict=True)
-    """``false`` keeps the plugin from loading, also one passed to ``Runtime(plugins=)``."""
-    tools: list[Annotated[str, Field(min_length=1)]] | None = None
-    """Only these tools (``*`` is the only wildcard); unset: every tool."""
 
 
 class ApprovalsTable(_Strict):

@@ -87,14 +87,29 @@ def test_no_config_model_of_a_lazy_built_in_is_built_on_the_default_path(tmp_pat
         rt = Runtime.from_config()
         rt.call({"name": "read", "params": {}}, execute=lambda p: "text")
         rt.close()
-        print(sorted(m for m in sys.modules if m.endswith("._config") and "plugins" in m))
+        print(sorted(m for m in sys.modules if m.startswith("toolhooks")))
         """
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     for plugin, _, _ in LAZY:
-        assert f"{plugin.__module__.rsplit('.', 1)[0]}._config" not in done.stdout
+        assert f"{plugin.__module__.rsplit('.', 1)[0]}._config'" not in done.stdout
+    assert "toolhooks.config._agents'" not in done.stdout
+    assert "toolhooks.config._framework'" not in done.stdout
+
+
+def test_the_core_tables_left_out_read_as_their_defaults() -> None:
+    from toolhooks.config._agents import AgentsTable
+    from toolhooks.config._settings import FrameworkSettings, load_config
+
+    loaded = load_config({})
+    assert loaded.agents == AgentsTable()
+    assert loaded.agents is loaded.agents
+    assert load_config({"agents": {"sender": "ci"}}).agents.sender == "ci"
+    assert FrameworkSettings.model_fields.keys() == set(FRAMEWORK_KEYS)
+    with pytest.raises(ConfigError, match=r"plugins\.x\.priority"):
+        load_config({"plugins": {"x": {"priority": "high"}}})
 
 
 def test_a_present_table_is_still_validated_with_key_file_and_line(tmp_path, monkeypatch) -> None:
