@@ -16,6 +16,8 @@ process, callgrind).
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Mapping
 from importlib import import_module
 from inspect import getattr_static, isclass
 from typing import Any, Generic, TypeVar
@@ -57,3 +59,18 @@ class ConfigOnRead:
 def is_lazy(target: Any) -> bool:
     """True when ``target`` is a class whose ``Config`` is a :class:`LazyConfig` (not yet read)."""
     return isclass(target) and isinstance(getattr_static(target, "Config", None), LazyConfig)
+
+
+def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], object]:
+    """A package's module ``__getattr__`` (PEP 562) importing each name in ``exports`` from its
+    submodule (``{"MyConfig": "_config"}``) when first read, then keeping it in the package."""
+
+    def __getattr__(name: str) -> object:
+        submodule = exports.get(name)
+        if submodule is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(import_module(f"{package}.{submodule}"), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__

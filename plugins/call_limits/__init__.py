@@ -6,20 +6,15 @@ The config models are imported when first used (PEP 562): a runtime with no
 
 from typing import TYPE_CHECKING
 
+from toolhooks.config._lazy import lazy_exports
+
 from ._plugin import CallLimitsPlugin
 
 if TYPE_CHECKING:
     from ._config import CallLimitsConfig, LimitConfig
 
 
-def __getattr__(name: str) -> object:
-    if name not in ("CallLimitsConfig", "LimitConfig"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import _config
-
-    value = getattr(_config, name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, dict.fromkeys(("CallLimitsConfig", "LimitConfig"), "_config"))
 
 
 __all__ = ["CallLimitsConfig", "CallLimitsPlugin", "LimitConfig"]

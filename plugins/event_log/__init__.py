@@ -8,6 +8,8 @@ a log with no ``[plugins.event_log]`` table never builds (see ``toolhooks.config
 
 from typing import TYPE_CHECKING
 
+from toolhooks.config._lazy import lazy_exports
+
 from ._chain import read_key
 from ._plugin import EventLogPlugin
 from ._writer import EventLogStats
@@ -29,15 +31,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

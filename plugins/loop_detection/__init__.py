@@ -6,6 +6,8 @@ The config models are imported when first used (PEP 562): a runtime with no
 
 from typing import TYPE_CHECKING
 
+from toolhooks.config._lazy import lazy_exports
+
 from ._detectors import DETECTOR_NAMES
 from ._plugin import LoopDetectionPlugin
 
@@ -13,14 +15,9 @@ if TYPE_CHECKING:
     from ._config import DetectorToggles, LoopDetectionConfig
 
 
-def __getattr__(name: str) -> object:
-    if name not in ("DetectorToggles", "LoopDetectionConfig"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import _config
-
-    value = getattr(_config, name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(
+    __name__, dict.fromkeys(("DetectorToggles", "LoopDetectionConfig"), "_config")
+)
 
 
 __all__ = ["DETECTOR_NAMES", "DetectorToggles", "LoopDetectionConfig", "LoopDetectionPlugin"]

@@ -6,6 +6,8 @@ never builds them (see ``toolhooks.config._lazy``).
 
 from typing import TYPE_CHECKING
 
+from toolhooks.config._lazy import lazy_exports
+
 from ._builtins import BUILTIN_GROUPS, BUILTIN_PROFILES, EXTERNAL_BLOCKED_TOOLS, SIDE_EFFECT_TOOLS
 from ._plugin import PolicyPlugin
 from ._verdict import PolicyStep, ToolVerdict
@@ -16,14 +18,7 @@ if TYPE_CHECKING:
 _MODELS = ("ElevatedConfig", "NarrowingRules", "PolicyConfig", "ProfileConfig")
 
 
-def __getattr__(name: str) -> object:
-    if name not in _MODELS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import _config
-
-    value = getattr(_config, name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, dict.fromkeys(_MODELS, "_config"))
 
 
 __all__ = [

@@ -10,6 +10,8 @@ The config models are imported when first used (PEP 562): a runtime with no
 
 from typing import TYPE_CHECKING
 
+from toolhooks.config._lazy import lazy_exports
+
 from ._artifacts import (
     ArtifactNotFoundError,
     ArtifactStore,
@@ -26,14 +28,7 @@ if TYPE_CHECKING:
     from ._config import ResultBudgetConfig, Tier
 
 
-def __getattr__(name: str) -> object:
-    if name not in ("ResultBudgetConfig", "Tier"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import _config
-
-    value = getattr(_config, name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, dict.fromkeys(("ResultBudgetConfig", "Tier"), "_config"))
 
 
 __all__ = [
