@@ -34,9 +34,10 @@ TABLES_GROUP = "toolhooks.tables"
 """Entry-point group of top-level tables an add-on owns: ``mcp = "toolhooks_mcp:McpTable"``
 names the pydantic model (extra="forbid") that validates ``[mcp]``."""
 KNOWN_ADDON_TABLES = {"mcp": "toolhooks-mcp"}
+"""Tables of add-ons toolhooks knows of: a config using one without the add-on says what to install."""
+
 if TYPE_CHECKING:
     from ._framework import FrameworkSettings as FrameworkSettings
-"""Tables of add-ons toolhooks knows of: a config using one without the add-on says what to install."""
 
 
 def read_toml(path: Path) -> dict[str, Any]:
