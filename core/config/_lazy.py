@@ -61,16 +61,18 @@ def is_lazy(target: Any) -> bool:
     return isclass(target) and isinstance(getattr_static(target, "Config", None), LazyConfig)
 
 
-def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], object]:
-    """A package's module ``__getattr__`` (PEP 562) importing each name in ``exports`` from its
-    submodule (``{"MyConfig": "_config"}``) when first read, then keeping it in the package."""
+def lazy_exports(module: str, exports: Mapping[str, str]) -> Callable[[str], object]:
+    """A module's ``__getattr__`` (PEP 562) importing each name in ``exports`` from the module
+    named beside it, relative to ``module``'s package (``{"MyConfig": "._config"}``), when first
+    read, then keeping it in ``module``."""
 
     def __getattr__(name: str) -> object:
-        submodule = exports.get(name)
-        if submodule is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(import_module(f"{package}.{submodule}"), name)
-        setattr(sys.modules[package], name, value)
+        source = exports.get(name)
+        if source is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        target = sys.modules[module]
+        value = getattr(import_module(source, target.__package__), name)
+        setattr(target, name, value)
         return value
 
     return __getattr__

@@ -21,6 +21,7 @@ from ..stores._state import StateTable
 from ._keys import did_you_mean as did_you_mean
 from ._keys import keys_at as keys_at
 from ._keys import locate as locate
+from ._lazy import lazy_exports
 from ._loaded import LoadedConfig as LoadedConfig
 from ._tables import FRAMEWORK_KEYS as FRAMEWORK_KEYS
 from ._tables import PLUGINS_KEYS as PLUGINS_KEYS
@@ -201,10 +202,5 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
     return loaded
 
 
-def __getattr__(name: str) -> Any:
-    """``FrameworkSettings``, imported when first used (see ``_framework``)."""
-    if name != "FrameworkSettings":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from ._framework import FrameworkSettings
-
-    return FrameworkSettings
+# FrameworkSettings is imported when first used (see _framework).
+__getattr__ = lazy_exports(__name__, {"FrameworkSettings": "._framework"})

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ._config import CallLimitsConfig, LimitConfig
 
 
-__getattr__ = lazy_exports(__name__, dict.fromkeys(("CallLimitsConfig", "LimitConfig"), "_config"))
+__getattr__ = lazy_exports(__name__, dict.fromkeys(("CallLimitsConfig", "LimitConfig"), "._config"))
 
 
 __all__ = ["CallLimitsConfig", "CallLimitsPlugin", "LimitConfig"]

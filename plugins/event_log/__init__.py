@@ -20,14 +20,14 @@ if TYPE_CHECKING:
     from ._verify import Problem, Report, export, verify
 
 _LAZY = {
-    "EventLogConfig": "_config",
-    "log_files": "_reader",
-    "read_events": "_reader",
-    "unreadable": "_reader",
-    "Problem": "_verify",
-    "Report": "_verify",
-    "export": "_verify",
-    "verify": "_verify",
+    "EventLogConfig": "._config",
+    "log_files": "._reader",
+    "read_events": "._reader",
+    "unreadable": "._reader",
+    "Problem": "._verify",
+    "Report": "._verify",
+    "export": "._verify",
+    "verify": "._verify",
 }
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 __getattr__ = lazy_exports(
-    __name__, dict.fromkeys(("DetectorToggles", "LoopDetectionConfig"), "_config")
+    __name__, dict.fromkeys(("DetectorToggles", "LoopDetectionConfig"), "._config")
 )
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 _MODELS = ("ElevatedConfig", "NarrowingRules", "PolicyConfig", "ProfileConfig")
 
 
-__getattr__ = lazy_exports(__name__, dict.fromkeys(_MODELS, "_config"))
+__getattr__ = lazy_exports(__name__, dict.fromkeys(_MODELS, "._config"))
 
 
 __all__ = [

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ._config import ResultBudgetConfig, Tier
 
 
-__getattr__ = lazy_exports(__name__, dict.fromkeys(("ResultBudgetConfig", "Tier"), "_config"))
+__getattr__ = lazy_exports(__name__, dict.fromkeys(("ResultBudgetConfig", "Tier"), "._config"))
 
 
 __all__ = [
