@@ -81,6 +81,9 @@ def load_cases(path: str | os.PathLike[str]) -> list[Case]:
         raise ConfigError(f"{name}: cannot be read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{name}: not valid TOML: {error}") from None
+    except RecursionError:
+        # tomllib recurses into nested arrays and inline tables: thousands deep exhaust the stack
+        raise ConfigError("not valid TOML: nested too deeply to read", file=name) from None
     lines = [n for n, line in enumerate(text.splitlines(), 1) if re.match(r"\s*\[\[case\]\]", line)]
     unknown = set(data) - {"case", "config"}
     if unknown:

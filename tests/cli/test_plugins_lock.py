@@ -156,3 +156,30 @@ def test_doctor_shows_the_lock_state(cli, install_dist):
     assert checks["plugin second"]["status"] == "error"
     assert checks["plugin second"]["detail"].startswith("refused, not imported: not in the lock")
     assert checks["plugin first"]["status"] == "ok"
+
+
+DEEP = "[" * 3000 + "]" * 3000
+
+
+@pytest.mark.parametrize("command", [("plugins", "lock", "--check"), ("plugins",), ("doctor",)])
+def test_a_lock_nested_3000_deep_is_a_clear_error_not_a_traceback(cli, command):
+    """Issue #32 item 14: tomllib recurses into nested arrays; the stack ran out mid-command."""
+    config = cli.config('[plugins]\nlock = "deep.lock"\n')
+    (config.parent / "deep.lock").write_text(f"lock_version = 1\nx = {DEEP}\n")
+    result = cli(*command)
+    assert result.code == 1, result.out + result.err
+    said = result.out + result.err
+    assert "Traceback" not in said and "RecursionError" not in said
+    assert "deep.lock" in said and "nested too deeply to read" in said
+
+
+def test_a_case_file_nested_3000_deep_is_a_clear_error_not_a_traceback(cli):
+    cases = cli.cwd / "deep.cases.toml"
+    cases.write_text(f'[[case]]\nname = "deep"\ncall = {{name = "t", params = {{x = {DEEP}}}}}\n')
+    result = cli("test", str(cases))
+    assert result.code == 1, result.out + result.err
+    assert "Traceback" not in result.err and "RecursionError" not in result.err
+    assert (
+        result.err.strip()
+        == f"toolhooks: error: {cases}: not valid TOML: nested too deeply to read"
+    )
