@@ -165,6 +165,8 @@ def test_docs_build_with_warnings_as_errors(built: Path):
     plugins = (html / "reference" / "plugins.html").read_text()
     assert 'id="toolhooks.plugins.policy.PolicyPlugin.explain"' in plugins
     assert 'id="toolhooks.testing.require"' in (html / "reference" / "testing.html").read_text()
+    kit = (html / "reference" / "kit.html").read_text()
+    assert 'id="toolhooks.kit.canonical_json"' in kit and 'id="toolhooks.kit.SharedState"' in kit
     config = (html / "reference" / "config.html").read_text()
     for key in LoopDetectionPlugin.Config.model_fields:
         assert f'<span class="pre">{key}</span>' in config, key
@@ -227,6 +229,7 @@ def test_the_examples_are_found_where_the_pages_have_them(built: Path):
     for page in ("tutorial/first-plugin", "tutorial/first-policy", "tutorial/first-approval"):
         assert found[page] and all(example.expected for example in found[page]), page
     assert found["tutorial/first-policy"][0].config is not None
+    assert [bool(example.expected) for example in found["reference/kit"]] == [True]  # PLUGINS.md's
     for page in ("how-to/langchain", "how-to/pydantic-ai", "how-to/openai-agents"):
         assert len(found[page]) == 1, page  # the contrib README's example, included
 

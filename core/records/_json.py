@@ -59,6 +59,7 @@ def short(text: str) -> str:
 
 
 def short_repr(value: Any) -> str:
+    """``repr(value)`` cut to 200 characters; never raises (a failing ``__repr__`` is named)."""
     try:
         return short(repr(value))
     except Exception:

@@ -30,10 +30,12 @@ class LazyLogger:
         return self._logger
 
     def debug(self, message: object, *args: object, **kwargs: Any) -> None:
+        """``Logger.debug``; dropped unread while ``logging`` was never imported."""
         if self._logger is not None or "logging" in sys.modules:
             self._real().debug(message, *args, **kwargs)
 
     def info(self, message: object, *args: object, **kwargs: Any) -> None:
+        """``Logger.info``; dropped unread while ``logging`` was never imported."""
         if self._logger is not None or "logging" in sys.modules:
             self._real().info(message, *args, **kwargs)
 

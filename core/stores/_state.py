@@ -86,6 +86,7 @@ class SharedState:
 
     @property
     def label(self) -> str:
+        """The URL without its password, for messages."""
         return redact_url(self.url)
 
     def key(self, *parts: str) -> str:
@@ -116,6 +117,7 @@ class SharedState:
             ) from exc
 
     def close(self) -> None:
+        """Close the client, if one was made; the next operation makes a new one."""
         with self._lock:
             client, self._client = self._client, None
         if client is not None:

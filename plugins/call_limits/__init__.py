@@ -1,12 +1,12 @@
 """call_limits: caps on how often tools may be called, per run, session, sender or globally.
 
 The config models are imported when first used (PEP 562): a runtime with no
-``[plugins.call_limits]`` table never builds them (see ``toolhooks.config._lazy``).
+``[plugins.call_limits]`` table never builds them (see :class:`toolhooks.kit.LazyConfig`).
 """
 
 from typing import TYPE_CHECKING
 
-from toolhooks.config._lazy import lazy_exports
+from toolhooks.kit import lazy_exports
 
 from ._plugin import CallLimitsPlugin
 

@@ -7,8 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolhooks import BeforeToolCallResult, ToolCall, emit, hookimpl
-from toolhooks.config._lazy import ConfigOnRead, LazyConfig
-from toolhooks.stores._state import StateUnavailable
+from toolhooks.kit import ConfigOnRead, LazyConfig, StateUnavailable
 
 from ._counters import Check, Counters, MemoryCounters
 from ._defaults import DEFAULTS
@@ -29,7 +28,7 @@ class CallLimitsPlugin:
     name = "call_limits"
     priority: ClassVar[int] = -1_000
     # Built only for a [plugins.call_limits] table, a mapping, or when read: with no table the
-    # plugin runs on DEFAULTS, a plain record (config._lazy).
+    # plugin runs on DEFAULTS, a plain record (toolhooks.kit.LazyConfig).
     Config = LazyConfig["CallLimitsConfig"](f"{__package__}._config", "CallLimitsConfig")
     if TYPE_CHECKING:
         config: CallLimitsConfig

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from toolhooks.stores._state import SharedState
+from toolhooks.kit import SharedState
 
 from ._counters import Check, Refusal
 

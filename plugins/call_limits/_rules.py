@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from toolhooks import ConfigError, ToolCall
-from toolhooks.registry._names import Wildcards
+from toolhooks.kit import Wildcards
 
 from ._rate import parse_rate
 

@@ -3,12 +3,12 @@
 The reader and the verifier (``read_events``, ``verify``, ...) are imported when first used
 (PEP 562): a process that only writes the log does not build them (the entry point imports this
 package; they were 15 M instructions of a cold start, callgrind); so is ``EventLogConfig``, which
-a log with no ``[plugins.event_log]`` table never builds (see ``toolhooks.config._lazy``).
+a log with no ``[plugins.event_log]`` table never builds (see :class:`toolhooks.kit.LazyConfig`).
 """
 
 from typing import TYPE_CHECKING
 
-from toolhooks.config._lazy import lazy_exports
+from toolhooks.kit import lazy_exports
 
 from ._chain import read_key
 from ._plugin import EventLogPlugin

@@ -1,6 +1,6 @@
 """Turning an Event into one JSON line: the envelope, then the stage's own fields.
 
-The bytes come from :func:`toolhooks.records._json.json_line` (orjson when installed, the same bytes
+The bytes come from :func:`toolhooks.kit.json_line` (orjson when installed, the same bytes
 without it). A line over ``max_line_bytes`` is encoded again with long strings cut to their head
 and tail and long containers shortened, marked ``"_truncated": true``; if even that is too long,
 only the envelope is kept. Encoding never raises.
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolhooks import Event
-from toolhooks.records._json import json_line, sanitize, short_repr
+from toolhooks.kit import json_line, sanitize, short_repr
 
 ENVELOPE = ("ts", "event", "trace_id", "call_id", "session_id", "tool", "plugin")
 _SHRUNK_STRING = 1_000

@@ -8,8 +8,7 @@ from collections.abc import Container, Iterable
 from typing import TYPE_CHECKING
 
 from toolhooks import Event, hookimpl
-from toolhooks.config._lazy import ConfigOnRead, LazyConfig
-from toolhooks.registry._names import name_patterns
+from toolhooks.kit import ConfigOnRead, LazyConfig, name_patterns
 
 from ._chain import KEY_ENV, Chain, read_key
 from ._defaults import CALL_END_EVENTS, DEFAULTS, EventLogDefaults
@@ -40,7 +39,7 @@ class EventLogPlugin:
     name = "event_log"
     priority = 0
     # Built only for a [plugins.event_log] table or when read: with no table the plugin runs on
-    # DEFAULTS, a plain record (config._lazy).
+    # DEFAULTS, a plain record (toolhooks.kit.LazyConfig).
     Config = LazyConfig["EventLogConfig"](f"{__package__}._config", "EventLogConfig")
     if TYPE_CHECKING:
         config: EventLogConfig

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from toolhooks.records._log import LazyLogger
+from toolhooks.kit import LazyLogger
 
 from ._chain import Chain
 from ._files import FILE_MODE, NO_FOLLOW, lock_file, shift_backups, tail_is_torn, unlock_file

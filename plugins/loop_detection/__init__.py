@@ -1,12 +1,12 @@
 """loop_detection: warns an agent that repeats itself, then blocks the loop (on by default).
 
 The config models are imported when first used (PEP 562): a runtime with no
-``[plugins.loop_detection]`` table never builds them (see ``toolhooks.config._lazy``).
+``[plugins.loop_detection]`` table never builds them (see :class:`toolhooks.kit.LazyConfig`).
 """
 
 from typing import TYPE_CHECKING
 
-from toolhooks.config._lazy import lazy_exports
+from toolhooks.kit import lazy_exports
 
 from ._detectors import DETECTOR_NAMES
 from ._plugin import LoopDetectionPlugin

@@ -6,7 +6,7 @@ in this process, sha256 (its first 8 bytes) once they are shared with other proc
 (``Signer(stable=True)``), where every process must compute the same one. In-process, params
 that are plain scalars (most calls) skip the text: their signature is hash() of a tuple that
 tells apart exactly what the text would (``_flat_key``).
-The JSON is :func:`toolhooks.records._json.canonical_json`, the text approval digests are taken over too:
+The JSON is :func:`toolhooks.kit.canonical_json`, the text approval digests are taken over too:
 bytes, sets, NaN, non-string keys, arbitrary objects and even cycles encode deterministically, so
 hashing never raises. An outcome hash is Python's keyed in-process string
 hash of the status and the result text (8 bytes, never zero); it is never persisted, so it need
@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic_core import to_json
 from toolhooks import ToolResult
-from toolhooks.records._json import canonical_json as canonical
-from toolhooks.registry._names import name_patterns
+from toolhooks.kit import canonical_json as canonical
+from toolhooks.kit import name_patterns
 
 _SIG_MASK = (1 << 64) - 1
 _OUT_MASK = (1 << 62) - 1

@@ -13,7 +13,7 @@ from toolhooks import (
     emit,
     hookimpl,
 )
-from toolhooks.config._lazy import ConfigOnRead, LazyConfig
+from toolhooks.kit import ConfigOnRead, LazyConfig
 
 from ._defaults import DEFAULTS, LoopDetectionDefaults
 from ._detectors import Detectors, Verdict
@@ -39,7 +39,7 @@ class LoopDetectionPlugin:
     name = "loop_detection"
     priority = 9_000
     # Built only for a [plugins.loop_detection] table, a mapping, or when read: with no table
-    # the plugin runs on DEFAULTS, a plain record (config._lazy).
+    # the plugin runs on DEFAULTS, a plain record (toolhooks.kit.LazyConfig).
     Config = LazyConfig["LoopDetectionConfig"](f"{__package__}._config", "LoopDetectionConfig")
     if TYPE_CHECKING:
         config: LoopDetectionConfig

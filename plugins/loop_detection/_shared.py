@@ -22,8 +22,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from toolhooks import ToolResult
-from toolhooks.records._json import canonical_json as canonical
-from toolhooks.stores._state import SharedState, StateUnavailable
+from toolhooks.kit import SharedState, StateUnavailable
+from toolhooks.kit import canonical_json as canonical
 
 from ._hashing import UNKNOWN_TOOL
 from ._state import SessionKey, SessionState

@@ -1,12 +1,12 @@
 """The built-in ``policy`` plugin: which tools a call may use, configured by ``[tools]``.
 
 The config models are imported when first used (PEP 562): a runtime with no ``[tools]`` table
-never builds them (see ``toolhooks.config._lazy``).
+never builds them (see :class:`toolhooks.kit.LazyConfig`).
 """
 
 from typing import TYPE_CHECKING
 
-from toolhooks.config._lazy import lazy_exports
+from toolhooks.kit import lazy_exports
 
 from ._builtins import BUILTIN_GROUPS, BUILTIN_PROFILES, EXTERNAL_BLOCKED_TOOLS, SIDE_EFFECT_TOOLS
 from ._plugin import PolicyPlugin

@@ -7,7 +7,7 @@ from typing import Final
 
 # The core enforces the external-origin block itself; the policy reports the same set with its
 # rule, so it is defined once, in the core.
-from toolhooks.pipeline._visibility import EXTERNAL_BLOCKED_TOOLS as EXTERNAL_BLOCKED_TOOLS
+from toolhooks.kit import EXTERNAL_BLOCKED_TOOLS as EXTERNAL_BLOCKED_TOOLS
 
 GROUP_PREFIX: Final = "group:"
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolhooks import BeforeToolCallResult, Origin, Sender, ToolCall, ToolSpec, emit, hookimpl
-from toolhooks.config._lazy import ConfigOnRead, LazyConfig
+from toolhooks.kit import ConfigOnRead, LazyConfig
 
 from ._defaults import DEFAULTS
 from ._engine import Policy
@@ -32,7 +32,7 @@ class PolicyPlugin:
     priority: ClassVar[int] = 10_000
     config_key: ClassVar[str] = "tools"
     # Built only for a [tools] table, a mapping, or when read: with no table the policy is
-    # compiled from DEFAULTS, a plain record (config._lazy).
+    # compiled from DEFAULTS, a plain record (toolhooks.kit.LazyConfig).
     Config = LazyConfig["PolicyConfig"](f"{__package__}._config", "PolicyConfig")
     if TYPE_CHECKING:
         config: PolicyConfig

@@ -13,7 +13,7 @@ from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from toolhooks.registry._names import Wildcards
+from toolhooks.kit import Wildcards
 
 from ._builtins import BUILTIN_PROFILES, FULL_PROFILE, GROUP_PREFIX, canonical_name
 

@@ -5,12 +5,12 @@ JSON-like results are summarized structurally, and the full text goes to a conte
 artifact store that :func:`read_artifact` (or the ``read_artifact_tool`` tool) pages through.
 
 The config models are imported when first used (PEP 562): a runtime with no
-``[plugins.result_budget]`` table never builds them (see ``toolhooks.config._lazy``).
+``[plugins.result_budget]`` table never builds them (see :class:`toolhooks.kit.LazyConfig`).
 """
 
 from typing import TYPE_CHECKING
 
-from toolhooks.config._lazy import lazy_exports
+from toolhooks.kit import lazy_exports
 
 from ._artifacts import (
     ArtifactNotFoundError,

@@ -6,9 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from toolhooks import AfterToolCallResult, ToolCall, ToolResult, emit, hookimpl
-from toolhooks.config._lazy import ConfigOnRead, LazyConfig
-from toolhooks.pipeline._render import render_content
-from toolhooks.records._log import LazyLogger
+from toolhooks.kit import ConfigOnRead, LazyConfig, LazyLogger, render_content
 
 from ._artifacts import ArtifactStore
 from ._defaults import DEFAULTS, ResultBudgetDefaults
@@ -34,7 +32,7 @@ class ResultBudgetPlugin:
     priority = -10_000
     # Built only for a [plugins.result_budget] table or when read (a trimmed result's JSON
     # summary reads it): with no table the plugin is set up from DEFAULTS, a plain record
-    # (config._lazy).
+    # (toolhooks.kit.LazyConfig).
     Config = LazyConfig["ResultBudgetConfig"](f"{__package__}._config", "ResultBudgetConfig")
     if TYPE_CHECKING:
         config: ResultBudgetConfig

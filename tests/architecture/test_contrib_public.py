@@ -1,5 +1,7 @@
-"""The contrib packages use only toolhooks' public API: a package that imports a private module
-breaks the day the core moves it (issue #22). Walks every import of every contrib source file."""
+"""The contrib packages and the built-in plugins use only toolhooks' public API: a package that
+imports a private module breaks the day the core moves it (issue #22), and a built-in that needs
+one shows a third party cannot write what it does (issue #33: ``toolhooks.kit`` is for that).
+Walks every import of every source file."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ from pathlib import Path
 
 import toolhooks
 
-CONTRIB = Path(__file__).resolve().parents[2] / "contrib"
+ROOT = Path(__file__).resolve().parents[2]
+CONTRIB = ROOT / "contrib"
+PLUGINS = ROOT / "plugins"
 
 
 def private_imports(path: Path) -> list[str]:
@@ -41,4 +45,13 @@ def test_contrib_imports_nothing_private_from_toolhooks() -> None:
     sources = sorted(CONTRIB.glob("*/src/**/*.py"))
     assert len(sources) > 20  # the walk really reads the packages
     found = [line for path in sources for line in private_imports(path)]
+    assert found == [], "\n".join(found)
+
+
+def test_the_builtin_plugins_import_nothing_private_from_toolhooks() -> None:
+    sources = sorted(p for p in PLUGINS.rglob("*.py") if "tests" not in p.parts)
+    assert len(sources) > 40
+    found = [
+        f"{path.relative_to(PLUGINS)}: {line}" for path in sources for line in private_imports(path)
+    ]
     assert found == [], "\n".join(found)

@@ -16,6 +16,7 @@ LAYERS = [
     ("config",),
     ("loading",),
     ("pipeline",),
+    ("kit",),
     ("approvals",),
     ("runtime",),
     ("testing", "web", "agents", "whatif"),

@@ -1,0 +1,80 @@
+"""toolhooks.kit: what the built-in plugins use besides the hooks, for anyone's plugin.
+
+The built-ins import nothing private of toolhooks: what they need beyond ``toolhooks`` itself
+is here, so a third-party plugin can do all they do.
+
+- Name patterns: :class:`Wildcards` and :func:`name_patterns` (``*`` matches any run of
+  characters; the matcher behind ``hookimpl(tools=)`` and every list of tool or event names).
+- JSON: :func:`canonical_json` (key-sorted text to hash: the same value gives the same text in
+  every process), :func:`json_line` (the bytes of one log line), :func:`sanitize` (a copy any
+  encoder takes), :func:`short_repr` (a bounded ``repr``) and :func:`render_content` (a tool's
+  return value as the text the model reads).
+- Shared state: :class:`SharedState` (the Redis of ``[state] url``, with its key prefix) and
+  :class:`StateUnavailable` (raised when it cannot be reached: decide whether to fail closed).
+- Lazy config: :class:`LazyConfig`, :class:`ConfigOnRead` and :func:`lazy_exports` keep a
+  plugin's pydantic model unbuilt until a table is given or someone reads it.
+- The logger: :class:`LazyLogger` (``logging`` imported only when something is really logged).
+- ``EXTERNAL_BLOCKED_TOOLS``: the tools a call of origin ``"external"`` never reaches, whatever
+  config and plugins say (the core enforces it; a policy-like plugin can report it).
+
+Each name is imported when first used (PEP 562), as in ``toolhooks``: importing the kit costs a
+plugin's start nothing it does not use.
+"""
+
+from __future__ import annotations
+
+from toolhooks.config._lazy import lazy_exports
+
+# Read as True by type checkers (the facade's reason for not importing typing is the same).
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from toolhooks.config._lazy import ConfigOnRead, LazyConfig
+    from toolhooks.pipeline._render import render_content
+    from toolhooks.pipeline._visibility import EXTERNAL_BLOCKED_TOOLS
+    from toolhooks.records._json import canonical_json, json_line, sanitize, short_repr
+    from toolhooks.records._log import LazyLogger
+    from toolhooks.registry._names import Wildcards, name_patterns
+    from toolhooks.stores._state import SharedState, StateUnavailable
+
+# The module that defines each name.
+_EXPORTS = {
+    "ConfigOnRead": "toolhooks.config._lazy",
+    "LazyConfig": "toolhooks.config._lazy",
+    "lazy_exports": "toolhooks.config._lazy",
+    "render_content": "toolhooks.pipeline._render",
+    "EXTERNAL_BLOCKED_TOOLS": "toolhooks.pipeline._visibility",
+    "canonical_json": "toolhooks.records._json",
+    "json_line": "toolhooks.records._json",
+    "sanitize": "toolhooks.records._json",
+    "short_repr": "toolhooks.records._json",
+    "LazyLogger": "toolhooks.records._log",
+    "Wildcards": "toolhooks.registry._names",
+    "name_patterns": "toolhooks.registry._names",
+    "SharedState": "toolhooks.stores._state",
+    "StateUnavailable": "toolhooks.stores._state",
+}
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+__all__ = [
+    "EXTERNAL_BLOCKED_TOOLS",
+    "ConfigOnRead",
+    "LazyConfig",
+    "LazyLogger",
+    "SharedState",
+    "StateUnavailable",
+    "Wildcards",
+    "canonical_json",
+    "json_line",
+    "lazy_exports",
+    "name_patterns",
+    "render_content",
+    "sanitize",
+    "short_repr",
+]
