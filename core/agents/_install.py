@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records._errors import ConfigError
+from ._python import toolhooks_argv
 from ._protocol import PROTOCOLS, AgentProtocol, ProtocolError, protocol
 from ._settings_files import (
     SCRIPT_MODE,
@@ -59,7 +60,9 @@ def hook_command(agent: str) -> str:
         return f"toolhooks hook {agent}"
     if here.exists():
         return f"{shlex.quote(str(here))} hook {agent}"
-    return f"{shlex.quote(sys.executable)} -m toolhooks hook {agent}"
+    # Not ``python -m toolhooks``: that puts the agent's working folder (the project) first on
+    # the import path (``_python``).
+    return shlex.join(toolhooks_argv("hook", agent))
 
 
 # -- install and undo ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import sys
 
 from . import _project
 from ._project import Project
+from ._python import toolhooks_argv
 
 Answer = tuple[bytes, bytes, int]
 """What the hook writes: stdout, stderr, exit code."""
@@ -32,7 +33,7 @@ def spawn(project: Project, options: tuple[str, ...] = ()) -> int:
         pass
     log = os.open(_project.LOG, flags, 0o600)
     try:
-        argv = [sys.executable, "-m", "toolhooks", "agentd", "--foreground", *options]
+        argv = toolhooks_argv("agentd", "--foreground", *options)
         if project.config is not None:
             argv += ["--config", project.config]
         actions = [
