@@ -10,7 +10,8 @@ Life cycle:
 - **Start.** Under ``.toolhooks/agentd.lock`` (``flock``): if a daemon answers on the socket,
   this one exits 0 at once (two hooks that start one at the same moment get one daemon);
   otherwise it builds the runtime (a config that does not load: exit 1, the hook answers
-  in-process), binds the socket, writes ``agentd.pid`` and lets go of the lock.
+  in-process), binds the socket (and the HTTP hook port: one another process holds is exit 1,
+  never a daemon on the Unix socket alone), writes ``agentd.pid`` and lets go of the lock.
 - **Serve.** Worker threads wait in ``accept`` and each answers the connection it takes
   (``_workers``); the daemon ends after ``[agents] idle_timeout_s`` with none in flight. A
   changed config rebuilds the runtime (``_served``).
@@ -47,6 +48,10 @@ STOP_GRACE_S = 10.0
 
 class AlreadyServing(Exception):
     """Another daemon answers on this project's socket."""
+
+
+class PortNotOurs(Exception):
+    """The HTTP hook port is held by another process: the daemon does not start."""
 
 
 class Daemon:
@@ -124,17 +129,26 @@ class Daemon:
         return server
 
     def _bind_tcp(self) -> Guard | None:
+        """The HTTP hook listener, when a port is configured. A port this daemon cannot bind
+        (another process, perhaps another user's, holds it) ends the start: Claude Code's HTTP
+        hook would send that process every event and the token, and obey its answers. The port
+        file is removed first, so it never names a port this daemon does not hold."""
         port = self._http_port_given
         if port is None and self.resident is not None:
             port = self.resident.settings.http_port
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(paths.PORT)
         if port is None:
             return None
+        token = load_token(paths.TOKEN)
         try:
-            token = load_token(paths.TOKEN)
             self.tcp = tcp_listener(port)
-        except OSError as error:  # the command hooks still work: say so and go on
-            logger.error("agentd: no HTTP hook listener on 127.0.0.1:%s: %s", port, error)
-            return None
+        except OSError as error:
+            raise PortNotOurs(
+                f"127.0.0.1:{port} for HTTP hooks cannot be bound ({error.strerror or error}); "
+                "another process holds it, and an HTTP hook sent there would give it every event "
+                "and the token: free the port or choose another ([agents] http_port, --http-port)"
+            ) from None
         bound = self.tcp.getsockname()[1]
         _write_private(paths.PORT, f"{bound}\n")
         logger.info("agentd: HTTP hooks on http://127.0.0.1:%d/hook/AGENT", bound)

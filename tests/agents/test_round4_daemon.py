@@ -72,3 +72,28 @@ def test_the_hook_command_without_a_console_script_keeps_the_project_off_the_pat
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.glob("imported-*")) == []
+
+
+# -- item 3: a held HTTP hook port stops the start ------------------------------------------------
+
+
+def test_agentd_refuses_to_start_when_another_process_holds_the_http_port(tmp_path: Path) -> None:
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    port = holder.getsockname()[1]
+    try:
+        project = Project(tmp_path)
+        project.write_config(config(agents=f"http_port = {port}"))
+        project.state.mkdir(mode=0o700)
+        stale = project.state / "agentd.port"
+        stale.write_text(f"{port}\n")  # a port file left from when the port was ours
+        started = project.cli("agentd")
+        assert started.returncode != 0
+        assert f"127.0.0.1:{port}" in started.stderr and "another process" in started.stderr
+        assert "Traceback" not in started.stderr
+        assert not stale.exists()
+        assert project.pid() is None
+        assert project.cli("agentd", "--status").returncode != 0
+    finally:
+        holder.close()
