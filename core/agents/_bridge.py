@@ -112,6 +112,13 @@ class AgentBridge:
                 return proto.render(event, HookAnswer(action="none"))
             return proto.refuse(payload, reason)
 
+    def refuse(self, agent: str, reason: str, size: int) -> HookReply:
+        """Refuse an event that was never read whole (over the daemon's limit), in ``agent``'s
+        protocol, and log it as ``agent.refused``."""
+        proto = protocol(agent)
+        self._refused(agent, None, reason, size)
+        return proto.refuse(None, reason)
+
     def answer(self, proto: AgentProtocol, event: HookEvent) -> HookAnswer:
         """toolhooks' answer to ``event`` (before ``proto`` renders it)."""
         if event.phase == "before":

@@ -64,9 +64,27 @@ class Request:
     body: bytes = b""
 
 
+class TooLarge(BadRequest):
+    """A body over the limit (413); ``unread``: how much of it is still to come, when its
+    ``Content-Length`` says (None: chunked, up to the end); ``size``: the body's size as far as
+    it is known."""
+
+    def __init__(self, message: str, *, size: int, unread: int | None = None) -> None:
+        super().__init__(413, message)
+        self.size = size
+        self.unread = unread
+
+
 def read_request(conn: socket.socket, limit: int) -> Request:
     """One request from ``conn``: the head (at most ``MAX_HEAD`` bytes) and a body of at most
     ``limit`` bytes (``Content-Length``, or chunked); ``BadRequest`` for anything else."""
+    request, rest = read_head(conn)
+    return with_body(conn, request, rest, limit)
+
+
+def read_head(conn: socket.socket) -> tuple[Request, bytes]:
+    """The request's head (a ``Request`` with no body yet) and the bytes read past it: who is
+    asking is checked from the head before any body is read (issue #32 item 9)."""
     buffer = bytearray()
     end = -1
     while end < 0:
@@ -90,14 +108,40 @@ def read_request(conn: socket.socket, limit: int) -> Request:
         if not colon or not name or name != name.strip():
             raise BadRequest(400, f"a header line is malformed: {line[:80]!r}")
         headers[name.lower()] = value.strip()
-    rest = bytes(buffer[end + 4 :])
+    return Request(method=parts[0], path=parts[1], headers=headers), bytes(buffer[end + 4 :])
+
+
+def with_body(conn: socket.socket, request: Request, rest: bytes, limit: int) -> Request:
+    """``request`` with its body read (``rest``: what ``read_head`` read past the head);
+    ``TooLarge`` past ``limit`` bytes, before reading them."""
+    headers = request.headers
     if headers.get("transfer-encoding", "").lower() == "chunked":
         body = _read_chunked(conn, rest, limit)
     elif "transfer-encoding" in headers:
         raise BadRequest(400, "only the chunked transfer encoding is understood")
     else:
         body = _read_sized(conn, rest, headers, limit)
-    return Request(method=parts[0], path=parts[1], headers=headers, body=body)
+    return Request(method=request.method, path=request.path, headers=headers, body=body)
+
+
+def drain(conn: socket.socket, unread: int | None, deadline: float) -> None:
+    """Read and drop what is left of a body that is not used (``unread`` bytes, or up to EOF)
+    until ``deadline`` (``time.monotonic()``), after its answer is sent: a peer still sending
+    when its connection is closed gets a reset, and may never read the answer."""
+    import time
+
+    left = unread
+    while left is None or left > 0:
+        if time.monotonic() > deadline:
+            return
+        try:
+            chunk = conn.recv(1 << 20 if left is None else min(left, 1 << 20))
+        except OSError:
+            return
+        if not chunk:
+            return
+        if left is not None:
+            left -= len(chunk)
 
 
 def _read_sized(conn: socket.socket, rest: bytes, headers: Mapping[str, str], limit: int) -> bytes:
@@ -110,7 +154,11 @@ def _read_sized(conn: socket.socket, rest: bytes, headers: Mapping[str, str], li
         raise BadRequest(400, f"Content-Length is not a number: {given[:40]!r}")
     size = int(given)
     if size > limit:
-        raise BadRequest(413, f"the body is {size} bytes, over the limit of {limit}")
+        raise TooLarge(
+            f"the body is {size} bytes, over the limit of {limit}",
+            size=size,
+            unread=size - len(rest),
+        )
     return _read_exactly(conn, rest, size)
 
 
@@ -155,7 +203,7 @@ def _read_chunked(conn: socket.socket, rest: bytes, limit: int) -> bytes:
                 pass
             return bytes(body)
         if len(body) + size > limit:
-            raise BadRequest(413, f"the body is over the limit of {limit} bytes")
+            raise TooLarge(f"the body is over the limit of {limit} bytes", size=len(body) + size)
         chunk = _read_exactly(conn, bytes(pending), size + 2)
         del pending[: min(len(pending), size + 2)]
         body += chunk[:size]

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from ..records._errors import ConfigError
-from ._python import toolhooks_argv
 from ._protocol import PROTOCOLS, AgentProtocol, ProtocolError, protocol
+from ._python import toolhooks_argv
 from ._settings_files import (
     SCRIPT_MODE,
     dump,

@@ -151,6 +151,8 @@ def read_payload(raw: bytes, limit: int = MAX_PAYLOAD_BYTES) -> dict[str, Any]:
         payload = json.loads(text)
     except ValueError as error:
         raise ProtocolError(f"the hook event is not JSON (truncated?): {error}") from None
+    except RecursionError:  # an answer is owed all the same: refused, in the agent's protocol
+        raise ProtocolError("the hook event is JSON nested too deeply to read") from None
     if not isinstance(payload, dict):
         raise ProtocolError(f"the hook event is JSON but not an object ({type(payload).__name__})")
     return payload

@@ -32,16 +32,21 @@ from ._http import (
     BadRequest,
     Guard,
     Request,
+    TooLarge,
+    drain,
     error_response,
     hook_body,
-    read_request,
+    read_head,
     response,
+    with_body,
 )
 from ._project import Project
 from ._protocol import PROTOCOLS, HookReply
 from ._served import Mismatch, Resident
 
 logger = logging.getLogger("toolhooks.agents.agentd")
+DRAIN_S = 30.0
+"""How long the rest of a body over the limit is read (and dropped) after its answer is sent."""
 
 
 class Routes:
@@ -63,25 +68,45 @@ class Routes:
 
     def serve(self, conn: socket.socket, kind: str) -> None:
         limit = max(STDIN_LIMIT + 1, self.resident.settings.max_payload_bytes + 1)
+        too_large: TooLarge | None = None
         try:
-            request = read_request(conn, limit)
+            head, rest = read_head(conn)
             if kind == "tcp":
+                # Who asks is known from the head: nobody without the token makes the daemon
+                # read (and hold) a body.
                 assert self.guard is not None
-                refused = self.guard.check(request)
+                refused = self.guard.check(head)
                 if refused is not None:
                     raise refused
-            answer = self.route(request, kind)
+            try:
+                request = with_body(conn, head, rest, limit)
+            except TooLarge as big:
+                answer, too_large = self._too_large(head, kind, big), big
+            else:
+                answer = self.route(request, kind)
         except BadRequest as bad:
             answer = error_response(bad.status, str(bad))
         except (OSError, TimeoutError):
             return  # the peer went away or stalled: nobody to answer
         with contextlib.suppress(OSError):
             conn.sendall(answer)
+        if too_large is not None:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_WR)
+            drain(conn, too_large.unread, time.monotonic() + DRAIN_S)
+
+    def _hook_agent(self, request: Request, kind: str) -> tuple[str, str] | None:
+        """``(section, agent)`` when ``request`` asks for a hook's answer on this listener."""
+        section, _, agent = request.path.split("?", 1)[0].lstrip("/").partition("/")
+        if section == "hook" or (section == "run" and kind == "unix"):
+            return section, agent
+        return None
 
     def route(self, request: Request, kind: str) -> bytes:
         method, path = request.method, request.path.split("?", 1)[0]
-        section, _, agent = path.lstrip("/").partition("/")
-        if section == "hook" or (section == "run" and kind == "unix"):
+        hook = self._hook_agent(request, kind)
+        if hook is not None:
+            section, agent = hook
             if method != "POST":
                 raise BadRequest(405, f"{path} takes POST")
             if agent not in PROTOCOLS:
@@ -99,6 +124,25 @@ class Routes:
             return response(200, b'{"stopping": true}', content_type="application/json")
         raise BadRequest(404, f"nothing at {method} {path}")
 
+    def _too_large(self, request: Request, kind: str, big: TooLarge) -> bytes:
+        """An HTTP hook's event over the limit is refused in the agent's protocol, as any other
+        event toolhooks cannot read, and logged: Claude Code reads a 413 as a non-blocking error
+        and runs the tool. Any other request gets the 413 (the hook client's ``/run`` form then
+        answers in-process, which refuses the event as too big)."""
+        hook = self._hook_agent(request, kind)
+        if hook is None or hook[0] != "hook" or request.method != "POST":
+            raise big
+        agent = hook[1]
+        if agent not in PROTOCOLS:
+            raise big
+        start = time.perf_counter()
+        logger.warning("agentd: refused a %s hook event: %s", agent, big)
+        reply = self.resident.refuse(agent, f"the hook event is too big: {big}", big.size)
+        self.answered += 1
+        status, body = hook_body(reply)
+        timing = {"Server-Timing": _timing(start)}
+        return response(status, body, content_type="application/json", headers=timing)
+
     def _run(self, request: Request, agent: str) -> bytes:
         start = time.perf_counter()
         given = request.headers.get("x-toolhooks-config", "")
@@ -110,17 +154,17 @@ class Routes:
             reply = self._answer(agent, request.body, config)
         except Mismatch as mismatch:
             raise BadRequest(409, str(mismatch)) from None
-        out = reply.stdout.encode("utf-8", "surrogatepass")
-        err = reply.stderr.encode("utf-8", "surrogatepass")
-        headers = {
-            "X-Toolhooks-Exit-Code": str(reply.exit_code),
-            "X-Toolhooks-Stdout-Length": str(len(out)),
-            "Server-Timing": _timing(start),
-        }
-        return response(200, out + err, content_type="application/octet-stream", headers=headers)
+        return _run_response(reply, start)
 
     def _answer(self, agent: str, raw: bytes, config: str | None) -> HookReply:
-        reply = self.resident.answer(agent, raw, config)
+        try:
+            reply = self.resident.answer(agent, raw, config)
+        except Mismatch:
+            raise
+        except Exception as error:  # the bridge never raises; if it did, still fail closed
+            logger.exception("agentd: a %s hook event failed", agent)
+            reason = f"toolhooks failed: {type(error).__name__}: {error}"
+            reply = self.resident.refuse(agent, reason, len(raw))
         self.answered += 1
         return reply
 
@@ -140,6 +184,18 @@ class Routes:
     def refuse_peer(self, conn: socket.socket) -> None:
         with contextlib.suppress(OSError):
             conn.sendall(error_response(403, "this daemon answers its own user only"))
+
+
+def _run_response(reply: HookReply, start: float) -> bytes:
+    """The hook client's form of ``reply`` (``POST /run/AGENT``)."""
+    out = reply.stdout.encode("utf-8", "surrogatepass")
+    err = reply.stderr.encode("utf-8", "surrogatepass")
+    headers = {
+        "X-Toolhooks-Exit-Code": str(reply.exit_code),
+        "X-Toolhooks-Stdout-Length": str(len(out)),
+        "Server-Timing": _timing(start),
+    }
+    return response(200, out + err, content_type="application/octet-stream", headers=headers)
 
 
 def _timing(start: float) -> str:

@@ -103,12 +103,21 @@ class Served:
         answer, and a daemon killed after that must not take the call's audit lines with it (an
         in-process hook writes them when it closes its runtime). One write per hook."""
         reply = self.bridge.handle(agent, raw)
+        self._flush()
+        return reply
+
+    def refuse(self, agent: str, reason: str, size: int) -> HookReply:
+        """The bridge's refusal of an event never read whole, once its log line is written."""
+        reply = self.bridge.refuse(agent, reason, size)
+        self._flush()
+        return reply
+
+    def _flush(self) -> None:
         for flush in self._flushes:
             try:
                 flush()
             except Exception:  # a plugin's flush failing is its own error, not the answer's
                 logger.exception("agentd: a plugin's flush failed")
-        return reply
 
     def close(self) -> None:
         try:
@@ -144,6 +153,19 @@ class Resident:
             return run_in_process(agent, raw, config=Path(self.config) if self.config else None)
         try:
             return served.handle(agent, raw)
+        finally:
+            self.release(served)
+
+    def refuse(self, agent: str, reason: str, size: int) -> HookReply:
+        """``reason``'s refusal of an event that was never read whole, logged (``agent.refused``)
+        by the current runtime; by the agent's protocol alone while the config is broken."""
+        served = self.acquire(self.config)
+        if served is None:
+            from ._protocol import protocol
+
+            return protocol(agent).refuse(None, reason)
+        try:
+            return served.refuse(agent, reason, size)
         finally:
             self.release(served)
 

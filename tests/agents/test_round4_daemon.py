@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,9 @@ raise ImportError("a planted {name}")
 """
 
 
-def hook(root: Path, stdin: bytes, *, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def hook(
+    root: Path, stdin: bytes, *, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("TOOLHOOKS_")}
     return subprocess.run(
         [SCRIPT, "hook", "claude-code"], input=stdin, cwd=root, env={**clean, **(env or {})},
@@ -97,3 +100,75 @@ def test_agentd_refuses_to_start_when_another_process_holds_the_http_port(tmp_pa
         assert project.cli("agentd", "--status").returncode != 0
     finally:
         holder.close()
+
+
+# -- items 9 and 10: the HTTP hook listener ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Project, int, str]]:
+    from test_http_hook import start
+
+    root = tmp_path_factory.mktemp("round4-http")
+    yield start(root)
+    stop_daemons_under(root)
+
+
+def raw_http(port: int, data: bytes, *, shut: bool = True) -> tuple[int, bytes]:
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as conn:
+        conn.sendall(data)
+        if shut:
+            conn.shutdown(socket.SHUT_WR)
+        answer = receive_all(conn)
+    status_line, _, rest = answer.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+def test_the_token_is_checked_before_the_body_is_read(http: tuple[Project, int, str]) -> None:
+    _, port, _ = http
+    head = (
+        f"POST /hook/claude-code HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        "Authorization: Bearer not-the-token-but-long-enough\r\nContent-Length: 30000000\r\n\r\n"
+    )
+    # No body follows: a daemon that reads the body first answers "closed before the body ended".
+    status, body = raw_http(port, head.encode())
+    assert status == 401, body
+
+
+def refusals(project: Project) -> list[dict[str, object]]:
+    return [e for e in project.events() if e["event"] == "agent.refused"]
+
+
+def test_tool_input_nested_100000_deep_is_blocked_and_logged(
+    http: tuple[Project, int, str],
+) -> None:
+    project, port, token = http
+    from test_http_hook import post
+
+    before_count = len(refusals(project))
+    deep = b'{"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash", '
+    deep += b'"tool_input": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    status, body = post(port, deep, token=token)
+    assert status == 200, body
+    assert json.loads(body)["decision"] == "block"
+    assert "nested too deeply" in json.loads(body)["reason"]
+    assert len(refusals(project)) == before_count + 1
+    command = project.hook(deep)  # the command hook too: refused, in the agent's protocol
+    assert command.returncode == 2 and b"nested too deeply" in command.stderr
+
+
+def test_an_event_over_the_body_limit_is_blocked_and_logged(http: tuple[Project, int, str]) -> None:
+    project, port, token = http
+    from test_http_hook import post
+
+    before_count = len(refusals(project))
+    filler = b"x" * (33 * 1024 * 1024)
+    big = before("echo hi")[:-1] + b', "padding": "' + filler + b'"}'
+    status, body = post(port, big, token=token)
+    assert status == 200, body
+    assert json.loads(body)["decision"] == "block"
+    assert "too big" in json.loads(body)["reason"]
+    found = refusals(project)
+    assert len(found) == before_count + 1
+    assert "over the limit" in str(found[-1]["reason"]) and found[-1]["bytes"] == len(big)
+    assert post(port, before("echo hi", call="toolu_after_big"), token=token)[0] == 200
