@@ -42,6 +42,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "toolhooks.cli._new",
         "start a plugin package: entry point, example hooks, tests, policy cases, CI",
     ),
+    "rules": (
+        "toolhooks.cli._rules",
+        "print an agent's own permission rules (Claude Code, Gemini CLI, Codex) as [[rules]]",
+    ),
     "replay": (
         "toolhooks.cli._replay",
         "feed a recorded transcript (JSONL) through the pipeline and print every decision",
