@@ -16,7 +16,8 @@ The three formats, as the agents document them:
 - Codex ``.rules`` (Starlark): ``prefix_rule(pattern=[...], decision=..., justification=...,
   match=[...], not_match=[...])``; the strictest decision wins, as in toolhooks.
 
-Stdlib only: the command prints TOML text and never builds a runtime.
+Stdlib only: the command prints TOML text and never builds a runtime. Over 300 lines on purpose:
+one concept, three readers sharing one record and one TOML writer.
 """
 
 from __future__ import annotations
