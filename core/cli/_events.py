@@ -13,6 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..events._events import EVENT_NAMES
+from ..events._names import (
+    HOOK_ERROR,
+    LOOP_CRITICAL,
+    LOOP_WARNING,
+    POLICY_DENIED,
+    TOOL_BLOCKED,
+)
 from ..registry._names import name_patterns
 from ._common import event_log_module
 from ._output import RED, YELLOW, output_width, paint
@@ -28,19 +35,14 @@ EVENT_WIDTH = 21
 PLUGIN_WIDTH = 16
 DETAIL_WIDTH = 160
 HANDLE_CHARS = 8
-KNOWN_EVENTS = (
-    *EVENT_NAMES,
-    "approval.deferred",
-    "approval.edited",
-    "policy.denied",
-)
+KNOWN_EVENTS = (*EVENT_NAMES, POLICY_DENIED)
 """Event names the core and the built-in plugins emit (``--event`` warns about others)."""
 ALERT_EVENTS = {
-    "tool.blocked": RED,
-    "loop.critical": RED,
-    "hook.error": RED,
-    "policy.denied": RED,
-    "loop.warning": YELLOW,
+    TOOL_BLOCKED: RED,
+    LOOP_CRITICAL: RED,
+    HOOK_ERROR: RED,
+    POLICY_DENIED: RED,
+    LOOP_WARNING: YELLOW,
 }
 
 

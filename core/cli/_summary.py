@@ -7,6 +7,23 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..events._names import (
+    APPROVAL_IGNORED,
+    APPROVAL_REQUESTED,
+    APPROVAL_RESOLVED,
+    HOOK_DECISION,
+    HOOK_ERROR,
+    LOOP_CRITICAL,
+    LOOP_WARNING,
+    PARAMS_CONFLICT,
+    PARAMS_FROZEN_IGNORED,
+    POLICY_DENIED,
+    RESULT_TRIMMED,
+    TOOL_BLOCKED,
+    TOOL_FINISHED,
+    TOOL_INJECTED,
+    TOOL_PROPOSED,
+)
 from ._table import clean, cut
 
 ENVELOPE = ("ts", "event", "trace_id", "call_id", "session_id", "tool", "plugin")
@@ -28,43 +45,43 @@ def summarize(event: dict[str, Any], full: bool = False) -> str:
     name = event.get("event")
     data = {key: value for key, value in event.items() if key not in ENVELOPE}
     get = data.get
-    if name == "tool.proposed":
+    if name == TOOL_PROPOSED:
         extra = [
             f"{key}={get(key)}"
             for key in ("origin", "agent_id", "sender")
             if get(key) not in (None, "agent")
         ]
         return " ".join([f"params={short(get('params', {}))}", *extra])
-    if name == "hook.decision":
+    if name == HOOK_DECISION:
         return _decision(data, short)
-    if name == "hook.error":
+    if name == HOOK_ERROR:
         return f"{get('hook')} failed: {short(get('error'))} (on_error={get('on_error')})"
-    if name == "params.conflict":
+    if name == PARAMS_CONFLICT:
         return f"field {get('field')!r} written by {' then '.join(map(str, get('plugins') or []))}"
-    if name == "params.frozen_ignored":
+    if name == PARAMS_FROZEN_IGNORED:
         return f"ignored params {get('fields')} (frozen by {get('approval_plugin')}'s approval)"
-    if name == "approval.ignored":
+    if name == APPROVAL_IGNORED:
         return f"ignored request {short(get('title'))!r} ({get('approval_plugin')} asked first)"
-    if name == "tool.blocked":
+    if name == TOOL_BLOCKED:
         return f"blocked by {get('by')}: {short(get('reason'), 140)}"
-    if name == "approval.requested":
+    if name == APPROVAL_REQUESTED:
         return f"{get('severity')}: {short(get('title'))!r} (id {get('approval_id')})"
-    if name == "approval.resolved":
+    if name == APPROVAL_RESOLVED:
         how = " (remembered)" if get("remembered") else ""
         who = f" by {get('by')}" if get("by") else ""
         why = f": {short(get('reason'))}" if get("reason") else ""
         return f"{get('decision')}{how}{who}{why}"
-    if name == "tool.finished":
+    if name == TOOL_FINISHED:
         error = f" {short(get('error'))}" if get("error") else ""
         return f"{get('status')} in {get('duration_ms')} ms{error}"
-    if name == "result.trimmed":
+    if name == RESULT_TRIMMED:
         return f"{get('original_chars')} -> {get('kept_chars')} chars ({get('mode')}), artifact {get('artifact')}"
-    if name in ("loop.warning", "loop.critical"):
+    if name in (LOOP_WARNING, LOOP_CRITICAL):
         return f"{get('detector')} count {get('count')}: {short(get('message'), 140)}"
-    if name == "tool.injected":
+    if name == TOOL_INJECTED:
         trimmed = f", truncated, artifact {get('artifact')}" if get("truncated") else ""
         return f"{get('status')}, {get('chars')} chars{trimmed}{_quiet(get('quiet'), short)}"
-    if name == "policy.denied":
+    if name == POLICY_DENIED:
         return f"rule {get('rule')} ({short(get('detail'))})"
     return " ".join(f"{key}={short(value, 60)}" for key, value in data.items())
 

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from ..events._events import Event
+from ..events._names import HOOK_DECISION, TOOL_PROPOSED
 from ..registry._hookimpl import hookimpl
 from ..runtime._runtime import Runtime
 from . import _table
@@ -29,8 +30,8 @@ class _Trail:
 
     @hookimpl
     def on_event(self, event: Event) -> None:
-        self.proposed = self.proposed or event.event == "tool.proposed"
-        if event.event == "hook.decision" and event.plugin:
+        self.proposed = self.proposed or event.event == TOOL_PROPOSED
+        if event.event == HOOK_DECISION and event.plugin:
             data = dict(event.data)
             if data.get("hook", "before_tool_call") == "before_tool_call":
                 self.answers[event.plugin] = data

@@ -32,6 +32,20 @@ from pathlib import Path
 from typing import Any
 
 from ..events._events import Event
+from ..events._names import (
+    APPROVAL_DEFERRED,
+    APPROVAL_EDITED,
+    APPROVAL_REQUESTED,
+    APPROVAL_RESOLVED,
+    HOOK_DECISION,
+    HOOK_ERROR,
+    LOOP_CRITICAL,
+    LOOP_WARNING,
+    PARAMS_CONFLICT,
+    POLICY_DENIED,
+    RESULT_TRIMMED,
+    TOOL_BLOCKED,
+)
 from ..records._call_fields import MAPPING_FIELDS
 from ..records._results import DECISIONS, ApprovalDecision, PendingApproval
 from ..registry._hookimpl import hookimpl
@@ -41,18 +55,18 @@ EXTRA_KEYS = ("result", "error", "approve", "edit", "note")
 RESUME_KEYS = ("resume", "approve", "edit", "note")
 KEPT_EVENTS = frozenset(
     {
-        "hook.decision",
-        "hook.error",
-        "params.conflict",
-        "tool.blocked",
-        "approval.requested",
-        "approval.deferred",
-        "approval.resolved",
-        "approval.edited",
-        "result.trimmed",
-        "loop.warning",
-        "loop.critical",
-        "policy.denied",
+        HOOK_DECISION,
+        HOOK_ERROR,
+        PARAMS_CONFLICT,
+        TOOL_BLOCKED,
+        APPROVAL_REQUESTED,
+        APPROVAL_DEFERRED,
+        APPROVAL_RESOLVED,
+        APPROVAL_EDITED,
+        RESULT_TRIMMED,
+        LOOP_WARNING,
+        LOOP_CRITICAL,
+        POLICY_DENIED,
     }
 )
 

@@ -10,6 +10,26 @@ from time import time
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..records._log import LazyLogger
+from ._names import (
+    APPROVAL_DEFERRED,
+    APPROVAL_EDITED,
+    APPROVAL_IGNORED,
+    APPROVAL_REQUESTED,
+    APPROVAL_RESOLVED,
+    HOOK_DECISION,
+    HOOK_ERROR,
+    LOOP_CRITICAL,
+    LOOP_WARNING,
+    PARAMS_CONFLICT,
+    PARAMS_FROZEN_IGNORED,
+    PLUGIN_UNLOCKED,
+    RESULT_TRIMMED,
+    TOOL_BLOCKED,
+    TOOL_FINISHED,
+    TOOL_INJECTED,
+    TOOL_PROPOSED,
+    TOOL_STARTED,
+)
 from ._scope import CallScope
 
 if TYPE_CHECKING:
@@ -18,24 +38,24 @@ if TYPE_CHECKING:
 logger = LazyLogger("toolhooks")
 
 EVENT_NAMES = (
-    "tool.proposed",
-    "hook.decision",
-    "hook.error",
-    "params.conflict",
-    "params.frozen_ignored",
-    "approval.ignored",
-    "tool.blocked",
-    "approval.requested",
-    "approval.deferred",
-    "approval.edited",
-    "approval.resolved",
-    "tool.started",
-    "tool.finished",
-    "result.trimmed",
-    "loop.warning",
-    "loop.critical",
-    "tool.injected",
-    "plugin.unlocked",
+    TOOL_PROPOSED,
+    HOOK_DECISION,
+    HOOK_ERROR,
+    PARAMS_CONFLICT,
+    PARAMS_FROZEN_IGNORED,
+    APPROVAL_IGNORED,
+    TOOL_BLOCKED,
+    APPROVAL_REQUESTED,
+    APPROVAL_DEFERRED,
+    APPROVAL_EDITED,
+    APPROVAL_RESOLVED,
+    TOOL_STARTED,
+    TOOL_FINISHED,
+    RESULT_TRIMMED,
+    LOOP_WARNING,
+    LOOP_CRITICAL,
+    TOOL_INJECTED,
+    PLUGIN_UNLOCKED,
 )
 """Events the core and the built-in plugins emit, in pipeline order. Plugins may add their own.
 ``plugin.unlocked`` belongs to no call: the runtime emits it once, when it is built, for each

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..events._calls import RecordedCall
 from ..stores._contract import Grant, StoredApproval
-from ._calls import CallSummary
 from ._desk import Decision, Result, rewritten_fields
 
 
@@ -158,5 +158,5 @@ def grant_out(grant: Grant) -> GrantOut:
     return GrantOut(**grant.to_dict())
 
 
-def call_out(summary: CallSummary) -> Call:
-    return Call(**summary.to_dict())
+def call_out(summary: RecordedCall) -> Call:
+    return Call(**summary.summary())

@@ -19,9 +19,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from ..approvals._routes import printable
+from ..events._calls import RecordedCall
 from ..stores._contract import StoredApproval
 from ._auth import COOKIE
-from ._calls import CallSummary
 from ._desk import Desk, DeskError, rewritten_fields, stamp
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -124,8 +124,8 @@ def _card(row: StoredApproval, now: float) -> dict[str, Any]:
     }
 
 
-def _summary(summary: CallSummary) -> dict[str, Any]:
-    values = summary.to_dict()
+def _summary(summary: RecordedCall) -> dict[str, Any]:
+    values = summary.summary()
     values["when"] = stamp(summary.updated) if summary.updated else ""
     return values
 
@@ -277,4 +277,4 @@ def call(request: Request, call_id: str) -> HTMLResponse:
                 "data": _json(data),
             }
         )
-    return _page(request, "call.html", "call", "Call", call=summary.to_dict(), events=events)
+    return _page(request, "call.html", "call", "Call", call=summary.summary(), events=events)

@@ -12,7 +12,7 @@ stands in for the tool), and the decision it gets now is compared with the one i
                                                            r.after.label))
 """
 
-from ._calls import RecordedCall, rebuilt
+from ..events._calls import RecordedCall, rebuilt
 from ._compare import Result, Selection, Tally, WhatIf, compare, whatif
 from ._decision import Change, Decision, changes, decision_of
 from ._rehearsal import Rehearsal

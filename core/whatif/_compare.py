@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config._settings import LoadedConfig
-from ._calls import Assembler, RecordedCall
-from ._decision import Change, Decision, changes, core_checks_stand, decision_of
+from ..events._calls import CallReader, RecordedCall
+from ._decision import Change, Decision, changes, core_checks_stand, decision_of, wanted
 from ._rehearsal import Rehearsal
 from ._sources import Reading, events, log_groups, reading_of
 
@@ -118,7 +118,7 @@ class WhatIf:
         with tempfile.TemporaryDirectory(prefix="toolhooks-whatif-") as artifacts:
             rehearsal = Rehearsal(self._config, artifacts, self._plugins)
             try:
-                for call in Assembler().feed(events(self.groups, self.reading)):
+                for call in CallReader(keep=wanted).feed(events(self.groups, self.reading)):
                     if not self._select(call):
                         continue
                     result = compare(rehearsal, call)
@@ -132,7 +132,7 @@ def compare(rehearsal: Rehearsal, call: RecordedCall) -> Result:
     """The recorded decision of ``call`` against the one ``rehearsal``'s config gives it."""
     common: dict[str, Any] = {
         "call_id": call.call_id,
-        "tool": call.tool,
+        "tool": call.tool or "",
         "session_id": call.session_id,
         "params": call.params,
     }

@@ -21,20 +21,32 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..events._names import (
+    APPROVAL_DEFERRED,
+    APPROVAL_EDITED,
+    APPROVAL_REQUESTED,
+    APPROVAL_RESOLVED,
+    HOOK_DECISION,
+    TOOL_BLOCKED,
+    TOOL_FINISHED,
+    TOOL_INJECTED,
+    TOOL_STARTED,
+)
+
 CORE = "toolhooks"
 """The name the core's own checks block with (an invalid call, invalid params)."""
-_FIRST_PASS_ENDS = ("approval.", "tool.started")
+_FIRST_PASS_ENDS = ("approval.", TOOL_STARTED)
 EVENTS = frozenset(
     {
-        "hook.decision",
-        "tool.blocked",
-        "tool.started",
-        "tool.finished",
-        "tool.injected",
-        "approval.requested",
-        "approval.resolved",
-        "approval.deferred",
-        "approval.edited",
+        HOOK_DECISION,
+        TOOL_BLOCKED,
+        TOOL_STARTED,
+        TOOL_FINISHED,
+        TOOL_INJECTED,
+        APPROVAL_REQUESTED,
+        APPROVAL_RESOLVED,
+        APPROVAL_DEFERRED,
+        APPROVAL_EDITED,
     }
 )
 """The events a decision (and the stand-in for the tool) is read from, besides ``*.warning``."""
@@ -89,7 +101,7 @@ def decision_of(events: Iterable[Mapping[str, Any]]) -> Decision:
         name = event.get("event")
         if not isinstance(name, str):
             continue
-        if name == "tool.started" and first_pass:
+        if name == TOOL_STARTED and first_pass:
             params = event.get("params")
             ran = params if isinstance(params, Mapping) else None
         if name.startswith(_FIRST_PASS_ENDS):
@@ -97,10 +109,10 @@ def decision_of(events: Iterable[Mapping[str, Any]]) -> Decision:
         if not first_pass:
             continue
         plugin = str(event.get("plugin") or "?")
-        if name == "tool.blocked":
+        if name == TOOL_BLOCKED:
             blocked_by = str(event.get("by") or plugin)
             first_pass = False
-        elif name == "hook.decision":
+        elif name == HOOK_DECISION:
             if event.get("applied") is False or event.get("hook", "before_tool_call") != (
                 "before_tool_call"
             ):

@@ -24,14 +24,22 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..config._settings import LoadedConfig
+from ..events._calls import RecordedCall
 from ..events._events import Event
+from ..events._names import (
+    APPROVAL_DEFERRED,
+    APPROVAL_RESOLVED,
+    TOOL_BLOCKED,
+    TOOL_FINISHED,
+    TOOL_INJECTED,
+    TOOL_PROPOSED,
+)
 from ..records._models import ToolSpec
 from ..records._results import ApprovalDecision, Outcome, PendingApproval, ToolError
 from ..registry._hookimpl import hookimpl
 from ..runtime._runtime import Runtime
 from ..stores._memory import MemoryStore
 from ..stores._state import STATE_ENV, StateTable
-from ._calls import RecordedCall
 from ._decision import Decision, decision_of, wanted
 
 SWITCHED_OFF = ("event_log", "otel")
@@ -52,7 +60,7 @@ class _Events:
     @hookimpl
     def on_event(self, event: Event) -> None:
         name = event.event
-        if wanted(name) or name == "tool.proposed":
+        if wanted(name) or name == TOOL_PROPOSED:
             data = event.data
             line = {**data} if isinstance(data, Mapping) else {}
             line["event"] = name
@@ -103,14 +111,14 @@ def answer_of(events: Sequence[Mapping[str, Any]]) -> str:
     ran = False
     for event in events:
         name = event.get("event")
-        if name == "approval.resolved":
+        if name == APPROVAL_RESOLVED:
             decision = event.get("decision")
             if decision in _ANSWERS:
                 return str(decision)
             return "allow-once" if decision == "edit" else "deny"
-        if name == "approval.deferred":
+        if name == APPROVAL_DEFERRED:
             return "deny"
-        if name == "tool.finished":
+        if name == TOOL_FINISHED:
             ran = True
     return "allow-once" if ran else "deny"
 
@@ -140,10 +148,11 @@ class Rehearsal:
         """The decision the config gives ``call`` now, and the outcome."""
         assert call.proposal is not None
         self._approver.answer = answer_of(call.events)
-        if call.tags and self._tags.get(call.tool) != call.tags:
+        tool = call.proposal["name"]
+        if call.tags and self._tags.get(tool) != call.tags:
             # A registered tool's tags are what a policy sees (side_effect, elevated, internal).
-            self.runtime.add_tool(ToolSpec(call.tool, tags=frozenset(call.tags)))
-            self._tags[call.tool] = call.tags
+            self.runtime.add_tool(ToolSpec(tool, tags=frozenset(call.tags)))
+            self._tags[tool] = call.tags
         self._events.events.clear()
         outcome = self.runtime.call(call.proposal, execute=stand_in(call))
         events = self._events.events
@@ -154,7 +163,7 @@ class Rehearsal:
 
     def proposed(self) -> bool:
         """Whether the last call got as far as the chain (a valid call)."""
-        return any(event["event"] == "tool.proposed" for event in self._events.events)
+        return any(event["event"] == TOOL_PROPOSED for event in self._events.events)
 
 
 def stand_in(call: RecordedCall) -> Any:
@@ -165,11 +174,11 @@ def stand_in(call: RecordedCall) -> Any:
     blocked = False
     for event in call.events:
         name = event.get("event")
-        if name == "tool.finished" and finished is None:
+        if name == TOOL_FINISHED and finished is None:
             finished = event
-        elif name == "tool.injected":
+        elif name == TOOL_INJECTED:
             injected = event
-        elif name == "tool.blocked":
+        elif name == TOOL_BLOCKED:
             blocked = True
     if finished is None:
         if (

@@ -539,7 +539,7 @@ def test_a_paused_call_is_compared_once_and_its_resume_is_not_a_new_call(
 
 def test_a_call_that_never_ends_holds_back_a_bounded_number_of_calls():
     """The oldest open call is given up as incomplete beyond the bound; the rest go on."""
-    from toolhooks.whatif._calls import INCOMPLETE, Assembler
+    from toolhooks.events._calls import INCOMPLETE, CallReader
 
     def call(call_id: str, ts: float) -> list[dict[str, Any]]:
         envelope = {"ts": ts, "call_id": call_id, "session_id": "s", "tool": "read"}
@@ -550,7 +550,7 @@ def test_a_call_that_never_ends_holds_back_a_bounded_number_of_calls():
 
     stuck = [dict(call("stuck", 0.0)[0])]  # proposed, never ended (the process died)
     events = stuck + [event for n in range(10) for event in call(f"c{n}", 1.0 + n)]
-    seen = list(Assembler(max_open=3).feed(events))
+    seen = list(CallReader(max_open=3).feed(events))
     assert [c.call_id for c in seen] == ["stuck", *(f"c{n}" for n in range(10))]
     assert seen[0].problem == INCOMPLETE
     assert all(c.problem is None and c.proposal is not None for c in seen[1:])
