@@ -1,4 +1,45 @@
 """Where paused calls wait: the ``ApprovalStore`` contract and its memory, SQLite and Redis
 implementations, and the ``[state] url`` connection they and the shared plugins use. Above
 ``events``.
+
+The label store (labels, labelled result tokens and trusted tokens per session, for ``rules``'
+``session`` and ``from``) is re-exported here: ``LabelStore`` and its memory, SQLite and Redis
+implementations (the last two imported when first named), ``Provenance``, and the token
+functions ``text_tokens`` / ``value_tokens``.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._labels import LabelStore, Provenance
+from ._labels_memory import MemoryLabelStore
+from ._tokens import MIN_TOKEN, text_tokens, value_tokens
+
+if TYPE_CHECKING:
+    from ._labels_redis import RedisLabelStore
+    from ._labels_sqlite import SQLiteLabelStore
+
+__all__ = [
+    "MIN_TOKEN",
+    "LabelStore",
+    "MemoryLabelStore",
+    "Provenance",
+    "RedisLabelStore",
+    "SQLiteLabelStore",
+    "text_tokens",
+    "value_tokens",
+]
+
+_LAZY = {"RedisLabelStore": "._labels_redis", "SQLiteLabelStore": "._labels_sqlite"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,148 @@
+"""The label store's ``from`` check: a call with 1 KB of params against 1 MB of labelled results.
+
+The session holds 1 MB of labelled result text (tokens recorded, as ``rules`` records them) and
+the user's prompt as trusted input. Each timed check is what a ``from`` condition costs: the
+tokens of the call's params (``value_tokens``) and one ``provenance`` look-up. The params hold
+no tainted token (the worst case: every token is looked up). Median of ``--rounds`` rounds of
+``--checks`` checks, per store: memory, a SQLite file, Redis (skipped when unreachable).
+
+Usage: python bench/labels.py [--url redis://127.0.0.1:6379/0] [--checks 2000] [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from toolhooks.stores import (
+    LabelStore,
+    MemoryLabelStore,
+    RedisLabelStore,
+    SQLiteLabelStore,
+    text_tokens,
+    value_tokens,
+)
+from toolhooks.stores._state import SharedState, StateUnavailable
+
+WORDS = [
+    "the",
+    "invoice",
+    "payment",
+    "account",
+    "transfer",
+    "meeting",
+    "schedule",
+    "report",
+    "balance",
+    "note",
+]
+OTHER = [
+    "our",
+    "quarterly",
+    "figures",
+    "arrive",
+    "tomorrow",
+    "morning",
+    "please",
+    "review",
+    "carefully",
+]
+
+
+def result_text(rng: random.Random, size: int, words: list[str] = WORDS) -> str:
+    """About ``size`` characters that look like tool results: words, ids, mails, IBANs, URLs."""
+    parts: list[str] = []
+    length = 0
+    while length < size:
+        kind = rng.randrange(6)
+        if kind == 0:
+            part = f"user{rng.randrange(10**9)}@mail{rng.randrange(100)}.example"
+        elif kind == 1:
+            part = f"DE{rng.randrange(10**20):020d}"
+        elif kind == 2:
+            part = f"https://site{rng.randrange(1000)}.example/page/{rng.randrange(10**12)}"
+        elif kind == 3:
+            part = f"id-{rng.randrange(16**8):08x}"
+        else:
+            part = rng.choice(words)
+        parts.append(part)
+        length += len(part) + 1
+    return " ".join(parts)
+
+
+def params_of(rng: random.Random, size: int) -> dict[str, Any]:
+    """About ``size`` characters of params, nested, none of whose tokens a result holds (words
+    of six letters or more are tokens too: the params use other words than the results)."""
+    text = result_text(rng, size // 2, OTHER).replace("example", "elsewhere")
+    return {
+        "recipient": f"friend{rng.randrange(10**6)}@home.elsewhere",
+        "subject": "quarterly figures",
+        "body": text,
+        "cc": [f"cc{rng.randrange(10**6)}@home.elsewhere" for _ in range(5)],
+        "meta": {"amount": 1234.5, "ref": f"ref-{rng.randrange(10**9)}"},
+        "attachments": [result_text(rng, size // 4, OTHER).replace("example", "elsewhere")],
+    }
+
+
+def measure(store: LabelStore, checks: int, rounds: int) -> tuple[float, int]:
+    rng = random.Random(7)
+    session = f"bench-{uuid.uuid4().hex[:8]}"
+    result = result_text(rng, 1_000_000)
+    tokens = text_tokens(result)
+    # 1 MB recorded as 10 results of 100 KB, as a session would.
+    chunk = len(result) // 10
+    for start in range(0, len(result), chunk):
+        store.record(session, ["outside"], text_tokens(result[start : start + chunk]))
+    store.trust(session, text_tokens("Mail the quarterly figures to my friend, thanks"))
+    params = [params_of(rng, 1024) for _ in range(50)]
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        for index in range(checks):
+            found = store.provenance(session, value_tokens(params[index % 50]), ["outside"])
+            if found is not None:
+                raise SystemExit(f"unexpected hit: {found}")
+        times.append((time.perf_counter() - started) / checks * 1e6)
+    store.forget(session)
+    return statistics.median(times), len(tokens)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--checks", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    sample = params_of(rng, 1024)
+    print(
+        f"params: {len(repr(sample))} chars, {len(value_tokens(sample))} tokens; "
+        "results: 1,000,000 chars"
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        stores: list[tuple[str, LabelStore]] = [
+            ("memory", MemoryLabelStore()),
+            ("sqlite", SQLiteLabelStore(Path(folder) / "labels.db")),
+        ]
+        state = SharedState(args.url, f"bench-{uuid.uuid4().hex[:8]}")
+        stores.append(("redis", RedisLabelStore(state)))
+        for name, store in stores:
+            try:
+                micros, tokens = measure(store, args.checks, args.rounds)
+            except StateUnavailable as exc:
+                print(f"{name:<8} skipped: {exc}")
+                continue
+            print(f"{name:<8} {micros:8.1f} us a from check ({tokens} result tokens)")
+            store.close()
+        state.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
