@@ -4,7 +4,8 @@ coding-agent hooks, one process a call) sees the same labels.
 The file is its own (not the approvals queue): created owner-only, refused when it is a link or
 any user can write it (whoever writes it decides which values look trusted), WAL, one
 connection per thread and per process. A session's rows are dropped on its first write after
-``ttl_s`` without one, and read as empty before that.
+``ttl_s`` without one, and read as empty before that. Over 300 lines on purpose: the whole
+label store contract for one backend, read side by side with ``_labels_redis.py``.
 """
 
 from __future__ import annotations
