@@ -36,6 +36,12 @@ def add_parser(subparsers: Any) -> None:
         metavar="FILE",
         help="the key the log was written with: check every checkpoint's MAC",
     )
+    parser.add_argument(
+        "--excerpt",
+        action="store_true",
+        help="PATH is the output of `toolhooks logs export`: check its chains from the hashes "
+        "its header names (in a log, such a header is tampering)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=run)
 
@@ -46,7 +52,7 @@ def add_export_parser(subparsers: Any) -> None:
         help="an excerpt of the log that verifies on its own",
         description=(
             "Print the log's lines from --since to --until, unchanged, after a header naming "
-            "each writer's last hash before them: `toolhooks logs verify` checks the excerpt "
+            "each writer's last hash before them: `toolhooks logs verify --excerpt` checks it "
             "on its own, and the header's hashes place it in the full log."
         ),
     )
@@ -102,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             note(f"--key-file: {clean(str(error))}")
             return PROBLEMS
     try:
-        report = reader.verify(files, key)
+        report = reader.verify(files, key, excerpt=args.excerpt)
     except OSError as error:
         note(f"cannot read the log: {clean(str(error))}")
         return PROBLEMS
@@ -118,10 +124,11 @@ def run(args: argparse.Namespace) -> int:
                 "problems": [str(p) for p in report.problems],
                 "torn": report.torn,
                 "notes": report.notes,
+                "unverified": report.unverified,
             }
         )
         return OK if report.ok else PROBLEMS
-    for line in report.torn + report.notes:
+    for line in report.torn + report.notes + report.unverified:
         note(clean(line))
     if not report.ok:
         first = report.problems[0]
@@ -133,6 +140,10 @@ def run(args: argparse.Namespace) -> int:
         return PROBLEMS
     unchained = report.lines - report.chained
     extra = f"; {unchained} lines without a chain (written with chain = false)" if unchained else ""
+    if report.unverified:
+        extra += (
+            "; the lines after each running writer's last checkpoint are not covered by the key"
+        )
     print(
         f"verified {report.chained} lines in {report.writers} chain"
         f"{'' if report.writers == 1 else 's'} across {len(report.files)} file"

@@ -16,8 +16,9 @@ from ._writer import EventLogStats
 
 if TYPE_CHECKING:
     from ._config import EventLogConfig
+    from ._export import export
     from ._reader import log_files, read_events, unreadable
-    from ._verify import Problem, Report, export, verify
+    from ._verify import Problem, Report, verify
 
 _LAZY = {
     "EventLogConfig": "._config",
@@ -26,7 +27,7 @@ _LAZY = {
     "unreadable": "._reader",
     "Problem": "._verify",
     "Report": "._verify",
-    "export": "._verify",
+    "export": "._export",
     "verify": "._verify",
 }
 

@@ -9,10 +9,16 @@ without its hash). Editing a byte of a line breaks its own hash; deleting, inser
 reordering lines breaks ``seq`` and ``prev``. A writer keeps its chain across rotation, so the
 first line of a new file names the last line of the file before it.
 
-With a key (``key_file``), a ``log.checkpoint`` line comes every ``checkpoint_every`` lines and
-at close: its ``mac`` is HMAC-SHA256 over the writer, seq and chain head, so someone who can
-write the log but not read the key cannot rebuild a chain that verifies. Without a key a whole
-rewrite (every hash recomputed) is not detected; RELIABILITY.md says so plainly.
+With a key (``key_file``), ``log.checkpoint`` lines carry ``mac``, an HMAC-SHA256 over the
+writer, seq, chain head, reason and ``every``, so someone who can write the log but not read the
+key cannot rebuild a chain that verifies. A keyed writer puts one: first in every file it writes
+to (reason ``"open"`` at seq 0, ``"file"`` when it goes on in a new file after a rotation), after
+exactly ``checkpoint_every`` lines since the last one (``"every"``), and at close (``"close"``).
+So a chain without the key's opening cannot be added, and a run of more than ``every`` lines
+without one is a checkpoint removed; only the lines after a writer's last checkpoint (a writer
+still running, or one that crashed) are not covered by the key (``toolhooks logs verify`` says
+so). Without a key a whole rewrite (every hash recomputed) is not detected; RELIABILITY.md says
+so plainly.
 
 Chaining runs where lines are written (the writer thread with the default durability), never
 in ``on_event``.
@@ -34,9 +40,10 @@ GENESIS = "0" * 64
 KEY_ENV = "TOOLHOOKS_LOG_KEY_FILE"
 
 
-def checkpoint_mac(key: bytes, writer: str, seq: int, prev: str) -> str:
-    """The keyed tag a checkpoint carries over the chain head it closes."""
-    message = f"toolhooks-log-checkpoint:{writer}:{seq}:{prev}".encode()
+def checkpoint_mac(key: bytes, writer: str, seq: int, prev: str, reason: str, every: int) -> str:
+    """The keyed tag a checkpoint carries over the chain head it closes. ``reason`` and
+    ``every`` are covered too: the verifier trusts them to say where the next one must be."""
+    message = f"toolhooks-log-checkpoint:{writer}:{seq}:{prev}:{reason}:{every}".encode()
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
@@ -96,16 +103,33 @@ class Chain:
         self.since += len(out)
         return b"".join(out)
 
-    def due(self) -> bool:
-        """True when a keyed chain has gone ``every`` lines without a checkpoint."""
-        return self.key is not None and self.since >= self.every
+    def keyed(self, lines: Sequence[bytes], new_file: bool, closing: bool = False) -> bytes:
+        """What a keyed writer writes for ``lines``: a checkpoint first when this is the first
+        write of the chain to this file, one after exactly ``every`` lines since the last, and
+        one at the end when ``closing`` (unless the chain already ends in one)."""
+        out = []
+        if new_file:
+            out.append(self.checkpoint("open" if self.seq == 0 else "file"))
+        at, every = 0, self.every
+        while at < len(lines):
+            part = lines[at : at + max(1, every - self.since)]
+            out.append(self.linked(part))
+            at += len(part)
+            if self.since >= every:
+                out.append(self.checkpoint("every"))
+        if closing and self.since:
+            out.append(self.checkpoint("close"))
+        return b"".join(out)
 
     def checkpoint(self, reason: str) -> bytes:
         """A ``log.checkpoint`` line closing the chain so far (keyed when there is a key)."""
         fields: dict[str, object] = {"ts": time.time(), "event": "log.checkpoint"}
         fields["reason"] = reason
         if self.key is not None:
-            fields["mac"] = checkpoint_mac(self.key, self.writer, self.seq, self.head)
+            fields["every"] = self.every
+            fields["mac"] = checkpoint_mac(
+                self.key, self.writer, self.seq, self.head, reason, self.every
+            )
         self.since = 0
         line = self.link(json.dumps(fields, separators=(",", ":")).encode() + b"\n")
         self.since = 0

@@ -64,7 +64,8 @@ class EventLogConfig(BaseModel):
     checkpoints then carry an HMAC over the chain head, so a writer of the log who cannot read
     the key cannot rebuild a chain that verifies. Keep it where the log's writers cannot."""
     checkpoint_every: int = Field(default=DEFAULTS.checkpoint_every, ge=1, le=10_000_000)
-    """With a key, a checkpoint after this many lines (and at every close)."""
+    """With a key, a checkpoint after exactly this many lines (and first in each file a writer
+    writes to, and at every close); the checkpoints record it, so ``verify`` needs no config."""
     max_line_bytes: int = Field(default=DEFAULTS.max_line_bytes, ge=1024)
     """A longer event is re-encoded with shortened values and ``"_truncated": true``."""
 

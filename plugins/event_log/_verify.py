@@ -1,13 +1,18 @@
 """Checking a hash-chained log: every line's own hash, and each writer's chain from line to line.
 
 What counts as tampering (a problem, exit 1): a line whose bytes do not match its ``hash``
-(edited), a writer's ``seq`` that skips (lines deleted), goes back or repeats (reordered, a line
-inserted or copied), a ``prev`` that does not name the writer's previous line, a line without a
-chain among chained ones, a chain that starts after seq 0 where no earlier file was rotated away,
-and with a key, a checkpoint whose MAC is wrong. What does not: a torn line (a write cut short by
-a crash: a line that is not JSON and does not end like a whole line), which is reported on its
-own; a chain that simply ends (a writer that is still running, or crashed), since no line says
-where it should end.
+(edited; the hash covers the bytes as written, so a CR or a space added is an edit), a writer's
+``seq`` that skips (lines deleted), goes back or repeats (reordered, a line inserted or copied), a
+``prev`` that does not name the writer's previous line, a line without a chain in a file of
+chained lines (before them or among them), a chain that starts after seq 0 where no earlier file
+was rotated away, a ``log.export`` header in a log (an excerpt is verified as one only when the
+caller says so: anyone can write a header). With a key, also: a checkpoint whose MAC is wrong, a
+writer's first line in a file that is not its keyed opening checkpoint (a chain added, or its
+first lines removed), more than ``every`` lines without a checkpoint (one removed). What does not:
+a torn line (a write cut short by a crash: a line that is not JSON and does not end like a whole
+line), which is reported on its own; a chain that simply ends (a writer that is still running, or
+crashed), since no line says where it should end: with a key, its lines after the last
+checkpoint are listed as not covered by the key (``unverified``).
 """
 
 from __future__ import annotations
@@ -17,14 +22,19 @@ import hmac
 import json
 import os
 import re
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._chain import GENESIS, checkpoint_mac
+from ._export import EXPORT_EVENT, chain_shaped, export_heads
 
-_HASH_TAIL = re.compile(rb',"hash":"([0-9a-f]{64})"\}\}$')
+_HASH_TAIL = re.compile(rb',"hash":"([0-9a-f]{64})"\}\}\Z')
+_AMONG = "a line without a chain among chained lines (added or stripped)"
+_BEFORE = (
+    "a line without a chain before the chained ones (added; or written before chain was "
+    "turned on: start a new log file when turning it on)"
+)
+_BLANK = "a line of only whitespace in a file of chained lines (added)"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,6 +61,8 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     torn: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
+    """With a key: each writer's lines after its last checkpoint (the key does not cover them)."""
 
     @property
     def ok(self) -> bool:
@@ -62,10 +74,22 @@ class _Writer:
     seq: int
     head: str
     where: str
+    file: str
+    """The file of its last line: its next line in another file is its first there."""
+    every: int | None = None
+    """``every`` of its last keyed checkpoint (None before one)."""
+    since: int = 0
+    """Lines since its last keyed checkpoint."""
+    tail: str = ""
+    """Where the lines after its last checkpoint begin."""
+    gap: bool = False
+    """A missing checkpoint was reported (once per writer)."""
 
 
-def verify(files: list[str], key: bytes | None = None) -> Report:
-    """Verify ``files`` (oldest first, as ``log_files`` lists them) against their chains."""
+def verify(files: list[str], key: bytes | None = None, *, excerpt: bool = False) -> Report:
+    """Verify ``files`` (oldest first, as ``log_files`` lists them) against their chains.
+    ``excerpt``: the files are one ``toolhooks logs export`` output, whose header names each
+    writer's hash just before it."""
     report = Report(files=list(files))
     writers: dict[str, _Writer] = {}
     rotated_away = bool(files) and _is_rotated(files[0])
@@ -76,44 +100,91 @@ def verify(files: list[str], key: bytes | None = None) -> Report:
         complete = lines[:-1]
         tail = lines[-1]
         chained_file = False
+        loose: list[tuple[int, str]] = []  # lines without a chain: wrong only in a chained file
+        found: list[Problem] = []
         for number, raw in enumerate(complete, 1):
-            if not raw.strip():
+            if excerpt and index == 0 and number == 1:
+                heads = export_heads(raw)
+                if heads is None:
+                    found.append(Problem(file=name, line=1, what="not an export's header"))
+                for writer, (seq, head) in (heads or {}).items():
+                    writers[writer] = _Writer(seq, head, "the export's header", name)
                 continue
-            if index == 0 and number == 1 and _export_header(raw, writers):
-                report.notes.append(
-                    "an excerpt (toolhooks logs export): each chain is checked from the hash "
-                    "its header names; compare those with the full log to place it there"
-                )
+            if not raw.strip():
+                # An empty line carries nothing (and a writer that took another's write in
+                # progress for a torn tail once left one); whitespace was put there.
+                if raw:
+                    loose.append((number, _BLANK))
                 continue
             report.lines += 1
             where = f"{name}:{number}"
-            problem = _check_line(raw, where, report, writers, key, index == 0 and rotated_away)
-            if problem == "unchained" and chained_file:
-                problem = "a line without a chain among chained lines (added or stripped)"
+            problem = _check_line(raw, where, name, report, writers, key, index, rotated_away)
             if problem == "chained":
                 chained_file = True
-            elif problem not in (None, "unchained"):
-                report.problems.append(Problem(file=name, line=number, what=problem))
+            elif problem == "unchained":
+                loose.append((number, _AMONG if chained_file else _BEFORE))
+            elif problem == "export":
+                found.append(Problem(file=name, line=number, what=_EXPORT_IN_LOG))
+            elif problem is not None:
+                found.append(Problem(file=name, line=number, what=problem))
+        if tail and not tail.strip() and chained_file:
+            found.append(Problem(file=name, line=len(complete) + 1, what=_BLANK))
         if tail.strip():
             report.torn.append(
                 f"{name}:{len(complete) + 1}: torn last line (a write cut short, by a crash "
                 "or a full disk); the durability mode says how many lines may be missing"
             )
+        if chained_file:
+            found += [Problem(file=name, line=n, what=what) for n, what in loose]
+        report.problems += sorted(found, key=lambda problem: problem.line)
     report.writers = len(writers)
+    if excerpt:
+        report.notes.append(
+            "an excerpt (toolhooks logs export): each chain is checked from the hash its header "
+            "names; compare those with the full log to place it there"
+        )
     if key is None and report.checkpoints:
         report.notes.append("checkpoints were not checked: pass --key-file to check their MACs")
+    if key is not None:
+        _key_coverage(report, writers, files)
     return report
+
+
+def _key_coverage(report: Report, writers: dict[str, _Writer], files: list[str]) -> None:
+    """With a key: a log with lines but no chain is a chain stripped; each writer's lines after
+    its last checkpoint are listed as not covered by the key."""
+    if report.lines and not report.chained and files:
+        report.problems.append(
+            Problem(file=files[0], line=1, what="no chained line: a keyed log's lines are chained")
+        )
+    for writer, seen in writers.items():
+        if seen.every is not None and seen.since:
+            report.unverified.append(
+                f"{seen.tail}: writer {writer}'s last {seen.since} line"
+                f"{'' if seen.since == 1 else 's'} come after its last checkpoint: not covered "
+                "by the key yet (a writer still running, or one that crashed)"
+            )
+
+
+_EXPORT_IN_LOG = (
+    "a log.export header in a log: its lines before were removed and this put in their place "
+    "(to verify an export, say it is one: toolhooks logs verify --excerpt)"
+)
 
 
 def _check_line(
     raw: bytes,
     where: str,
+    file: str,
     report: Report,
     writers: dict[str, _Writer],
     key: bytes | None,
-    may_start_late: bool,
+    index: int,
+    rotated_away: bool,
 ) -> str | None:
-    """None (fine), "chained" (fine, and chained), "unchained", or what is wrong."""
+    """None (fine), "chained" (fine, and chained), "unchained", "export", or what is wrong.
+    ``index``: the file's place among the files (a chain may start late only in the oldest,
+    when files were rotated away, or with a key, at its keyed checkpoint there)."""
     try:
         record: Any = json.loads(raw)
     except ValueError:
@@ -125,22 +196,39 @@ def _check_line(
         return "not a JSON object: the line was edited"
     chain = record.get("chain")
     if chain is None:
-        return "unchained"
-    if not _chain_shaped(chain):
+        return "export" if record.get("event") == EXPORT_EVENT else "unchained"
+    if not chain_shaped(chain):
         return "its chain field is malformed: the line was edited"
-    found = _HASH_TAIL.search(raw.rstrip())
+    found = _HASH_TAIL.search(raw)
+    if found is None and _HASH_TAIL.search(raw.rstrip()) is not None:
+        return "bytes added after its hash (spaces, a CR): the line was edited"
     if found is None or found.group(1).decode() != chain["hash"]:
         return "its chain field is not where the writer puts it: the line was edited"
-    body = raw.rstrip()[: found.start()] + b"}}"
+    body = raw[: found.start()] + b"}}"
     if hashlib.sha256(body).hexdigest() != chain["hash"]:
         return "edited: its bytes do not match its hash"
     report.chained += 1
     writer, seq, prev = chain["writer"], chain["seq"], chain["prev"]
     seen = writers.get(writer)
+    checkpoint = record.get("event") == "log.checkpoint"
+    reason = record.get("reason")
+    every = record.get("every")
+    genuine = (
+        checkpoint
+        and key is not None
+        and isinstance(record.get("mac"), str)
+        and isinstance(reason, str)
+        and type(every) is int
+        and every >= 1
+        and hmac.compare_digest(
+            record["mac"], checkpoint_mac(key, writer, seq, prev, str(reason), int(every))
+        )
+    )
+    opening = genuine and (reason == "open" if seq == 0 else reason == "file")
     if seen is None:
-        writers[writer] = _Writer(seq, chain["hash"], where)
+        seen = writers[writer] = _Writer(seq, chain["hash"], where, file)
         if seq != 0 or prev != GENESIS:
-            if not may_start_late:
+            if index or not (rotated_away or opening):
                 return (
                     f"writer {writer}'s chain starts at seq {seq}: its first {seq} lines are "
                     "missing"
@@ -148,6 +236,7 @@ def _check_line(
             report.notes.append(
                 f"writer {writer}'s chain begins at seq {seq}: earlier lines were rotated away"
             )
+        first_here = True
     else:
         expected = seen.seq + 1
         last = seen.where
@@ -158,85 +247,33 @@ def _check_line(
             return f"missing lines before this one: writer {writer}'s {gone} (after {last})"
         if prev != seen.head:
             return f"prev does not match writer {writer}'s previous line ({last})"
-        seen.seq, seen.head, seen.where = seq, chain["hash"], where
-    if record.get("event") == "log.checkpoint":
+        first_here = seen.file != file
+        seen.seq, seen.head, seen.where, seen.file = seq, chain["hash"], where, file
+    if checkpoint:
         report.checkpoints += 1
-        mac = record.get("mac")
-        genuine = (
-            isinstance(mac, str)
-            and key is not None
-            and hmac.compare_digest(mac, checkpoint_mac(key, writer, seq, prev))
-        )
         if key is not None and not genuine:
             return "bad checkpoint: its MAC does not match (a wrong key, or a forged chain)"
+    if key is None:
+        return "chained"
+    if genuine:
+        seen.every, seen.since, seen.gap = record["every"], 0, False
+    else:
+        seen.since += 1
+        if seen.since == 1:
+            seen.tail = where
+    if first_here and not opening:
+        seen.gap = True  # one problem for this start, not another at the next checkpoint's place
+        return (
+            f"writer {writer}'s first line in this file is not its keyed opening checkpoint: "
+            "a chain added without the key, or its first lines removed"
+        )
+    if seen.every is not None and seen.since > seen.every and not seen.gap:
+        seen.gap = True
+        return (
+            f"a checkpoint is missing: writer {writer} has gone {seen.since} lines since its "
+            f"last one (they come every {seen.every}), from {seen.tail}"
+        )
     return "chained"
-
-
-EXPORT_EVENT = "log.export"
-
-
-def _export_header(raw: bytes, writers: dict[str, _Writer]) -> bool:
-    """Read an export's first line (each writer's head just before the excerpt) into
-    ``writers``; False when the line is not such a header."""
-    try:
-        record = json.loads(raw)
-    except ValueError:
-        return False
-    if type(record) is not dict or record.get("event") != EXPORT_EVENT or "chain" in record:
-        return False
-    heads = record.get("heads")
-    if type(heads) is not dict:
-        return False
-    for writer, head in heads.items():
-        if type(head) is dict and type(head.get("seq")) is int and type(head.get("hash")) is str:
-            writers[writer] = _Writer(head["seq"], head["hash"], "the export's header")
-    return True
-
-
-def export(files: list[str], since: float | None, until: float | None) -> Iterator[bytes]:
-    """The lines written from ``since`` to ``until`` (unchanged bytes), after a header naming
-    each writer's last hash before them, so that the excerpt verifies on its own."""
-    heads: dict[str, dict[str, Any]] = {}
-    started = since is None
-    sent = False
-    for name in files:
-        with open(name, "rb") as handle:
-            for raw in handle:
-                if not raw.endswith(b"\n") or not raw.strip():
-                    continue
-                try:
-                    record = json.loads(raw)
-                except ValueError:
-                    continue
-                if type(record) is not dict:
-                    continue
-                ts = record.get("ts")
-                moment = ts if type(ts) in (int, float) else None
-                if until is not None and moment is not None and moment > until:
-                    return
-                if not started and moment is not None and since is not None and moment >= since:
-                    started = True
-                if not started:
-                    chain: Any = record.get("chain")
-                    if _chain_shaped(chain):
-                        heads[chain["writer"]] = {"seq": chain["seq"], "hash": chain["hash"]}
-                    continue
-                if not sent:
-                    header = {"ts": time.time(), "event": EXPORT_EVENT, "heads": heads}
-                    yield json.dumps(header, separators=(",", ":")).encode() + b"\n"
-                    sent = True
-                yield raw
-
-
-def _chain_shaped(chain: Any) -> bool:
-    return (
-        type(chain) is dict
-        and type(chain.get("writer")) is str
-        and type(chain.get("seq")) is int
-        and chain["seq"] >= 0
-        and type(chain.get("prev")) is str
-        and type(chain.get("hash")) is str
-    )
 
 
 def _is_rotated(name: str) -> bool:

@@ -48,6 +48,8 @@ _OPEN_FLAGS = (
 _RECHECK_S = 1.0  # how often the path is re-stat'ed (rotated or removed by someone else?)
 _RETRY_OPEN_S = 1.0  # how long to wait before retrying a failed open
 _RETRY_ROTATE_S = 60.0  # how long to append past max_bytes after a failed rotation
+_CHAIN_BYTES = 200  # what linking adds to a line, at most (seqs up to 16 digits)
+_CHECKPOINT_BYTES = 400  # a checkpoint's whole line, at most
 _FIRST_GUESS = (
     256  # bytes an event is taken for before a line was encoded (a default call: 230-480)
 )
@@ -116,6 +118,7 @@ class JsonlWriter:
         self._woken = False
         self._fd = -1
         self._ident: tuple[int, int] | None = None
+        self._chain_ident: tuple[int, int] | None = None  # the file the chain last wrote to
         self._size = 0
         self._torn = False  # the file may end inside a line: start the next write with "\n"
         self._check_at = 0.0
@@ -175,13 +178,11 @@ class JsonlWriter:
                 self._line_bytes = sum(map(len, chunk)) // count + 1
                 chain = self._chain
                 if chain is None:
-                    data = b"".join(chunk)
-                else:  # here, not in append: the caller's thread never hashes
-                    data = chain.linked(chunk)  # linked and joined in one pass
-                    if chain.due():
-                        data += chain.checkpoint("every")
-                        count += 1
-                self._write(data, count)
+                    self._write(b"".join(chunk), count)
+                elif chain.key is None:  # here, not in append: the caller's thread never hashes
+                    self._write(chain.linked(chunk), count)  # linked and joined in one pass
+                else:
+                    self._write_keyed(chain, chunk)
             except Exception as error:  # pragma: no cover - _write handles OSError itself
                 self._drop(count, error)
 
@@ -217,7 +218,7 @@ class JsonlWriter:
         with self._io_lock:
             chain = self._chain
             if chain is not None and chain.since and chain.key is not None:  # a keyed close
-                self._write(chain.checkpoint("close"), 1)
+                self._write_keyed(chain, [], closing=True)
             self._close_fd()
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5.0)
@@ -257,27 +258,52 @@ class JsonlWriter:
         self._woken = False
         if self._chain is not None:  # a chain of its own: the parent's goes on in the parent
             self._chain = Chain(self._chain.key, self._chain.every)
+            self._chain_ident = None
         self._stop = threading.Event()
 
     # -- the file -----------------------------------------------------------------------------
 
+    def _write_keyed(self, chain: Chain, lines: list[bytes], closing: bool = False) -> None:
+        """A keyed chain's lines, with its checkpoints: the file is settled (opened, rotated)
+        before they are linked, since the first line of a chain in each file is a checkpoint."""
+        count = len(lines)
+        # The chain field and the checkpoints are at most this much: rotation may go a little
+        # early, never after the lines are linked.
+        checkpoints = count // chain.every + 3
+        room = sum(map(len, lines)) + _CHAIN_BYTES * count + _CHECKPOINT_BYTES * checkpoints
+        if not self._ready(room, time.monotonic()):
+            self._drop(count, self._open_error)
+            return
+        new_file = self._ident != self._chain_ident
+        data = chain.keyed(lines, new_file, closing)
+        self._chain_ident = self._ident
+        self._put(data, data.count(b"\n"))
+
     def _write(self, data: bytes, count: int) -> None:
-        now = time.monotonic()
+        if not self._ready(len(data), time.monotonic()):
+            self._drop(count, self._open_error)
+            return
+        self._put(data, count)
+
+    def _ready(self, size: int, now: float) -> bool:
+        """Open the file, or move on to a new one (rotated here or elsewhere), for ``size``
+        more bytes; False when there is no file to write to."""
         if self._fd < 0 or now >= self._check_at:
             self._check_file(now)
             if self._fd < 0:
-                self._drop(count, self._open_error)
-                return
+                return False
         if (
             self._max_bytes
             and self._size
-            and self._size + len(data) > self._max_bytes
+            and self._size + size > self._max_bytes
             and now >= self._rotate_after
         ):
-            self._rotate(len(data), now)
+            self._rotate(size, now)
             if self._fd < 0:
-                self._drop(count, self._open_error)
-                return
+                return False
+        return True
+
+    def _put(self, data: bytes, count: int) -> None:
         prefix = 1 if self._torn else 0
         if prefix:
             data = b"\n" + data
