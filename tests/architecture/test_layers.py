@@ -9,6 +9,7 @@ from pathlib import Path
 CORE = Path(__file__).resolve().parents[2] / "core"
 
 LAYERS = [
+    ("analysis",),
     ("records",),
     ("registry",),
     ("events",),

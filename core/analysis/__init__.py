@@ -1,0 +1,24 @@
+"""The shell, path and host analysis the rules (and any plugin) reason with: a script's simple
+commands seen through quoting, wrappers and substitutions (tree-sitter-bash, loaded on first
+use), the paths and hosts each names. A script it cannot see through is opaque. The lowest layer
+beside records: it imports nothing else of toolhooks.
+"""
+
+from ._analyse import analyse_argv, analyse_script, clear_cache
+from ._hosts import command_hosts, hosts_in_text, normalise_host
+from ._paths import command_paths, normalise_path
+from ._records import Command, Script, Word
+
+__all__ = [
+    "Command",
+    "Script",
+    "Word",
+    "analyse_argv",
+    "analyse_script",
+    "clear_cache",
+    "command_hosts",
+    "command_paths",
+    "hosts_in_text",
+    "normalise_host",
+    "normalise_path",
+]

@@ -1,0 +1,91 @@
+"""The entry points: a script or an argv list in, its commands out; cached per input."""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from collections import OrderedDict
+from collections.abc import Sequence
+from threading import Lock
+
+from ._records import Script, Word
+from ._scope import Scope
+from ._shell import Limit, Walker, _Ctx
+
+CACHE_SIZE = 2048
+"""Scripts remembered per (text, cwd, home); a result that read the file system (a glob's
+matches, whether a ``cd`` target exists) is not remembered, since the files may change."""
+
+_cache: OrderedDict[tuple[str, str, str], Script] = OrderedDict()
+_lock = Lock()
+
+
+def _absolute(folder: str) -> str:
+    folder = (
+        posixpath.normpath(posixpath.join("/", folder))
+        if not folder.startswith("/")
+        else posixpath.normpath(folder)
+    )
+    return "/" + folder.lstrip("/")
+
+
+def analyse_script(text: str, *, cwd: str, home: str) -> Script:
+    """The simple commands of the shell script ``text`` run in ``cwd`` with ``home`` as ~."""
+    key = (text, cwd, home)
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+            return cached
+    cwd, home = _absolute(cwd), _absolute(home)
+    walker = Walker(cwd=cwd, home=home)
+    _guarded(walker, lambda: walker.script(text, Scope(cwd=cwd, home=home), _Ctx()))
+    script = Script(
+        source=text, commands=tuple(dict.fromkeys(walker.commands)), opaque=walker.opaque
+    )
+    if not walker.used_files:
+        with _lock:
+            _cache[key] = script
+            if len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+    return script
+
+
+def analyse_argv(argv: Sequence[str], *, cwd: str, home: str) -> Script:
+    """The commands of an exec given as an argv list (no shell: no expansion at all);
+    ``["bash", "-lc", SCRIPT]`` parses the script."""
+    words = tuple(Word(text=str(a), source=str(a)) for a in argv)
+    source = shlex.join(str(a) for a in argv)
+    if not words:
+        return Script(source=source, commands=(), opaque="an empty command")
+    cwd, home = _absolute(cwd), _absolute(home)
+    walker = Walker(cwd=cwd, home=home)
+    scope = Scope(cwd=cwd, home=home)
+    _guarded(
+        walker,
+        lambda: walker.run(
+            words, assignments=(), scope=scope, ctx=_Ctx(), text=source, cwds=scope.cwds
+        ),
+    )
+    return Script(
+        source=source, commands=tuple(dict.fromkeys(walker.commands)), opaque=walker.opaque
+    )
+
+
+def _guarded(walker: Walker, run: object) -> None:
+    """Run the walk; a bound passed or any failure of the analyser makes the script opaque
+    (fail closed: a script it cannot read is never allowed by accident)."""
+    try:
+        run()  # type: ignore[operator]
+    except Limit as limit:
+        walker.opaque = str(limit)
+    except RecursionError:
+        walker.opaque = "the script nests too deeply to read"
+    except Exception as error:
+        walker.opaque = f"the analyser could not read the script ({type(error).__name__}: {error})"
+
+
+def clear_cache() -> None:
+    """Forget every cached analysis (tests; a changed file system)."""
+    with _lock:
+        _cache.clear()

@@ -1,0 +1,277 @@
+"""Hosts a command talks to: URLs in any word, ssh destinations, ``[user@]host:path`` targets,
+bare host arguments of network programs, proxies; each lower-cased, IDNA, no port, no trailing
+dot. Where URL parsers could disagree (``\\@``, percent-encoding) every candidate counts."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from urllib.parse import unquote
+
+from ._hidden import SSH_OPTIONS
+from ._network import CURL, NC, WGET
+from ._options import read_options
+from ._records import Command, Word
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}:(?://|\\\\|/\\|\\/)([^\s/?#\"'<>`]*)")
+_HOST_CHARS = re.compile(r"[a-z0-9._-]+\Z")
+_LOOKS_LIKE_HOST = re.compile(r"[A-Za-z0-9._~%\[\]:-]+\Z")
+_PROXY_VARIABLES = frozenset(
+    {
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "ftp_proxy",
+        "rsync_proxy",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "FTP_PROXY",
+        "RSYNC_PROXY",
+    }
+)
+
+
+def normalise_host(host: str) -> str | None:
+    """``host`` lower-cased, IDNA-encoded, without port, brackets or trailing dot; None when it
+    is no host name."""
+    host = host.strip()
+    if "@" in host:
+        host = host.rsplit("@", 1)[1]
+    if host.startswith("["):
+        end = host.find("]")
+        inner = host[1:end] if end > 0 else host[1:]
+        try:
+            return str(ipaddress.IPv6Address(inner.split("%")[0]))
+        except ValueError:
+            return None
+    if host.count(":") > 1:
+        try:
+            return str(ipaddress.IPv6Address(host))
+        except ValueError:
+            return None
+    host = host.split(":", 1)[0]
+    host = host.rstrip(".").rstrip("\u3002\uff0e\uff61")
+    if not host:
+        return None
+    try:
+        encoded = host.encode("idna").decode("ascii").lower()
+    except (UnicodeError, ValueError):
+        lowered = host.lower()
+        encoded = lowered if lowered.isascii() else ""
+    encoded = encoded.rstrip(".")
+    if not encoded or not _HOST_CHARS.match(encoded):
+        return None
+    return encoded
+
+
+def _authority_hosts(authority: str) -> list[str]:
+    """The hosts different URL parsers would take from ``authority``."""
+    candidates = {authority}
+    decoded = unquote(authority)
+    candidates.add(decoded)
+    out: list[str] = []
+    for text in candidates:
+        # RFC 3986: userinfo ends at the last @; some parsers stop at the first.
+        out.append(text.rsplit("@", 1)[-1])
+        if "@" in text:
+            out.append(text.split("@", 1)[1].split("@", 1)[0])
+        # WHATWG reads a backslash as a path separator: the host ends there.
+        for cut in re.split(r"[\\]", text):
+            out.append(cut.rsplit("@", 1)[-1])
+            break
+    return out
+
+
+def hosts_in_text(text: str) -> tuple[str, ...]:
+    """Hosts of the URLs in ``text``."""
+    if ":" not in text:
+        return ()
+    found: list[str] = []
+    for match in _URL.finditer(text):
+        for candidate in _authority_hosts(match.group(1)):
+            host = normalise_host(candidate)
+            if host:
+                found.append(host)
+    return tuple(dict.fromkeys(found))
+
+
+def _scp_host(text: str) -> str | None:
+    """The host of ``[user@]host:path`` (an scp, rsync or git remote target)."""
+    if text.startswith(("/", ".", "-", "~")) or ":" not in text or "://" in text:
+        return None
+    head = text.split(":", 1)[0]
+    if "/" in head or not head:
+        return None
+    if head.startswith("["):
+        return normalise_host(text.split("]", 1)[0] + "]")
+    return normalise_host(head)
+
+
+def _bare_host(text: str) -> str | None:
+    """A network program's bare argument (``example.com``, ``example.com:8080/path``)."""
+    head = re.split(r"[/?#]", text, maxsplit=1)[0]
+    if not head or not _LOOKS_LIKE_HOST.match(head):
+        return None
+    return normalise_host(head)
+
+
+_NETWORK = frozenset(
+    {
+        "curl",
+        "wget",
+        "ssh",
+        "autossh",
+        "scp",
+        "sftp",
+        "nc",
+        "ncat",
+        "netcat",
+        "telnet",
+        "ftp",
+        "rsync",
+        "git",
+        "http",
+        "https",
+        "xh",
+        "aria2c",
+        "lftp",
+        "mosh",
+        "ping",
+        "dig",
+        "nslookup",
+        "host",
+        "traceroute",
+        "socat",
+    }
+)
+_GIT_REMOTE_VERBS = frozenset({"clone", "fetch", "pull", "push", "ls-remote", "archive"})
+
+
+def command_hosts(command: Command) -> tuple[str, ...]:
+    """Every host the command names, normalised."""
+    found: list[str] = []
+    for word in (*command.argv, *command.redirects, *command.assignments):
+        if word.text is not None:
+            found.extend(hosts_in_text(word.text))
+    for word in command.assignments:
+        name, _, value = (word.text or "").partition("=")
+        if name in _PROXY_VARIABLES and value:
+            host = _bare_host(value.split("://", 1)[-1].rsplit("@", 1)[-1])
+            if host:
+                found.append(host)
+    program = command.program or ""
+    if program in _NETWORK:
+        found.extend(_program_hosts(program, command.argv))
+    return tuple(dict.fromkeys(found))
+
+
+def _program_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
+    found: list[str] = []
+    if program in ("curl", "wget", "http", "https", "xh", "aria2c"):
+        spec = CURL if program == "curl" else WGET
+        i = 1
+        while i < len(argv):
+            read = read_options(argv, i, spec)
+            for option, value in read.seen:
+                if value is None or value.text is None:
+                    continue
+                if option in ("-x", "--proxy", "--preproxy") or option.startswith("--socks"):
+                    host = _bare_host(value.text.split("://", 1)[-1].rsplit("@", 1)[-1])
+                    if host:
+                        found.append(host)
+                elif option == "--connect-to":
+                    parts = value.text.split(":")
+                    found.extend(h for h in (normalise_host(p) for p in parts[::2]) if h)
+                elif option == "--resolve":
+                    host, _, rest = value.text.partition(":")
+                    address = rest.partition(":")[2]
+                    for one in (host, *address.split(",")):
+                        h = normalise_host(one.strip("[]") if one.count(":") > 1 else one)
+                        if h:
+                            found.append(h)
+                elif option == "--url":
+                    host = _bare_host(value.text.split("://", 1)[-1].rsplit("@", 1)[-1])
+                    if host:
+                        found.append(host)
+            if read.index >= len(argv):
+                break
+            word = argv[read.index]
+            if word.text and "://" not in word.text:
+                host = _bare_host(
+                    word.text.rsplit("@", 1)[-1] if "@" in word.text.split("/")[0] else word.text
+                )
+                if host:
+                    found.append(host)
+            i = read.index + 1
+        return found
+    if program in ("ssh", "autossh", "mosh"):
+        read = read_options(argv, 1, SSH_OPTIONS)
+        for option, value in read.seen:
+            if value is None or value.text is None:
+                continue
+            if option == "-J":
+                for jump in value.text.split(","):
+                    host = normalise_host(jump.split("://", 1)[-1])
+                    if host:
+                        found.append(host)
+            elif option == "-o":
+                parts = re.split(r"\s*=\s*|\s+", value.text.strip(), maxsplit=1)
+                if len(parts) == 2 and parts[0].lower() in ("hostname", "proxyjump"):
+                    for one in parts[1].split(","):
+                        host = normalise_host(one)
+                        if host:
+                            found.append(host)
+        if read.index < len(argv) and argv[read.index].text:
+            target = argv[read.index].text or ""
+            host = normalise_host(target.split("://", 1)[-1].split("/", 1)[0])
+            if host:
+                found.append(host)
+        return found
+    if program in ("scp", "sftp", "rsync"):
+        for word in argv[1:]:
+            if word.text and not word.text.startswith("-"):
+                host = _scp_host(word.text)
+                if host:
+                    found.append(host)
+                elif program == "sftp":
+                    host = _bare_host(word.text.rsplit("@", 1)[-1])
+                    if host:
+                        found.append(host)
+        return found
+    if program == "git":
+        for text in _git_repositories(argv):
+            host = _scp_host(text) or (
+                _bare_host(text.rsplit("@", 1)[-1]) if "@" in text.split("/")[0] else None
+            )
+            if host:
+                found.append(host)
+        return found
+    # nc, telnet, ftp, ping...: the first operand is the host.
+    read = read_options(argv, 1, NC)
+    if read.index < len(argv) and argv[read.index].text:
+        host = _bare_host((argv[read.index].text or "").rsplit("@", 1)[-1])
+        if host:
+            found.append(host)
+    for option, value in read.seen:
+        if option == "-x" and value is not None and value.text:
+            host = _bare_host(value.text)
+            if host:
+                found.append(host)
+    return found
+
+
+def _git_repositories(argv: tuple[Word, ...]) -> list[str]:
+    """The operands of a git command that name a repository (``git clone URL``, ``git push
+    REMOTE``, ``git remote add NAME URL``); refspecs like ``HEAD:main`` are not."""
+    operands = [w.text for w in argv[1:] if w.text and not w.text.startswith("-")]
+    for index, text in enumerate(operands):
+        if text in _GIT_REMOTE_VERBS:
+            return operands[index + 1 : index + 2]
+        if text == "remote" and index + 1 < len(operands):
+            return (
+                operands[index + 3 : index + 4] if operands[index + 1] in ("add", "set-url") else []
+            )
+        if text == "submodule" and operands[index + 1 : index + 2] == ["add"]:
+            return operands[index + 2 : index + 3]
+    return []

@@ -1,0 +1,89 @@
+"""Paths as a rule sees them: absolute, ``~`` expanded, ``..`` collapsed as text and after
+symlinks (both forms when they differ)."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from ._records import Command, Word
+
+
+def _home(path: str, home: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        return home + path[1:]
+    return path
+
+
+def _collapse(path: str) -> str:
+    collapsed = posixpath.normpath(path)
+    return "/" + collapsed.lstrip("/") if collapsed.startswith("//") else collapsed
+
+
+def normalise_path(path: str, *, cwd: str, home: str) -> tuple[str, ...]:
+    """``path`` made absolute against ``cwd``: ``..`` collapsed as text, and the same path with
+    symlinks resolved (``..`` after a symlink climbs from its target), each once."""
+    if not path:
+        return ()
+    absolute = posixpath.join(cwd, _home(path, home))
+    forms = [_collapse(absolute)]
+    try:
+        forms.append(os.path.realpath(absolute))
+        forms.append(os.path.realpath(forms[0]))
+    except (OSError, ValueError, RuntimeError):
+        pass
+    return tuple(dict.fromkeys(f for f in forms if f))
+
+
+_NOT_PATHS = frozenset({"", "-", "--"})
+
+
+def _candidates(command: Command) -> list[str]:
+    found: list[str] = []
+    argv = command.argv
+    if argv and argv[0].text and "/" in argv[0].text:
+        found.append(argv[0].text)
+    after_dashes = False
+    for index, word in enumerate(argv[1:], start=1):
+        found.extend(word.alternatives)
+        text = word.text
+        if text is None or text in _NOT_PATHS:
+            if text == "--":
+                after_dashes = True
+            continue
+        if after_dashes or not text.startswith("-") or index in command.option_values:
+            found.append(text)
+            if "=" in text and not after_dashes:
+                found.append(text.split("=", 1)[1])
+            continue
+        if "=" in text:
+            found.append(text.split("=", 1)[1])
+        elif not text.startswith("--") and len(text) > 2 and "/" in text[2:]:
+            found.append(text[2:])  # -o/tmp/x: a short option's attached value
+    for word in command.redirects:
+        found.extend(word.alternatives)
+        if word.text:
+            found.append(word.text)
+    for word in command.assignments:
+        if word.text and "=" in word.text:
+            found.append(word.text.split("=", 1)[1])
+    return found
+
+
+def command_paths(command: Command, *, home: str | None = None) -> tuple[str, ...]:
+    """Every path the command names: non-option arguments, ``--opt=VALUE`` and ``key=VALUE``
+    values, redirection targets, a glob's matches, each normalised from each folder it could
+    run in."""
+    home = home or os.path.expanduser("~")
+    cwds = command.cwds or (command.cwd,)
+    out: list[str] = []
+    for text in _candidates(command):
+        if "://" in text:
+            continue  # a URL names a host, not a file
+        for cwd in cwds:
+            out.extend(normalise_path(text, cwd=cwd, home=home))
+    return tuple(dict.fromkeys(out))
+
+
+def word_texts(words: tuple[Word, ...]) -> tuple[str, ...]:
+    return tuple(w.text for w in words if w.text is not None)

@@ -1,0 +1,744 @@
+"""The walk over a bash syntax tree: every simple command, with what it runs seen through.
+
+Over 300 lines on purpose: one walker over bash's statements (lists, pipelines, compounds,
+loops, redirections, simple commands) whose handlers share the walk's state and bounds; split up
+they would pass that state around instead.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ._grammar import parse
+from ._hidden import hidden_commands, hidden_in_assignment, ssh_remote_command
+from ._interpreters import interpreter, program_source
+from ._options import Options, read_options
+from ._records import Command, Word
+from ._scope import Scope
+from ._text import join_continued_lines, plain_program_name
+from ._words import GLOB_CHARS, build, expand
+from ._wrappers import see_through
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+MAX_SOURCE = 100_000
+"""A script longer than this (characters) is opaque."""
+MAX_NODES = 200_000
+"""A walk visits at most this many syntax nodes (loops and functions are walked again)."""
+MAX_DEPTH = 100
+"""Statements, substitutions and wrappers nest at most this deep."""
+MAX_REPARSE = 6
+"""``bash -c`` inside ``bash -c`` ... at most this deep."""
+MAX_COMMANDS = 5_000
+MAX_LOOP_WORDS = 16
+"""A ``for`` loop over more words than this leaves its variable unknown."""
+
+_REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_FD_DUPLICATES = frozenset({">&", "<&", ">&-", "<&-"})
+_STDIN_NAMES = {"pipe": "a pipe", "heredoc": "a here-doc", "herestring": "a here-string"}
+_GIT = Options(
+    short_values="Cc",
+    long_values=frozenset(
+        {
+            "git-dir",
+            "work-tree",
+            "namespace",
+            "config-env",
+            "super-prefix",
+            "list-cmds",
+            "attr-source",
+        }
+    ),
+    long_flags=frozenset(
+        {
+            "bare",
+            "paginate",
+            "no-pager",
+            "no-replace-objects",
+            "literal-pathspecs",
+            "glob-pathspecs",
+            "noglob-pathspecs",
+            "icase-pathspecs",
+            "no-optional-locks",
+            "html-path",
+            "man-path",
+            "info-path",
+            "version",
+            "help",
+            "no-lazy-fetch",
+            "no-advice",
+            "exec-path",
+        }
+    ),
+)
+
+
+class Limit(Exception):
+    """A bound was passed: the script is opaque."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    stdin: str | None = None
+    """Where stdin comes from: "pipe", "heredoc", "herestring", "file", or None (inherited)."""
+    redirects: tuple[Word, ...] = ()
+    via: tuple[str, ...] = ()
+    reparse: int = 0
+    calls: frozenset[str] = frozenset()
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def _groups(nodes: Sequence[Node]) -> list[list[Node]]:
+    """Nodes that touch (no blank between them) are one word."""
+    groups: list[list[Node]] = []
+    for node in nodes:
+        if groups and groups[-1][-1].end_byte == node.start_byte:
+            groups[-1].append(node)
+        else:
+            groups.append([node])
+    return groups
+
+
+class Walker:
+    """Collects a script's commands; ``opaque`` keeps the first reason it cannot see through."""
+
+    def __init__(self, *, cwd: str, home: str) -> None:
+        self.commands: list[Command] = []
+        self.opaque: str | None = None
+        self.cwd = cwd
+        self.home = home
+        self.budget = MAX_NODES
+        self.depth = 0
+        self.used_files = False
+
+    def fail(self, reason: str) -> None:
+        if self.opaque is None:
+            self.opaque = reason
+
+    # ---- scripts -------------------------------------------------------------------------
+
+    def script(self, text: str, scope: Scope, ctx: _Ctx) -> None:
+        if len(text) > MAX_SOURCE:
+            raise Limit(f"the script is longer than {MAX_SOURCE} characters")
+        text = join_continued_lines(text)
+        root = parse(text.encode("utf-8", "surrogatepass"))
+        if root.has_error:
+            where = _first_error(root)
+            self.fail(f"the script does not parse ({where})")
+        self.walk(root, scope, ctx)
+
+    def reparse(self, script: Word, via: tuple[str, ...], cwds: tuple[str, ...], ctx: _Ctx) -> None:
+        if script.text is None:
+            self.fail(f"{via[-1]} runs a script that is not literal: {script.source}")
+            return
+        if ctx.reparse >= MAX_REPARSE:
+            self.fail(f"scripts inside scripts nest deeper than {MAX_REPARSE}")
+            return
+        scope = Scope(cwd=cwds[0] if cwds else self.cwd, home=self.home)
+        scope.cwds = cwds
+        self.script(script.text, scope, _Ctx(stdin=ctx.stdin, via=via, reparse=ctx.reparse + 1))
+
+    # ---- statements ----------------------------------------------------------------------
+
+    def walk(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        self.budget -= 1
+        if self.budget < 0:
+            raise Limit(f"the script has more than {MAX_NODES} parts to walk")
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise Limit(f"the script nests deeper than {MAX_DEPTH}")
+            handler = _HANDLERS.get(node.type)
+            if handler is not None:
+                handler(self, node, scope, ctx)
+            elif node.child_count:
+                for child in node.children:
+                    self.walk(child, scope, ctx)
+        finally:
+            self.depth -= 1
+
+    def sequence(self, nodes: Sequence[Node], scope: Scope, ctx: _Ctx) -> None:
+        for index, child in enumerate(nodes):
+            if not child.is_named:
+                continue
+            background = index + 1 < len(nodes) and nodes[index + 1].type == "&"
+            self.walk(child, scope.copy() if background else scope, ctx)
+
+    def _block(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        self.sequence(node.children, scope, ctx)
+
+    def _subshell(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        self.sequence(node.children, scope.copy(), ctx)
+
+    def substitution(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        self.sequence(node.children, scope.copy(), replace(ctx, redirects=()))
+
+    def _list(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        named = [c for c in node.children if c.is_named and c.type != "comment"]
+        for index, child in enumerate(named):
+            if index == 0:
+                self.walk(child, scope, ctx)
+            else:
+                self.maybe(lambda s, c=child: self.walk(c, s, ctx), scope)  # type: ignore[misc]
+
+    def maybe(self, run: Callable[[Scope], None], scope: Scope) -> None:
+        """Run a part that may not run: afterwards ``scope`` is what either outcome leaves."""
+        branch = scope.copy()
+        run(branch)
+        scope.merge(branch)
+
+    def _pipeline(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        first = True
+        for child in node.children:
+            if not child.is_named or child.type == "comment":
+                continue
+            self.walk(child, scope.copy(), ctx if first else replace(ctx, stdin="pipe"))
+            first = False
+
+    def _redirected(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        body = node.child_by_field_name("body")
+        words, stdin, after = self.redirections(
+            [c for c in node.children if c.type in _REDIRECT_NODES], scope, ctx
+        )
+        inner = replace(ctx, redirects=ctx.redirects + tuple(words), stdin=stdin or ctx.stdin)
+        if body is not None:
+            self.walk(body, scope, inner)
+        for child in node.children:
+            if child != body and child.type not in _REDIRECT_NODES and child.is_named:
+                self.walk(child, scope, ctx)
+        for operator, statement in after:
+            if operator in ("|", "|&"):
+                self.walk(statement, scope.copy(), replace(ctx, stdin="pipe"))
+            elif operator in ("&&", "||"):
+                self.maybe(lambda s, st=statement: self.walk(st, s, ctx), scope)  # type: ignore[misc]
+            else:
+                self.walk(statement, scope, ctx)
+
+    def redirections(
+        self, nodes: Sequence[Node], scope: Scope, ctx: _Ctx
+    ) -> tuple[list[Word], str | None, list[tuple[str, Node]]]:
+        """Redirection targets, where stdin then comes from, and the statements tree-sitter
+        hangs under a here-doc (``cat <<EOF | sh``)."""
+        words: list[Word] = []
+        stdin: str | None = None
+        after: list[tuple[str, Node]] = []
+        on_sub = self._on_sub(scope, ctx)
+        for node in nodes:
+            operator = ""
+            operands: list[Node] = []
+            for child in node.children:
+                if not child.is_named:
+                    if not operator or node.type == "heredoc_redirect":
+                        operator = child.type
+                    continue
+                if child.type in ("file_descriptor", "heredoc_start", "heredoc_end"):
+                    continue
+                if node.type == "heredoc_redirect":
+                    if child.type == "heredoc_body":
+                        self.walk(child, scope, ctx)
+                    elif child.type in _REDIRECT_NODES:
+                        more, _, _ = self.redirections([child], scope, ctx)
+                        words.extend(more)
+                    else:
+                        lead = child.children[0] if child.child_count else None
+                        if (
+                            child.type == "pipeline"
+                            and lead is not None
+                            and lead.type in ("|", "|&")
+                        ):
+                            after.append((lead.type, child))
+                        else:
+                            after.append((operator, child))
+                    continue
+                operands.append(child)
+            if node.type == "heredoc_redirect":
+                stdin = "heredoc"
+                continue
+            if node.type == "herestring_redirect":
+                stdin = "herestring"
+                for group in _groups(operands):
+                    build(group, scope, on_sub)
+                continue
+            if operator in _FD_DUPLICATES and all(
+                (o.type in ("number", "word") and _text(o).rstrip("-").isdigit()) or _text(o) == "-"
+                for o in operands
+            ):
+                continue
+            for group in _groups(operands):
+                if operator.startswith("<") and any(
+                    o.type == "process_substitution" for o in group
+                ):
+                    stdin = "pipe"
+                found = expand(group, scope, on_sub)
+                words.extend(found)
+                self.used_files = self.used_files or any(w.alternatives for w in found)
+            if operator in ("<", "<>") and stdin is None:
+                stdin = "file"
+        return words, stdin, after
+
+    def _on_sub(self, scope: Scope, ctx: _Ctx) -> Callable[[Node], None]:
+        return lambda node: self.substitution(node, scope, ctx)
+
+    # ---- assignments ---------------------------------------------------------------------
+
+    def assignment(self, node: Node, scope: Scope, ctx: _Ctx, *, apply: bool) -> Word:
+        """The ``NAME=VALUE`` word of an assignment node; sets NAME in ``scope`` if ``apply``."""
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        name = _text(name_node) if name_node is not None else ""
+        operator = next((c.type for c in node.children if not c.is_named), "=")
+        value: str | None = ""
+        if value_node is not None:
+            if value_node.type == "array":
+                self.walk(value_node, scope, ctx)
+                value = None
+            else:
+                nodes = [c for c in node.children if c.is_named and c != name_node]
+                chars, unknown = build(nodes, scope, self._on_sub(scope, ctx))
+                value = None if unknown else _assigned(chars, scope)
+        if operator == "+=" and value is not None:
+            old = scope.lookup(name)
+            value = None if old is None else old + value
+        if apply and name:
+            scope.vars[name] = value
+            if name == "IFS":
+                scope.ifs_changed = True
+            if name == "PWD":
+                scope.vars.pop("PWD", None)
+                scope.vars["PWD"] = value
+        word = Word(text=None if value is None else f"{name}={value}", source=_text(node))
+        hidden = hidden_in_assignment(word)
+        if hidden is not None:
+            self.reparse(hidden, (*ctx.via, f"{name}="), scope.cwds, ctx)
+        return word
+
+    def _assign(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        self.assignment(node, scope, ctx, apply=True)
+
+    def _declaration(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        for child in node.children:
+            if child.type == "variable_assignment":
+                self.assignment(child, scope, ctx, apply=True)
+            elif child.is_named:
+                build([child], scope, self._on_sub(scope, ctx))
+
+    def _unset(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        for child in node.children:
+            text = _text(child)
+            if child.is_named and not text.startswith("-"):
+                scope.vars[text] = ""
+
+    # ---- compound statements -------------------------------------------------------------
+
+    def _if(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        seen_then = False
+        branch: list[Node] = []
+        for child in node.children:
+            if child.type == "then":
+                seen_then = True
+            elif child.type in ("elif_clause", "else_clause"):
+                self.maybe(lambda s, c=child: self._clause(c, s, ctx), scope)  # type: ignore[misc]
+            elif not seen_then:
+                if child.is_named:
+                    self.walk(child, scope, ctx)
+            elif child.is_named:
+                branch.append(child)
+        self.maybe(lambda s: self.sequence(branch, s, ctx), scope)
+
+    def _clause(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        self.sequence(node.children, scope, ctx)
+
+    def _while(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        body = node.child_by_field_name("body")
+        for child in node.children:
+            if child != body and child.is_named:
+                self.walk(child, scope, ctx)
+        if body is not None:
+            self.loop(lambda s: self.walk(body, s, ctx), scope)
+
+    def loop(self, run: Callable[[Scope], None], scope: Scope) -> None:
+        """A loop body: it may not run, and a second pass sees what the first changed."""
+        before = scope.copy()
+        self.maybe(run, scope)
+        if _changed(before, scope):
+            self.maybe(run, scope)
+
+    def _for(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        variable = node.child_by_field_name("variable")
+        body = node.child_by_field_name("body")
+        values: list[Word] = []
+        listed = any(child.type == "in" for child in node.children)
+        if listed:
+            on_sub = self._on_sub(scope, ctx)
+            nodes = node.children_by_field_name("value")
+            for group in _groups(nodes):
+                values.extend(expand(group, scope, on_sub))
+        name = _text(variable) if variable is not None else ""
+        texts: list[str | None] = []
+        for word in values:
+            texts.append(word.text)
+            texts.extend(word.alternatives)
+        if not listed or len(texts) > MAX_LOOP_WORDS:
+            texts = [None]
+        if body is None:
+            return
+
+        def run(s: Scope) -> None:
+            start = s.copy()
+            for text in texts:
+                one = start.copy()
+                one.vars[name] = text
+                self.walk(body, one, ctx)
+                s.merge(one)
+
+        self.loop(run, scope)
+        if texts:
+            scope.vars[name] = texts[-1] if len(texts) == 1 else None
+
+    def _c_for(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        body = node.child_by_field_name("body")
+        for child in node.children:
+            if child != body and child.is_named:
+                self.walk(child, scope, ctx)
+        if body is not None:
+            self.loop(lambda s: self.walk(body, s, ctx), scope)
+
+    def _case(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        for child in node.children:
+            if child.type == "case_item":
+                self.maybe(lambda s, c=child: self._case_item(c, s, ctx), scope)  # type: ignore[misc]
+            elif child.is_named:
+                build([child], scope, self._on_sub(scope, ctx))
+
+    def _case_item(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        values = {(v.start_byte, v.end_byte) for v in node.children_by_field_name("value")}
+        for child in node.children:
+            if not child.is_named:
+                continue
+            if (child.start_byte, child.end_byte) in values:
+                build([child], scope, self._on_sub(scope, ctx))
+            else:
+                self.walk(child, scope, ctx)
+
+    def _function(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if body is None:
+            return
+        if name is not None:
+            scope.functions[_text(name)] = body
+        self.walk(body, scope.copy(), ctx)
+
+    # ---- simple commands -----------------------------------------------------------------
+
+    def _command(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        prefix: list[Node] = []
+        words: list[Node] = []
+        redirects: list[Node] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "variable_assignment" and not words:
+                prefix.append(child)
+            elif kind in _REDIRECT_NODES:
+                redirects.append(child)
+            elif kind == "command_name":
+                words.extend(child.children)
+            elif kind == "comment":
+                continue
+            elif child.is_named or kind == "$":
+                words.append(child)
+        on_sub = self._on_sub(scope, ctx)
+        only_assignments = not words
+        assignments = tuple(self.assignment(p, scope, ctx, apply=only_assignments) for p in prefix)
+        argv: list[Word] = []
+        for group in _groups(words):
+            found = expand(group, scope, on_sub)
+            self.used_files = self.used_files or any(w.alternatives for w in found)
+            argv.extend(found)
+        targets, stdin, after = self.redirections(redirects, scope, ctx)
+        own = replace(ctx, redirects=ctx.redirects + tuple(targets), stdin=stdin or ctx.stdin)
+        text = _text(node)
+        if argv:
+            self.run(
+                tuple(argv),
+                assignments=assignments,
+                scope=scope,
+                ctx=own,
+                text=text,
+                cwds=scope.cwds,
+            )
+        elif targets:
+            self.emit(
+                Command(
+                    program="",
+                    argv=(),
+                    redirects=own.redirects,
+                    cwd=self._cwd(scope.cwds),
+                    via=ctx.via,
+                    text=text,
+                    cwds=scope.cwds,
+                    assignments=assignments,
+                )
+            )
+        for operator, statement in after:
+            self.walk(
+                statement,
+                scope.copy() if operator in ("|", "|&") else scope,
+                replace(ctx, stdin="pipe") if operator in ("|", "|&") else ctx,
+            )
+
+    def _cwd(self, cwds: tuple[str, ...]) -> str:
+        if not cwds:
+            self.fail("the working folder is unknown (cd to a folder that could be anything)")
+            return self.cwd
+        return cwds[0]
+
+    def emit(self, command: Command) -> None:
+        if len(self.commands) >= MAX_COMMANDS:
+            raise Limit(f"the script has more than {MAX_COMMANDS} commands")
+        self.commands.append(command)
+
+    def run(
+        self,
+        argv: tuple[Word, ...],
+        *,
+        assignments: tuple[Word, ...],
+        scope: Scope,
+        ctx: _Ctx,
+        text: str,
+        cwds: tuple[str, ...],
+        option_values: tuple[int, ...] = (),
+    ) -> None:
+        """One simple command: record it, then see through what it runs."""
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise Limit(f"wrappers nest deeper than {MAX_DEPTH}")
+            self._run(argv, assignments, scope, ctx, text, cwds, option_values)
+        finally:
+            self.depth -= 1
+
+    def _run(
+        self,
+        argv: tuple[Word, ...],
+        assignments: tuple[Word, ...],
+        scope: Scope,
+        ctx: _Ctx,
+        text: str,
+        cwds: tuple[str, ...],
+        option_values: tuple[int, ...],
+    ) -> None:
+        first = argv[0]
+        program: str | None = None
+        if first.text is None:
+            self.fail(f"the program is not a plain word: {first.source}")
+        elif first.alternatives or (
+            first.text not in ("[", "[[") and any(c in GLOB_CHARS for c in first.text)
+        ):
+            self.fail(f"the program is a glob: {first.source}")
+        else:
+            name = posixpath.basename(first.text)
+            if not name or not plain_program_name(name):
+                self.fail(f"the program name is not plain ASCII or is empty: {first.source!r}")
+            else:
+                program = name
+        own_cwds = cwds
+        if program == "git":
+            read = read_options(argv, 1, _GIT)
+            option_values = tuple(read.value_indexes)
+            for option, value in read.seen:
+                if option == "-C":
+                    own_cwds = self.changed_folder(own_cwds, value)
+        self.emit(
+            Command(
+                program=program,
+                argv=argv,
+                redirects=ctx.redirects,
+                cwd=self._cwd(own_cwds),
+                via=ctx.via,
+                text=text,
+                option_values=option_values,
+                cwds=own_cwds,
+                assignments=assignments,
+            )
+        )
+        if program is None:
+            return
+        for word in assignments:
+            hidden = hidden_in_assignment(word)
+            if hidden is not None:
+                self.reparse(
+                    hidden, (*ctx.via, f"{(word.text or word.source).split('=')[0]}="), cwds, ctx
+                )
+        self.program(program, argv, assignments, scope, ctx, text, cwds)
+
+    def program(
+        self,
+        program: str,
+        argv: tuple[Word, ...],
+        assignments: tuple[Word, ...],
+        scope: Scope,
+        ctx: _Ctx,
+        text: str,
+        cwds: tuple[str, ...],
+    ) -> None:
+        if not ctx.via and program in ("cd", "pushd", "popd", "chdir"):
+            self.change_folder(program, argv, scope)
+            return
+        if program in scope.functions and program not in ctx.calls and not ctx.via:
+            self.walk(scope.functions[program], scope, replace(ctx, calls=ctx.calls | {program}))
+            return
+        if program == "eval":
+            self.fail("eval runs a string as a script")
+        elif program in ("source", "."):
+            self.fail(f"{program} runs a file as a script")
+        elif program in ("alias", "trap"):
+            values = argv[1:2] if program == "trap" else argv[1:]
+            for word in values:
+                if program == "alias" and word.text is not None:
+                    _, eq, value = word.text.partition("=")
+                    if not eq:
+                        continue
+                    word = Word(text=value, source=word.source)
+                self.reparse(word, (*ctx.via, program), cwds, ctx)
+        kind = interpreter(program)
+        if kind is not None:
+            source = program_source(kind, argv)
+            if source == "stdin" and ctx.stdin in _STDIN_NAMES:
+                self.fail(f"{program} reads its program from {_STDIN_NAMES[ctx.stdin]}")
+            elif isinstance(source, Word) and source.text is None:
+                self.fail(f"{program} runs a program that is not a plain word: {source.source}")
+        for label, script in hidden_commands(program, argv):
+            self.reparse(script, (*ctx.via, label), cwds, ctx)
+        remote = ssh_remote_command(program, argv)
+        if remote is not None:
+            self.reparse(remote, (*ctx.via, program), cwds, replace(ctx, stdin=None))
+        for seen in see_through(program, argv) or ():
+            if seen.opaque is not None:
+                self.fail(seen.opaque)
+                continue
+            via = (*ctx.via, seen.via)
+            inner_cwds = self.changed_folder(cwds, seen.chdir) if seen.chdir is not None else cwds
+            if seen.script is not None:
+                self.reparse(seen.script, via, inner_cwds, ctx)
+            if seen.argv:
+                self.run(
+                    seen.argv,
+                    assignments=assignments + seen.assignments,
+                    scope=scope,
+                    ctx=replace(ctx, via=via),
+                    text=text,
+                    cwds=inner_cwds,
+                    option_values=seen.option_values,
+                )
+            elif seen.assignments:
+                for word in seen.assignments:
+                    hidden = hidden_in_assignment(word)
+                    if hidden is not None:
+                        self.reparse(hidden, via, cwds, ctx)
+
+    # ---- working folders -----------------------------------------------------------------
+
+    def changed_folder(self, cwds: tuple[str, ...], target: Word | None) -> tuple[str, ...]:
+        """The folders after changing to ``target`` from any of ``cwds``: the target, and the
+        folder it was in when the target does not exist yet (the change may fail)."""
+        if target is None or target.text is None or not cwds:
+            return ()
+        found: list[str] = []
+        self.used_files = True
+        for cwd in cwds:
+            new = posixpath.normpath(posixpath.join(cwd, target.text))
+            if new.startswith("//"):
+                new = "/" + new.lstrip("/")
+            found.append(new)
+            if not os.path.isdir(new):
+                found.append(cwd)
+        return tuple(dict.fromkeys(found))[:8]
+
+    def change_folder(self, program: str, argv: tuple[Word, ...], scope: Scope) -> None:
+        operands = [
+            w for w in argv[1:] if w.text is None or not w.text.startswith("-") or w.text == "-"
+        ]
+        before = scope.cwds
+        if program == "popd":
+            if scope.dirs:
+                scope.cwds = scope.dirs[-1]
+                scope.dirs = scope.dirs[:-1]
+            else:
+                scope.cwds = () if scope.dirs is None else scope.cwds
+            scope.vars.pop("PWD", None)
+            return
+        if not operands:
+            target: Word | None = (
+                Word(text=scope.home_folder(), source="~") if program != "pushd" else None
+            )
+        elif operands[0].text == "-":
+            old = scope.vars.get("OLDPWD")
+            target = Word(text=old, source="-")
+        else:
+            target = operands[0]
+        scope.cwds = self.changed_folder(scope.cwds, target)
+        if program == "pushd" and scope.dirs is not None:
+            scope.dirs = (*scope.dirs, before)
+        scope.vars.pop("PWD", None)
+        scope.vars["OLDPWD"] = before[0] if len(before) == 1 else None
+
+
+def _assigned(chars: list[tuple[str, int]], scope: Scope) -> str:
+    """An assignment's value: ``~`` expands at its start and after each ``:``."""
+    text = "".join(c for c, _ in chars)
+    if "~" not in text:
+        return text
+    home = scope.home_folder() or "~"
+    parts = text.split(":")
+    return ":".join(home + p[1:] if p == "~" or p.startswith("~/") else p for p in parts)
+
+
+def _changed(before: Scope, after: Scope) -> bool:
+    return before.vars != after.vars or before.cwds != after.cwds or before.dirs != after.dirs
+
+
+def _first_error(root: Node) -> str:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            row, column = node.start_point
+            return f"line {row + 1}, column {column + 1}"
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    return "somewhere"
+
+
+_HANDLERS: dict[str, Callable[[Walker, Node, Scope, _Ctx], None]] = {
+    "program": Walker._block,
+    "compound_statement": Walker._block,
+    "do_group": Walker._block,
+    "negated_command": Walker._block,
+    "subshell": Walker._subshell,
+    "command_substitution": Walker.substitution,
+    "process_substitution": Walker.substitution,
+    "list": Walker._list,
+    "pipeline": Walker._pipeline,
+    "redirected_statement": Walker._redirected,
+    "command": Walker._command,
+    "variable_assignment": Walker._assign,
+    "variable_assignments": Walker._block,
+    "declaration_command": Walker._declaration,
+    "unset_command": Walker._unset,
+    "if_statement": Walker._if,
+    "while_statement": Walker._while,
+    "for_statement": Walker._for,
+    "c_style_for_statement": Walker._c_for,
+    "case_statement": Walker._case,
+    "function_definition": Walker._function,
+    "comment": lambda *_: None,
+}

@@ -1,0 +1,255 @@
+"""Words as the shell sees them: quotes removed, escapes undone, variables we know substituted,
+braces expanded, unquoted expansions split, globs matched in the working folder."""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import posixpath
+import pwd
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ._braces import LITERAL, Chars, TooManyWords, expand_braces
+from ._quotes import ansi_c, unescape_double
+from ._records import Word
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from ._scope import Scope
+
+QUOTED = 1
+EXPANDED = 2
+"""An unquoted expansion's result: split on whitespace and globbed, never brace-expanded."""
+QUOTED_EXPANSION = 3
+
+MAX_MATCHES = 256
+"""A glob counts at most this many matching files."""
+
+GLOB_CHARS = frozenset("*?[")
+IFS_WHITESPACE = frozenset(" \t\n")
+SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+OnSubstitution = Callable[["Node"], None]
+
+
+class _Builder:
+    """Collects one word's characters; ``unknown`` once any part could be anything."""
+
+    __slots__ = ("chars", "on_sub", "scope", "unknown")
+
+    def __init__(self, scope: Scope, on_sub: OnSubstitution) -> None:
+        self.chars: Chars = []
+        self.scope = scope
+        self.on_sub = on_sub
+        self.unknown = False
+
+    def add(self, text: str, kind: int) -> None:
+        self.chars.extend((c, kind) for c in text)
+
+    def node(self, node: Node, quoted: bool) -> None:
+        kind = node.type
+        if kind == "word":
+            self._escaped(_text(node), quoted)
+        elif kind == "raw_string":
+            self.add(_text(node)[1:-1], QUOTED)
+        elif kind == "ansi_c_string":
+            self.add(ansi_c(_text(node)[2:-1]), QUOTED)
+        elif kind == "string":
+            self._double_quoted(node)
+        elif kind == "concatenation" or kind == "translated_string":
+            self.nodes(node.children, quoted)
+        elif kind == "simple_expansion" or kind == "expansion":
+            self._expansion(node, quoted)
+        elif kind in SUBSTITUTIONS:
+            self.on_sub(node)
+            self.unknown = True
+        elif kind == "string_content":
+            self.add(unescape_double(_text(node)), QUOTED)
+        else:
+            # number, brace_expression, a bare variable_name, an arithmetic expansion...: the
+            # text as written, unless an expansion hides inside.
+            if _holds_expansion(node, self.on_sub):
+                self.unknown = True
+            else:
+                self.add(_text(node), QUOTED if quoted else LITERAL)
+
+    def nodes(self, nodes: Sequence[Node], quoted: bool) -> None:
+        for index, child in enumerate(nodes):
+            if (
+                child.type == "$"
+                and index + 1 < len(nodes)
+                and nodes[index + 1].type == "string"
+                and nodes[index + 1].start_byte == child.end_byte
+            ):
+                continue  # $"..." (a translated string) is the string
+            self.node(child, quoted)
+
+    def _escaped(self, text: str, quoted: bool) -> None:
+        if "\\" not in text:
+            self.add(text, QUOTED if quoted else LITERAL)
+            return
+        i, n = 0, len(text)
+        while i < n:
+            ch = text[i]
+            if ch == "\\" and i + 1 < n:
+                self.chars.append((text[i + 1], QUOTED))
+                i += 2
+            else:
+                self.chars.append((ch, QUOTED if quoted else LITERAL))
+                i += 1
+
+    def _double_quoted(self, node: Node) -> None:
+        children = node.children
+        source = node.text or b""
+        position = node.start_byte + 1
+        end = node.end_byte - 1
+        for child in children:
+            if child.type == '"' and (
+                child.start_byte == node.start_byte or child.end_byte == node.end_byte
+            ):
+                continue
+            if child.start_byte > position:
+                gap = source[position - node.start_byte : child.start_byte - node.start_byte]
+                self.add(unescape_double(gap.decode("utf-8", "replace")), QUOTED)
+            self.node(child, True)
+            position = child.end_byte
+        if end > position:
+            gap = source[position - node.start_byte : end - node.start_byte]
+            self.add(unescape_double(gap.decode("utf-8", "replace")), QUOTED)
+
+    def _expansion(self, node: Node, quoted: bool) -> None:
+        names = [c for c in node.children if c.is_named]
+        plain = len(names) == 1 and names[0].type == "variable_name"
+        if node.type == "expansion" and len(node.children) != 3:
+            plain = False
+        value = self.scope.lookup(_text(names[0])) if plain else None
+        if value is None:
+            _holds_expansion(node, self.on_sub)
+            self.unknown = True
+            return
+        self.add(value, QUOTED_EXPANSION if quoted else EXPANDED)
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def _holds_expansion(node: Node, on_sub: OnSubstitution) -> bool:
+    """Whether ``node`` holds an expansion; walks each command substitution inside."""
+    found = False
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind in SUBSTITUTIONS:
+            on_sub(current)
+            found = True
+            continue
+        if kind in ("simple_expansion", "expansion", "arithmetic_expansion"):
+            found = True
+        stack.extend(reversed(current.children))
+    return found
+
+
+def build(nodes: Sequence[Node], scope: Scope, on_sub: OnSubstitution) -> tuple[Chars, bool]:
+    """The characters of the word written as ``nodes`` (adjacent nodes), and whether unknown."""
+    builder = _Builder(scope, on_sub)
+    builder.nodes(nodes, False)
+    return builder.chars, builder.unknown
+
+
+def expand(nodes: Sequence[Node], scope: Scope, on_sub: OnSubstitution) -> list[Word]:
+    """The words a command argument written as ``nodes`` becomes."""
+    source = "".join(_text(n) for n in nodes)
+    chars, unknown = build(nodes, scope, on_sub)
+    if unknown:
+        return [Word(text=None, source=source)]
+    return expand_chars(chars, source, scope)
+
+
+def expand_chars(chars: Chars, source: str, scope: Scope) -> list[Word]:
+    try:
+        braced = (
+            expand_braces(chars) if any(c == "{" and k == LITERAL for c, k in chars) else [chars]
+        )
+    except TooManyWords:
+        return [Word(text=None, source=source)]
+    words: list[Word] = []
+    for one in braced:
+        one = _tilde(one, scope)
+        fields = _split(one, scope)
+        if fields is None:
+            return [Word(text=None, source=source)]
+        for field in fields:
+            words.append(_globbed(field, source, scope))
+    return words
+
+
+def _tilde(chars: Chars, scope: Scope) -> Chars:
+    if not chars or chars[0] != ("~", LITERAL):
+        return chars
+    end = next((i for i, (c, _) in enumerate(chars) if c == "/"), len(chars))
+    if any(k != LITERAL for _, k in chars[:end]):
+        return chars
+    user = "".join(c for c, _ in chars[1:end])
+    folder: str | None
+    if not user:
+        folder = scope.home_folder()
+    elif user == "+":
+        folder = scope.cwds[0] if len(scope.cwds) == 1 else None
+    else:
+        try:
+            folder = pwd.getpwnam(user).pw_dir
+        except (KeyError, UnicodeEncodeError, ValueError):
+            return chars  # bash leaves an unknown user's ~name as written
+    if folder is None:
+        return chars
+    return [(c, QUOTED) for c in folder] + chars[end:]
+
+
+def _split(chars: Chars, scope: Scope) -> list[Chars] | None:
+    """Fields of an unquoted expansion's result; None when the separators are unknown."""
+    if not any(k == EXPANDED for _, k in chars):
+        return [chars]
+    if scope.ifs_changed:
+        return None
+    fields: list[Chars] = []
+    current: Chars = []
+    solid = False  # whether the field holds something that is not an expansion's result
+    for c, k in chars:
+        if k == EXPANDED and c in IFS_WHITESPACE:
+            if current or solid:
+                fields.append(current)
+            current, solid = [], False
+            continue
+        current.append((c, k))
+        if k != EXPANDED:
+            solid = True
+    if current or solid:
+        fields.append(current)
+    return fields
+
+
+def _globbed(chars: Chars, source: str, scope: Scope) -> Word:
+    text = "".join(c for c, _ in chars)
+    if not any(c in GLOB_CHARS and k in (LITERAL, EXPANDED) for c, k in chars):
+        return Word(text=text, source=source)
+    pattern = "".join(
+        c if k in (LITERAL, EXPANDED) or c not in "*?[]" else glob.escape(c) for c, k in chars
+    )
+    return Word(text=text, source=source, alternatives=glob_matches(pattern, scope.cwds))
+
+
+def glob_matches(pattern: str, cwds: Sequence[str]) -> tuple[str, ...]:
+    """The files ``pattern`` matches (absolute), from each possible working folder."""
+    found: list[str] = []
+    roots = [""] if pattern.startswith("/") else list(cwds)
+    for root in roots:
+        try:
+            matches = itertools.islice(glob.iglob(pattern, root_dir=root or None), MAX_MATCHES)
+            found.extend(m if os.path.isabs(m) else posixpath.join(root, m) for m in matches)
+        except (OSError, ValueError, RecursionError):
+            continue
+    return tuple(sorted(dict.fromkeys(found)))[:MAX_MATCHES]

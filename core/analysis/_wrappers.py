@@ -1,0 +1,621 @@
+"""Programs that run another command: what they run, with their own options skipped.
+
+Over 300 lines on purpose: one table of every wrapper DESIGN.md lists, each beside its reader, so
+that a wrapper's options and its way of running the command read together.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ._options import Options, Read, read_options
+from ._records import Word
+
+SHELLS = frozenset(
+    {
+        "sh",
+        "bash",
+        "zsh",
+        "dash",
+        "ksh",
+        "mksh",
+        "ash",
+        "fish",
+        "csh",
+        "tcsh",
+        "yash",
+        "rbash",
+        "posh",
+        "oksh",
+        "pdksh",
+        "lksh",
+    }
+)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Seen:
+    """One thing a wrapper runs: a command (``argv``), a script for a shell, or neither."""
+
+    via: str
+    argv: tuple[Word, ...] = ()
+    option_values: tuple[int, ...] = ()
+    script: Word | None = None
+    chdir: Word | None = None
+    assignments: tuple[Word, ...] = ()
+    opaque: str | None = None
+
+
+def _shell_on_stdin(via: str, source: str) -> Seen:
+    """An interactive shell the wrapper starts (``sudo -s``, ``su``): it reads its stdin."""
+    return Seen(via=via, argv=(Word(text="sh", source=source),))
+
+
+def _inner(via: str, argv: tuple[Word, ...], read: Read, start: int, **extra: object) -> Seen:
+    values = tuple(i - start for i in read.value_indexes if i >= start)
+    return Seen(via=via, argv=argv[start:], option_values=values, **extra)  # type: ignore[arg-type]
+
+
+def _simple(spec: Options, operands: int = 0) -> Callable[[str, tuple[Word, ...]], list[Seen]]:
+    def see(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+        read = read_options(argv, 1, spec)
+        if read.problem:
+            return [Seen(via=name, opaque=f"{name}: {read.problem}")]
+        start = read.index + operands
+        if start >= len(argv):
+            return []
+        return [Seen(via=name, argv=argv[start:])]
+
+    return see
+
+
+def _value(read: Read, *names: str) -> Word | None:
+    for option, value in read.seen:
+        if option in names:
+            return value or Word(text=None, source=option)
+    return None
+
+
+def _has(read: Read, *names: str) -> bool:
+    return any(option in names for option, _ in read.seen)
+
+
+_SUDO = Options(
+    short_values="ugpCDrtUTRac",
+    long_values=frozenset(
+        {
+            "user",
+            "group",
+            "host",
+            "prompt",
+            "close-from",
+            "chdir",
+            "role",
+            "type",
+            "other-user",
+            "command-timeout",
+            "auth-type",
+            "login-class",
+        }
+    ),
+    long_flags=frozenset(
+        {
+            "askpass",
+            "background",
+            "bell",
+            "edit",
+            "help",
+            "login",
+            "list",
+            "non-interactive",
+            "preserve-env",
+            "preserve-groups",
+            "remove-timestamp",
+            "reset-timestamp",
+            "set-home",
+            "shell",
+            "stdin",
+            "version",
+            "validate",
+        }
+    ),
+)
+
+
+def _sudo(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    read = read_options(argv, 1, _SUDO)
+    if read.problem:
+        return [Seen(via=name, opaque=f"{name}: {read.problem}")]
+    if _has(
+        read,
+        "-e",
+        "--edit",
+        "-l",
+        "--list",
+        "-v",
+        "--validate",
+        "-k",
+        "-K",
+        "-V",
+        "-h",
+        "--help",
+        "--version",
+        "--remove-timestamp",
+        "--reset-timestamp",
+    ):
+        return []
+    chdir = _value(read, "-D", "--chdir")
+    if read.index >= len(argv):
+        if _has(read, "-s", "--shell", "-i", "--login"):
+            return [_shell_on_stdin(name, f"{name} -s")]
+        return []
+    return [_inner(name, argv, read, read.index, chdir=chdir)]
+
+
+_DOAS = Options(short_values="uC")
+
+
+def _doas(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    read = read_options(argv, 1, _DOAS)
+    if _has(read, "-C"):
+        return []
+    if read.index >= len(argv):
+        return [_shell_on_stdin(name, f"{name} -s")] if _has(read, "-s") else []
+    return [_inner(name, argv, read, read.index)]
+
+
+_ENV = Options(
+    short_values="uCSP",
+    long_values=frozenset({"unset", "chdir", "split-string"}),
+    long_flags=frozenset(
+        {
+            "ignore-environment",
+            "null",
+            "debug",
+            "help",
+            "version",
+            "list-signal-handling",
+            "default-signal",
+            "ignore-signal",
+            "block-signal",
+        }
+    ),
+)
+
+
+def _env(name: str, argv: tuple[Word, ...], depth: int = 0) -> list[Seen]:
+    read = read_options(argv, 1, _ENV)
+    if read.problem:
+        return [Seen(via=name, opaque=f"env: {read.problem}")]
+    split = _value(read, "-S", "--split-string")
+    if split is not None:
+        if split.text is None or "$" in split.text or depth > 4:
+            return [
+                Seen(
+                    via="env -S", opaque=f"env -S with a string that is not literal: {split.source}"
+                )
+            ]
+        try:
+            words = shlex.split(split.text.replace("\\_", " "))
+        except ValueError:
+            return [
+                Seen(via="env -S", opaque=f"env -S with a string it cannot split: {split.source}")
+            ]
+        rest = argv[read.index :]
+        again = (argv[0], *(Word(text=w, source=split.source) for w in words), *rest)
+        return [
+            Seen(
+                via="env -S", opaque=s.opaque, argv=s.argv, chdir=s.chdir, assignments=s.assignments
+            )
+            for s in _env(name, again, depth + 1)
+        ]
+    chdir = _value(read, "-C", "--chdir")
+    i = read.index
+    assignments: list[Word] = []
+    while i < len(argv):
+        text = argv[i].text
+        if text is None:
+            if "=" in argv[i].source and not argv[i].source.startswith(("$", "`", '"$')):
+                assignments.append(argv[i])
+                i += 1
+                continue
+            return [
+                Seen(via=name, opaque=f"env: an unknown word before the command: {argv[i].source}")
+            ]
+        key, eq, _ = text.partition("=")
+        if not eq or not _NAME.match(key):
+            break
+        assignments.append(argv[i])
+        i += 1
+    if i >= len(argv):
+        return [Seen(via=name, assignments=tuple(assignments))] if assignments else []
+    return [_inner(name, argv, read, i, chdir=chdir, assignments=tuple(assignments))]
+
+
+def _command(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    read = read_options(argv, 1, Options())
+    if _has(read, "-v", "-V"):
+        return []  # command -v only looks the name up
+    if read.index >= len(argv):
+        return []
+    return [Seen(via=name, argv=argv[read.index :])]
+
+
+def _builtin(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    return [Seen(via=name, argv=argv[1:])] if len(argv) > 1 else []
+
+
+_XARGS = Options(
+    short_values="adEILnPs",
+    long_values=frozenset(
+        {
+            "arg-file",
+            "delimiter",
+            "max-args",
+            "max-procs",
+            "max-chars",
+            "max-lines",
+            "replace",
+            "eof",
+            "process-slot-var",
+        }
+    ),
+    long_flags=frozenset(
+        {
+            "null",
+            "no-run-if-empty",
+            "open-tty",
+            "exit",
+            "interactive",
+            "verbose",
+            "show-limits",
+            "help",
+            "version",
+        }
+    ),
+)
+
+
+def _xargs(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    read = read_options(argv, 1, _XARGS)
+    if read.problem:
+        return [Seen(via=name, opaque=f"xargs: {read.problem}")]
+    if _has(read, "--help", "--version", "--show-limits"):
+        return []
+    inner = argv[read.index :] or (Word(text="echo", source="xargs"),)
+    # The words xargs reads from its input could be anything, options included.
+    return [Seen(via=name, argv=(*inner, Word(text=None, source="(xargs input)")))]
+
+
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _find(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    seen: list[Seen] = []
+    i = 1
+    while i < len(argv):
+        action = argv[i].text
+        if action not in _FIND_EXEC:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(argv) and argv[j].text not in (";", "+"):
+            j += 1
+        inner = tuple(
+            Word(text=None, source=w.source) if w.text is not None and "{}" in w.text else w
+            for w in argv[i + 1 : j]
+        )
+        if inner and argv[i + 1].text is not None and "{}" in (argv[i + 1].text or ""):
+            seen.append(
+                Seen(via=f"find {action}", opaque="find runs each file it finds as a program ({})")
+            )
+        elif inner:
+            seen.append(Seen(via=f"find {action}", argv=inner))
+        i = j + 1
+    return seen
+
+
+_SU = Options(
+    short_values="cgGsw",
+    long_values=frozenset(
+        {"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}
+    ),
+    long_flags=frozenset({"login", "preserve-environment", "fast", "pty", "help", "version"}),
+)
+_RUNUSER = Options(
+    short_values="cgGswu",
+    long_values=_SU.long_values | {"user"},
+    long_flags=_SU.long_flags,
+)
+
+
+def _su(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    spec = _RUNUSER if name == "runuser" else _SU
+    words = tuple(Word(text="-l", source=w.source) if w.text == "-" else w for w in argv)
+    read = read_options(words, 1, spec)
+    if read.problem:
+        return [Seen(via=name, opaque=f"{name}: {read.problem}")]
+    if _has(read, "--help", "--version"):
+        return []
+    script = _value(read, "-c", "--command", "--session-command")
+    if script is not None:
+        return [Seen(via=f"{name} -c", script=script)]
+    if name == "runuser" and _has(read, "-u", "--user"):
+        return [_inner(name, words, read, read.index)] if read.index < len(words) else []
+    rest = words[read.index + 1 :]  # after the user name: the shell's own arguments
+    shell = Word(text="sh", source=name)
+    return [Seen(via=name, argv=(shell, *rest))]
+
+
+_PKEXEC = Options(
+    long_values=frozenset({"user"}),
+    long_flags=frozenset({"disable-internal-agent", "help", "version", "keep-cwd"}),
+)
+
+
+def _pkexec(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    read = read_options(argv, 1, _PKEXEC)
+    if read.problem:
+        return [Seen(via=name, opaque=f"pkexec: {read.problem}")]
+    if read.index >= len(argv):
+        return [_shell_on_stdin(name, name)]
+    return [_inner(name, argv, read, read.index)]
+
+
+_WATCH = Options(
+    short_values="nq",
+    long_values=frozenset({"interval", "equexit"}),
+    long_flags=frozenset(
+        {
+            "differences",
+            "beep",
+            "errexit",
+            "chgexit",
+            "exec",
+            "color",
+            "no-color",
+            "no-title",
+            "precise",
+            "no-linewrap",
+            "no-wrap",
+            "help",
+            "version",
+        }
+    ),
+)
+
+
+def _watch(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    read = read_options(argv, 1, _WATCH)
+    if read.problem:
+        return [Seen(via=name, opaque=f"watch: {read.problem}")]
+    rest = argv[read.index :]
+    if not rest:
+        return []
+    if _has(read, "-x", "--exec"):
+        return [Seen(via=name, argv=rest)]
+    return [Seen(via=name, script=_joined(rest))]
+
+
+def _joined(words: tuple[Word, ...]) -> Word:
+    """Words a program joins with spaces and hands to ``sh -c`` (watch, ssh)."""
+    source = " ".join(w.source for w in words)
+    if any(w.text is None for w in words):
+        return Word(text=None, source=source)
+    return Word(text=" ".join(w.text or "" for w in words), source=source)
+
+
+_FLOCK = Options(
+    short_values="wEc",
+    long_values=frozenset({"wait", "timeout", "conflict-exit-code", "command"}),
+    long_flags=frozenset(
+        {
+            "shared",
+            "exclusive",
+            "unlock",
+            "nonblock",
+            "nb",
+            "close",
+            "no-fork",
+            "verbose",
+            "help",
+            "version",
+        }
+    ),
+)
+
+
+def _flock(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    read = read_options(argv, 1, _FLOCK)
+    if read.problem:
+        return [Seen(via=name, opaque=f"flock: {read.problem}")]
+    script = _value(read, "-c", "--command")
+    if script is not None:
+        return [Seen(via=f"{name} -c", script=script)]
+    i = read.index + 1  # the lock file or descriptor
+    if i < len(argv) and argv[i].text in ("-c", "--command"):
+        return [
+            Seen(
+                via=f"{name} -c",
+                script=argv[i + 1] if i + 1 < len(argv) else Word(text=None, source="-c"),
+            )
+        ]
+    return [Seen(via=name, argv=argv[i:])] if i < len(argv) else []
+
+
+_CHROOT = Options(
+    long_values=frozenset({"userspec", "groups"}),
+    long_flags=frozenset({"skip-chdir", "help", "version"}),
+)
+
+
+def _chroot(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    read = read_options(argv, 1, _CHROOT)
+    if read.problem:
+        return [Seen(via=name, opaque=f"chroot: {read.problem}")]
+    if read.index >= len(argv):
+        return []
+    start = read.index + 1
+    if start >= len(argv):
+        return [_shell_on_stdin(name, name)]
+    return [Seen(via=name, argv=argv[start:])]
+
+
+def _busybox(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    if len(argv) < 2 or (argv[1].text or "").startswith("-"):
+        return []
+    return [Seen(via=name, argv=argv[1:])]
+
+
+_SCRIPT = Options(
+    short_values="cEIOBTm",
+    long_values=frozenset(
+        {
+            "command",
+            "log-in",
+            "log-out",
+            "log-io",
+            "log-timing",
+            "logging-format",
+            "echo",
+            "output-limit",
+        }
+    ),
+    long_flags=frozenset(
+        {"append", "flush", "force", "quiet", "return", "timing", "help", "version"}
+    ),
+)
+
+
+def _script(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    read = read_options(argv, 1, _SCRIPT)
+    if read.problem:
+        return [Seen(via=name, opaque=f"script: {read.problem}")]
+    command = _value(read, "-c", "--command")
+    if command is not None:
+        return [Seen(via=f"{name} -c", script=command)]
+    if _has(read, "--help", "--version"):
+        return []
+    return [_shell_on_stdin(name, name)]
+
+
+_SHELL = Options(
+    short_values="oO",
+    long_values=frozenset({"rcfile", "init-file", "command", "init-command"}),
+    long_flags=frozenset(
+        {
+            "login",
+            "norc",
+            "noprofile",
+            "posix",
+            "restricted",
+            "verbose",
+            "version",
+            "help",
+            "debugger",
+            "dump-strings",
+            "dump-po-strings",
+            "pretty-print",
+            "noediting",
+            "interactive",
+            "no-execute",
+            "private",
+            "no-config",
+            "print-rusage-self",
+            "profile",
+            "features",
+        }
+    ),
+    plus=True,
+)
+
+
+def _shell(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``sh -c SCRIPT``: the script is parsed again. Without -c a shell runs a file, or reads
+    its stdin (the caller decides whether that stdin can be seen)."""
+    read = read_options(argv, 1, _SHELL)
+    if read.problem:
+        return [Seen(via=name, opaque=f"{name}: {read.problem}")]
+    long_command = _value(read, "--command")
+    if long_command is not None:
+        return [Seen(via=f"{name} -c", script=long_command)]
+    if any(o.startswith("-") and o[1:] == "c" for o, _ in read.seen):
+        if read.index >= len(argv):
+            return [Seen(via=f"{name} -c", opaque=f"{name} -c without a script")]
+        return [Seen(via=f"{name} -c", script=argv[read.index])]
+    return []
+
+
+WRAPPERS: dict[str, Callable[[str, tuple[Word, ...]], list[Seen]]] = {
+    "sudo": _sudo,
+    "doas": _doas,
+    "env": _env,
+    "command": _command,
+    "builtin": _builtin,
+    "exec": _simple(Options(short_values="a")),
+    "nice": _simple(
+        Options(
+            short_values="n",
+            long_values=frozenset({"adjustment"}),
+            long_flags=frozenset({"help", "version"}),
+            numeric=True,
+        )
+    ),
+    "nohup": _simple(Options(long_flags=frozenset({"help", "version"}))),
+    "time": _simple(
+        Options(
+            short_values="fo",
+            long_values=frozenset({"format", "output"}),
+            long_flags=frozenset({"append", "verbose", "portability", "quiet", "help", "version"}),
+        )
+    ),
+    "timeout": _simple(
+        Options(
+            short_values="sk",
+            long_values=frozenset({"signal", "kill-after"}),
+            long_flags=frozenset({"preserve-status", "foreground", "verbose", "help", "version"}),
+        ),
+        operands=1,
+    ),
+    "stdbuf": _simple(
+        Options(
+            short_values="ioe",
+            long_values=frozenset({"input", "output", "error"}),
+            long_flags=frozenset({"help", "version"}),
+        )
+    ),
+    "ionice": _simple(
+        Options(
+            short_values="cnpPu",
+            long_values=frozenset({"class", "classdata", "pid", "pgid", "uid"}),
+            long_flags=frozenset({"ignore", "help", "version"}),
+        )
+    ),
+    "taskset": _simple(
+        Options(long_flags=frozenset({"all-tasks", "cpu-list", "help", "version"})), operands=1
+    ),
+    "xargs": _xargs,
+    "find": _find,
+    "su": _su,
+    "runuser": _su,
+    "pkexec": _pkexec,
+    "setsid": _simple(Options(long_flags=frozenset({"ctty", "fork", "wait", "help", "version"}))),
+    "watch": _watch,
+    "flock": _flock,
+    "chroot": _chroot,
+    "busybox": _busybox,
+    "script": _script,
+    "coproc": _builtin,
+    **dict.fromkeys(SHELLS, _shell),
+}
+"""Each wrapper's reader: given its name and argv, what it runs."""
+
+
+def see_through(name: str, argv: tuple[Word, ...]) -> list[Seen] | None:
+    """What ``argv`` (a command whose program is ``name``) runs; None when it is no wrapper."""
+    reader = WRAPPERS.get(name)
+    return None if reader is None else reader(name, argv)
