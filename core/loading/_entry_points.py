@@ -8,23 +8,25 @@ plugin's code never runs.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
 from importlib import import_module
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config._settings import LoadedConfig
 from ..records._errors import ConfigError, PluginLoadError
-from . import _scan_cache
+from . import _own, _scan_cache
 from ._build import build
 
 if TYPE_CHECKING:
     from importlib import metadata
+    from types import ModuleType
 
 ENTRY_POINT_GROUP = "toolhooks"
 AUTOLOAD_ENV = "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD"
-OWN_DISTRIBUTION = "toolhooks"
 _REFERENCE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
 """``importlib.metadata.EntryPoint.pattern``: what an entry point's value may be."""
 OPT_IN_BUILTINS = frozenset({"otel"})
@@ -44,6 +46,8 @@ class Candidate:
     """A third party's Requires-Dist (its range on toolhooks is checked before it is imported)."""
     found: metadata.Distribution | None = field(default=None, compare=False, repr=False)
     """The distribution when this process scanned; None when the candidate came from the cache."""
+    folder: str | None = field(default=None, compare=False)
+    """The distribution's metadata folder (``*.dist-info``), when it has one."""
 
     @property
     def label(self) -> str:
@@ -58,10 +62,13 @@ class Candidate:
     @property
     def dist(self) -> metadata.Distribution | None:
         """The installed distribution (looked up by name for a candidate from the cache)."""
-        if self.found is not None or self.distribution is None:
+        if self.found is not None or (self.distribution is None and self.folder is None):
             return self.found
         from importlib import metadata
 
+        if self.folder is not None:  # this one, not the first of its name on sys.path
+            return metadata.PathDistribution(Path(self.folder))
+        assert self.distribution is not None
         try:
             return metadata.distribution(self.distribution)
         except metadata.PackageNotFoundError:
@@ -86,6 +93,7 @@ class Candidate:
             "version": self.version,
             "builtin": self.builtin,
             "requires": list(self.requires),
+            "folder": self.folder,
         }
 
     @classmethod
@@ -97,6 +105,7 @@ class Candidate:
             row["version"],
             row["builtin"],
             tuple(row["requires"]),
+            folder=row.get("folder"),
         )
 
 
@@ -117,8 +126,8 @@ def find_entry_points(fresh: bool = False) -> tuple[list[Candidate], list[tuple[
     scanned: list[Candidate] | None = None
     if rows is not None:
         try:
-            scanned = [Candidate.from_row(row) for row in rows]
-        except (KeyError, TypeError, IndexError):
+            scanned = _from_cache(rows)
+        except (KeyError, TypeError, IndexError, AttributeError):
             scanned = None  # a cache file of another shape: scan
     if scanned is None:
         scanned = _scan()
@@ -132,14 +141,61 @@ def find_entry_points(fresh: bool = False) -> tuple[list[Candidate], list[tuple[
 _last_builtins: list[Candidate] = []
 
 
+def _from_cache(rows: list[_scan_cache.Row]) -> list[Candidate] | None:
+    """The kept rows, with the built-ins read again from the running toolhooks' own metadata.
+
+    The cache file is the user's to edit: a row cannot make a plugin built-in, and a built-in
+    cannot be dropped or pointed elsewhere by leaving or editing its row. None (scan) when the
+    kept folder of the built-ins is not the running toolhooks'."""
+    folders = {row["folder"] for row in rows if row["builtin"]}
+    if len(folders) != 1:
+        return None
+    (folder,) = folders
+    if not isinstance(folder, str) or not _own.owns_toolhooks(folder):
+        return None
+    builtins = _own_candidates(folder)
+    if not builtins:
+        return None
+    others = [
+        dataclasses.replace(Candidate.from_row(row), builtin=False)
+        for row in rows
+        if not row["builtin"]
+    ]
+    return builtins + others
+
+
+def _own_candidates(folder: str, dist: metadata.Distribution | None = None) -> list[Candidate]:
+    name, version = _own.name_and_version(folder)
+    return [
+        Candidate(
+            name=entry.name,
+            value=entry.value,
+            distribution=name,
+            version=version,
+            builtin=True,
+            found=dist,
+            folder=folder,
+        )
+        for entry in _own.entry_points(folder)
+    ]
+
+
 def _scan() -> list[Candidate]:
     from importlib import metadata
 
+    from ._files import metadata_folder
+
     scanned = []
+    owners: dict[str, bool] = {}
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = getattr(entry_point, "dist", None)
         dist_name = dist.metadata["Name"] if dist is not None else None
-        builtin = dist_name is not None and _normalise(dist_name) == OWN_DISTRIBUTION
+        folder = metadata_folder(dist) if dist is not None else None
+        where = None if folder is None else str(folder)
+        if where is not None and where not in owners:
+            owners[where] = _own.owns_toolhooks(where)
+        # Built-in: shipped by the toolhooks that is running, never by a Name: in metadata.
+        builtin = where is not None and owners[where]
         scanned.append(
             Candidate(
                 name=entry_point.name,
@@ -149,9 +205,24 @@ def _scan() -> list[Candidate]:
                 builtin=builtin,
                 requires=tuple(dist.requires or ()) if dist is not None and not builtin else (),
                 found=dist,
+                folder=where,
             )
         )
+    if not any(owners.values()):
+        scanned += _shadowed_own(metadata)
     return scanned
+
+
+def _shadowed_own(metadata: ModuleType) -> list[Candidate]:
+    """The running toolhooks' entry points when ``entry_points()`` did not list them: it takes
+    one distribution per name, so one called ``toolhooks`` earlier on sys.path hides ours."""
+    from ._files import metadata_folder
+
+    for dist in metadata.distributions(name=_own.PACKAGE):
+        folder = metadata_folder(dist)
+        if folder is not None and _own.owns_toolhooks(folder):
+            return _own_candidates(str(folder), dist)
+    return []
 
 
 def _deduplicated(
@@ -169,11 +240,24 @@ def _deduplicated(
                 # else `only = ["policy"]` would import it instead of the policy fence.
                 found[candidate.name] = candidate
                 candidate, taken = taken, candidate
-            duplicates.append(
-                (candidate, f"duplicate plugin name {candidate.name!r}: {taken.from_dist} has it")
-            )
+            duplicates.append((candidate, _duplicate(candidate, taken)))
     ordered = sorted(found.values(), key=lambda c: (not c.builtin, c.name))
     return ordered, duplicates
+
+
+def _duplicate(candidate: Candidate, taken: Candidate) -> str:
+    if not taken.builtin:
+        return f"duplicate plugin name {candidate.name!r}: {taken.from_dist} has it"
+    # Both may say `Name: toolhooks`: the folders tell them apart.
+    return (
+        f"duplicate plugin name {candidate.name!r}: it is a built-in of the running toolhooks "
+        f"({taken.from_dist}{_at(taken)}); {candidate.from_dist}{_at(candidate)} may not offer "
+        "it: uninstall that distribution"
+    )
+
+
+def _at(candidate: Candidate) -> str:
+    return "" if candidate.folder is None else f" at {candidate.folder}"
 
 
 def autoload_disabled() -> bool:

@@ -54,7 +54,7 @@ _cache_lock = threading.Lock()
 
 def fingerprint(dist: metadata.Distribution) -> Fingerprint:
     """The distribution's fingerprint, hashed on first use in this process."""
-    key = _metadata_folder(dist)
+    key = metadata_folder(dist)
     cached = _cache.get(str(key)) if key is not None else None
     if cached is not None:
         return cached
@@ -105,7 +105,7 @@ def installed_files(dist: metadata.Distribution, editable: bool) -> Iterator[tup
         yield file.as_posix(), Path(str(dist.locate_file(file)))
     if recorded is not None and not editable:
         return
-    folder = _metadata_folder(dist)
+    folder = metadata_folder(dist)
     if recorded is None and folder is not None and folder.is_dir():
         for path in sorted(folder.iterdir()):
             if path.is_file() and path.name not in INSTALLER_NOTES:
@@ -117,7 +117,7 @@ def _has_install_record(dist: metadata.Distribution) -> bool:
     """RECORD, or an old egg's installed-files.txt. Not SOURCES.txt, which importlib.metadata
     falls back to: an ``.egg-info`` in a source tree lists the sdist's sources, not what the
     imports read."""
-    folder = _metadata_folder(dist)
+    folder = metadata_folder(dist)
     if folder is None or not folder.name.endswith(".egg-info"):
         return True
     return (folder / "installed-files.txt").is_file()
@@ -141,7 +141,7 @@ def _compiled(parts: tuple[str, ...]) -> bool:
     return "__pycache__" in parts or parts[-1].endswith((".pyc", ".pyo"))
 
 
-def _metadata_folder(dist: metadata.Distribution) -> Path | None:
+def metadata_folder(dist: metadata.Distribution) -> Path | None:
     # PathDistribution keeps its .dist-info / .egg-info folder here; the public API has no name
     # for it. Another kind of distribution (a zip, a custom finder) has none.
     folder = getattr(dist, "_path", None)

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-FORMAT = 1
+FORMAT = 2
 CACHE_ENV = "TOOLHOOKS_CACHE_DIR"
 """A folder for the cache instead of the platform's user cache folder; empty turns it off."""
 SETTLE_NS = 2_000_000_000
