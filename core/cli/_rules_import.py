@@ -293,68 +293,88 @@ def _gemini(text: str, path: Path) -> tuple[list[Rule], list[Skipped]]:
     return rules, skipped
 
 
+_GEMINI_UNTRANSLATABLE = {
+    "argsPattern": "argsPattern is a regex over the arguments' JSON text",
+    "commandRegex": "commandRegex is a regex over the whole command text",
+    "modes": "modes (the rule holds only in some approval modes)",
+    "toolAnnotations": "toolAnnotations (the tool's hints)",
+    "subagent": "subagent (the rule holds only for one sub-agent)",
+}
+
+
 def _gemini_rule(table: Mapping[str, Any]) -> Rule | str:
     unknown = sorted(set(table) - _GEMINI_KNOWN)
     if unknown:
-        reasons = {
-            "argsPattern": "argsPattern is a regex over the arguments' JSON text",
-            "commandRegex": "commandRegex is a regex over the whole command text",
-            "modes": "modes (the rule holds only in some approval modes)",
-            "toolAnnotations": "toolAnnotations (the tool's hints)",
-            "subagent": "subagent (the rule holds only for one sub-agent)",
-        }
-        return "; ".join(reasons.get(key, f"unknown key {key!r}") for key in unknown) + (
+        why = "; ".join(_GEMINI_UNTRANSLATABLE.get(key, f"unknown key {key!r}") for key in unknown)
+        regex = {"argsPattern", "commandRegex"} & set(unknown)
+        return why + (
             ": toolhooks matches each param and each parsed command, never a regex over text"
-            if {"argsPattern", "commandRegex"} & set(unknown)
+            if regex
             else ": toolhooks has no equivalent"
         )
     decision = _GEMINI_DECISIONS.get(str(table.get("decision")))
     if decision is None:
         return f"decision {table.get('decision')!r} is not allow, deny or ask_user"
-    names = _strings(table.get("toolName"))
-    server = table.get("mcpName")
-    if names is None:
-        return "toolName is not a string or a list of strings"
-    tools: list[str] = []
-    for name in names:
-        if isinstance(server, str) and server:
-            tools.append(f"{server}__{name}")
-            continue
-        mapped = GEMINI.get(name, name)
-        if mapped == NOT_GOVERNED:
-            return f"{name} only talks to the user: toolhooks does not govern it"
-        tools.append(mapped)
-    if not tools and isinstance(server, str) and server:
-        tools.append(f"{server}__*")
+    try:
+        tools = _gemini_tools(table)
+        prefixes = _gemini_prefixes(table)
+    except _Untranslatable as exc:
+        return str(exc)
     reason = table.get("denyMessage") if isinstance(table.get("denyMessage"), str) else None
-    prefixes = _strings(table.get("commandPrefix"))
-    if prefixes is None:
-        return "commandPrefix is not a string or a list of strings"
     if not prefixes:
         return Rule(id="", decision=decision, tools=tuple(tools or ("*",)), reason=reason)
     if tools and tools != ["exec"]:
         return "commandPrefix on a tool other than run_shell_command"
-    words_each: list[tuple[str, ...]] = []
-    for prefix in prefixes:
-        try:
-            words = shlex.split(prefix)
-        except ValueError as exc:
-            return f"commandPrefix {prefix!r} does not split into words ({exc})"
-        if not words:
-            return "an empty commandPrefix"
-        if not prefix[-1:].isspace():
-            # A text prefix: "rm -r" holds "rm -rf" too, so the last word is a glob.
-            words[-1] += "*"
-        words_each.append(tuple(words))
-    if len(words_each) > 1:
-        return _gemini_alternatives(words_each, decision, reason)
+    if len(prefixes) > 1:
+        return _gemini_alternatives(prefixes, decision, reason)
     return Rule(
         id="",
         decision=decision,
         tools=("exec",),
-        command=words_each[0],
-        reason=reason or f"Gemini CLI policy: {prefixes[0]}",
+        command=prefixes[0],
+        reason=reason or f"Gemini CLI policy: {_first(table['commandPrefix'])}",
     )
+
+
+class _Untranslatable(Exception):
+    """Why one entry cannot be translated (the reader names it and goes on)."""
+
+
+def _gemini_tools(table: Mapping[str, Any]) -> list[str]:
+    """toolhooks' names for ``toolName`` (an MCP server's tools when ``mcpName`` is given)."""
+    names = _strings(table.get("toolName"))
+    if names is None:
+        raise _Untranslatable("toolName is not a string or a list of strings")
+    server = table.get("mcpName")
+    if isinstance(server, str) and server:
+        return [f"{server}__{name}" for name in names] or [f"{server}__*"]
+    tools = [GEMINI.get(name, name) for name in names]
+    for name, mapped in zip(names, tools, strict=True):
+        if mapped == NOT_GOVERNED:
+            raise _Untranslatable(f"{name} only talks to the user: toolhooks does not govern it")
+    return tools
+
+
+def _gemini_prefixes(table: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """Each ``commandPrefix`` as words; a text prefix's last word becomes a glob ("rm -r"
+    holds "rm -rf" in Gemini CLI) unless the prefix ends in a space."""
+    prefixes = _strings(table.get("commandPrefix"))
+    if prefixes is None:
+        raise _Untranslatable("commandPrefix is not a string or a list of strings")
+    each: list[tuple[str, ...]] = []
+    for prefix in prefixes:
+        try:
+            words = shlex.split(prefix)
+        except ValueError as exc:
+            raise _Untranslatable(
+                f"commandPrefix {prefix!r} does not split into words ({exc})"
+            ) from None
+        if not words:
+            raise _Untranslatable("an empty commandPrefix")
+        if not prefix[-1:].isspace():
+            words[-1] += "*"
+        each.append(tuple(words))
+    return each
 
 
 def _gemini_alternatives(
@@ -416,58 +436,80 @@ def _called(call: ast.Call, name: str) -> bool:
 
 
 def _codex_rule(call: ast.Call) -> Rule | str:
-    if call.args:
-        return "positional arguments (prefix_rule takes keywords)"
-    values: dict[str, Any] = {}
-    for keyword in call.keywords:
-        if keyword.arg is None:
-            return "a **kwargs argument"
-        if keyword.arg not in _CODEX_KEYS:
-            return f"unknown argument {keyword.arg!r}"
-        try:
-            values[keyword.arg] = ast.literal_eval(keyword.value)
-        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-            return f"{keyword.arg} is not a literal (a Starlark expression)"
-    pattern = values.get("pattern")
-    if not isinstance(pattern, list) or not pattern:
-        return "pattern is not a non-empty list"
-    command: list[str | tuple[str, ...]] = []
-    for element in pattern:
-        if isinstance(element, str) and element:
-            command.append(element)
-        elif (
-            isinstance(element, list) and element and all(isinstance(e, str) and e for e in element)
-        ):
-            command.append(tuple(element))
-        else:
-            return "a pattern element that is not a word or a list of words"
+    try:
+        values = _codex_arguments(call)
+        command = _codex_command(values.get("pattern"))
+        examples = {
+            key: _codex_examples(key, values.get(key, [])) for key in ("match", "not_match")
+        }
+    except _Untranslatable as exc:
+        return str(exc)
     decision = _CODEX_DECISIONS.get(values.get("decision", "allow"))
     if decision is None:
         return f"decision {values.get('decision')!r} is not allow, prompt or forbidden"
     justification = values.get("justification")
-    examples: dict[str, tuple[str, ...]] = {}
-    for key in ("match", "not_match"):
-        found = values.get(key, [])
-        if not isinstance(found, list):
-            return f"{key} is not a list"
-        made: list[str] = []
-        for example in found:
-            if isinstance(example, str):
-                made.append(example)
-            elif isinstance(example, list) and all(isinstance(e, str) for e in example):
-                made.append(shlex.join(example))
-            else:
-                return f"a {key} example that is not a command"
-        examples[key] = tuple(made)
     return Rule(
         id="",
         decision=decision,
         tools=("exec",),
-        command=tuple(command),
+        command=command,
         reason=justification if isinstance(justification, str) else None,
         match=examples["match"],
         not_match=examples["not_match"],
     )
+
+
+def _codex_arguments(call: ast.Call) -> dict[str, Any]:
+    """``prefix_rule``'s keyword arguments, each a literal (nothing is evaluated)."""
+    if call.args:
+        raise _Untranslatable("positional arguments (prefix_rule takes keywords)")
+    values: dict[str, Any] = {}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            raise _Untranslatable("a **kwargs argument")
+        if keyword.arg not in _CODEX_KEYS:
+            raise _Untranslatable(f"unknown argument {keyword.arg!r}")
+        try:
+            values[keyword.arg] = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            raise _Untranslatable(
+                f"{keyword.arg} is not a literal (a Starlark expression)"
+            ) from None
+    return values
+
+
+def _codex_command(pattern: Any) -> tuple[str | tuple[str, ...], ...]:
+    """A ``pattern`` as command words: a word, or a list of alternative words."""
+    if not isinstance(pattern, list) or not pattern:
+        raise _Untranslatable("pattern is not a non-empty list")
+    command: list[str | tuple[str, ...]] = []
+    for element in pattern:
+        if isinstance(element, str) and element:
+            command.append(element)
+        elif isinstance(element, list) and element and all(_word_ok(e) for e in element):
+            command.append(tuple(element))
+        else:
+            raise _Untranslatable("a pattern element that is not a word or a list of words")
+    return tuple(command)
+
+
+def _word_ok(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _codex_examples(key: str, found: Any) -> tuple[str, ...]:
+    """``match`` / ``not_match`` examples as command strings (token lists joined for a shell)."""
+    if not isinstance(found, list):
+        raise _Untranslatable(f"{key} is not a list")
+    made: list[str] = []
+    for example in found:
+        if isinstance(example, str):
+            made.append(example)
+        elif isinstance(example, list) and all(isinstance(e, str) for e in example):
+            made.append(shlex.join(example))
+        else:
+            raise _Untranslatable(f"a {key} example that is not a command")
+    return tuple(made)
 
 
 # -- Output --------------------------------------------------------------------------------------
@@ -539,6 +581,10 @@ def _with_source(rule: Rule, rule_id: str, where: str) -> Rule:
 
 def _with_comment(rule: Rule, comment: str) -> Rule:
     return dataclasses.replace(rule, comments=(*rule.comments, comment))
+
+
+def _first(value: str | list[str]) -> str:
+    return value if isinstance(value, str) else value[0]
 
 
 def _strings(value: Any) -> list[str] | None:

@@ -170,32 +170,12 @@ def render(
         ``width``; each line of a note starts a new line.
     """
     limit = _resolve(width)
-    cells = [[clean(value) for value in row] for row in rows]
     count = len(headers)
-    for row in cells:
-        if len(row) != count:
-            raise ValueError(f"a row has {len(row)} cells, the table has {count} columns")
-    widths = [cell_width(header) for header in headers]
-    for row in cells:
-        for index, text in enumerate(row):
-            widths[index] = max(widths[index], cell_width(text))
+    cells = _cleaned(rows, count)
+    widths = _natural_widths(headers, cells)
     shown = list(range(count))
     if limit is not None:
-        widths = [
-            w if i == wrap else min(w, max(max_width, cell_width(headers[i])))
-            for i, w in enumerate(widths)
-        ]
-        givers = list(flex) if flex is not None else [wrap] if wrap is not None else shown
-        floors = [
-            min(w, WRAP_MIN if i == wrap else FLEX_MIN) if i in givers else w
-            for i, w in enumerate(widths)
-        ]
-        for column in drop:
-            if _needed(floors, shown, indent) <= limit:
-                break
-            shown.remove(column)
-        room = limit - _needed([0] * count, shown, indent)
-        widths = _fit(widths, shown, room, [i for i in givers if i in shown], wrap)
+        widths, shown = _fitted(headers, widths, limit, max_width, wrap, flex, drop, indent)
     aligns: list[Align] = list(align or ()) + ["left"] * count
     pick = [widths[i] for i in shown], [aligns[i] for i in shown]
     lines = [_line([cut(headers[i], widths[i]) for i in shown], *pick, indent)]
@@ -205,20 +185,84 @@ def render(
     note_indent = indent + " " * (widths[shown[0]] + len(GAP) + 2) if count > 1 else indent + "  "
     painted = frozenset(shown.index(i) for i in status if i in shown)
     for number, row in enumerate(cells):
-        pieces = [[row[i]] for i in shown]
-        if limit is not None:
-            pieces = [
-                _wrap(row[i], widths[i]) if i == wrap else [cut(row[i], widths[i])] for i in shown
-            ]
+        pieces = _pieces(row, shown, widths, wrap if limit is not None else None, limit)
         lines.extend(_row_lines(pieces, *pick, indent, painted))
         note = notes[number] if notes is not None and number < len(notes) else None
-        for line in (note or "").splitlines():
-            lines.extend(note_indent + piece for piece in _lines(clean(line), limit, note_indent))
+        lines.extend(_note_lines(note, limit, note_indent))
     if len(shown) < count:
         hidden = ", ".join(headers[i] for i in range(count) if i not in shown)
         hint = f"(not shown to fit {limit} columns: {hidden}; --wide shows every column)"
         lines.extend(indent + piece for piece in _lines(hint, limit, indent))
     return "\n".join(lines)
+
+
+def _cleaned(rows: Iterable[Sequence[object]], count: int) -> list[list[str]]:
+    """Every cell as safe text; a row with the wrong number of cells is a programming error."""
+    cells = [[clean(value) for value in row] for row in rows]
+    for row in cells:
+        if len(row) != count:
+            raise ValueError(f"a row has {len(row)} cells, the table has {count} columns")
+    return cells
+
+
+def _natural_widths(headers: Sequence[str], cells: list[list[str]]) -> list[int]:
+    """Each column's width with nothing cut: its widest cell or its header."""
+    widths = [cell_width(header) for header in headers]
+    for row in cells:
+        for index, text in enumerate(row):
+            widths[index] = max(widths[index], cell_width(text))
+    return widths
+
+
+def _fitted(
+    headers: Sequence[str],
+    widths: list[int],
+    limit: int,
+    max_width: int,
+    wrap: int | None,
+    flex: Sequence[int] | None,
+    drop: Sequence[int],
+    indent: str,
+) -> tuple[list[int], list[int]]:
+    """The widths and the shown columns that fit ``limit``: cells capped at ``max_width``, the
+    ``drop`` columns left out while even the floors do not fit, then the givers narrowed."""
+    count = len(headers)
+    shown = list(range(count))
+    widths = [
+        w if i == wrap else min(w, max(max_width, cell_width(headers[i])))
+        for i, w in enumerate(widths)
+    ]
+    givers = list(flex) if flex is not None else [wrap] if wrap is not None else shown
+    floors = [_floor(w, i == wrap) if i in givers else w for i, w in enumerate(widths)]
+    for column in drop:
+        if _needed(floors, shown, indent) <= limit:
+            break
+        shown.remove(column)
+    room = limit - _needed([0] * count, shown, indent)
+    return _fit(widths, shown, room, [i for i in givers if i in shown], wrap), shown
+
+
+def _floor(width: int, wraps: bool) -> int:
+    """How narrow a giver column may become: a wrapping column keeps more room."""
+    return min(width, WRAP_MIN if wraps else FLEX_MIN)
+
+
+def _pieces(
+    row: list[str], shown: list[int], widths: list[int], wrap: int | None, limit: int | None
+) -> list[list[str]]:
+    """Each shown cell as its lines: the ``wrap`` column wrapped, the others cut to fit."""
+    if limit is None:
+        return [[row[i]] for i in shown]
+    return [_wrap(row[i], widths[i]) if i == wrap else [cut(row[i], widths[i])] for i in shown]
+
+
+def _note_lines(note: str | None, limit: int | None, note_indent: str) -> list[str]:
+    """A row's note under it, each of its lines wrapped after ``note_indent``."""
+    return [
+        note_indent + piece
+        for line in (note or "").splitlines()
+        for piece in _lines(clean(line), limit, note_indent)
+    ]
 
 
 def _needed(widths: list[int], shown: list[int], indent: str) -> int:
@@ -233,7 +277,7 @@ def _fit(
     then (when the givers are down to their floor) every column."""
     widths = list(widths)
     excess = sum(widths[i] for i in shown) - room
-    first = [(i, min(widths[i], WRAP_MIN if i == wrap else FLEX_MIN)) for i in givers]
+    first = [(i, _floor(widths[i], i == wrap)) for i in givers]
     rest = [(i, min(widths[i], len(ELLIPSIS))) for i in shown]
     for columns in (first, rest):
         while excess > 0:
