@@ -79,13 +79,18 @@ def after_tool_call(
     :param call: The call with the params that ran (or would have run).
     :param result: The running result, read-only: ``status``, ``value`` (the raw return, as a
         read-only copy when it is JSON-like), ``content`` (the text that will be injected),
-        ``error``, ``duration_ms``. Changes made by earlier handlers are already applied.
+        ``error``, ``duration_ms``, ``labels`` (given by earlier handlers). Changes made by
+        earlier handlers are already applied.
         Assigning a field raises; changes go only through the returned result, and ``status``
         is never a handler's to change.
     :return: None for no change, or an :class:`~toolhooks.AfterToolCallResult` (or a dict):
         ``content`` and ``value`` replace the running ones (last writer wins); each ``note`` is
         appended to the injected content, after the last handler ran, so the model sees it;
         ``truncated`` / ``artifact`` report that the content was cut and where the full text is.
+        ``labels`` (names) label the result: they add up across handlers, later handlers see
+        them in ``result.labels``, the ``hook.decision`` event records who gave which, and the
+        ``rules`` plugin (the last after hook) keeps them for the session and the result's tokens
+        for ``from``, so a scanner plugin (secrets, injections) labels and rules act on it.
         A handler that raises, times out or returns an invalid result is recorded (``hook.error``
         with the last frames; the traceback goes to the ``toolhooks`` logger) and skipped
         (fail open) unless its plugin is configured ``on_error = "block"``, which withholds the

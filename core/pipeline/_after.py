@@ -81,7 +81,7 @@ def run_after_chain(
             record(state, "hook.decision", handler.plugin, _after_summary(handler, change, started))
         if handler.audit:
             continue
-        if change.content is not None or change.value is not UNSET:
+        if change.content is not None or change.value is not UNSET or change.labels:
             if change.value is not UNSET:
                 value = change.value
             result = ToolResult(
@@ -91,6 +91,7 @@ def run_after_chain(
                 result.error,
                 result.duration_ms,
                 result.error_kind,
+                result.labels.union(change.labels) if change.labels else result.labels,
             )
         if change.note:
             notes.append(change.note)
@@ -150,7 +151,13 @@ def read_only(value: Any) -> Any:
 
 def _with_value(result: ToolResult, value: Any) -> ToolResult:
     return ToolResult(
-        result.status, value, result.content, result.error, result.duration_ms, result.error_kind
+        result.status,
+        value,
+        result.content,
+        result.error,
+        result.duration_ms,
+        result.error_kind,
+        result.labels,
     )
 
 
@@ -165,6 +172,7 @@ def _after_summary(handler: Handler, change: AfterToolCallResult, started: float
         "value": change.value is not UNSET,
         "note": change.note,
         "truncated": bool(change.truncated),
+        "labels": list(change.labels or ()),
     }
 
 

@@ -41,6 +41,7 @@ from ..stores._memory import MemoryStore
 from ..stores._state import SharedState, state_from
 from ._approvals import RuntimeApprovals
 from ._call import run_call
+from ._labels import RuntimeLabels
 from ._tools import RuntimeTools
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 logger = LazyLogger("toolhooks")
 
 
-class Runtime(RuntimeTools, RuntimeApprovals):
+class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
     """The pipeline every tool call goes through (docs/architecture.md tells its steps)."""
 
     def __init__(
