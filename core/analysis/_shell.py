@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -30,7 +31,7 @@ MAX_SOURCE = 100_000
 """A script longer than this (characters) is opaque."""
 MAX_NODES = 200_000
 """A walk visits at most this many syntax nodes (loops and functions are walked again)."""
-MAX_DEPTH = 100
+MAX_DEPTH = 50
 """Statements, substitutions and wrappers nest at most this deep."""
 MAX_REPARSE = 6
 """``bash -c`` inside ``bash -c`` ... at most this deep."""
@@ -38,6 +39,25 @@ MAX_COMMANDS = 5_000
 MAX_LOOP_WORDS = 16
 """A ``for`` loop over more words than this leaves its variable unknown."""
 
+_ASSIGNING = frozenset(
+    {
+        "read",
+        "mapfile",
+        "readarray",
+        "getopts",
+        "printf",
+        "let",
+        "select",
+        "wait",
+        "declare",
+        "typeset",
+        "local",
+        "export",
+        "readonly",
+    }
+)
+"""Builtins that set the variables they name."""
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _FD_DUPLICATES = frozenset({">&", "<&", ">&-", "<&-"})
 _STDIN_NAMES = {"pipe": "a pipe", "heredoc": "a here-doc", "herestring": "a here-string"}
@@ -205,11 +225,16 @@ class Walker:
 
     def _redirected(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
         body = node.child_by_field_name("body")
+        spill: list[list[Node]] = []
         words, stdin, after = self.redirections(
-            [c for c in node.children if c.type in _REDIRECT_NODES], scope, ctx
+            [c for c in node.children if c.type in _REDIRECT_NODES], scope, ctx, spill
         )
         inner = replace(ctx, redirects=ctx.redirects + tuple(words), stdin=stdin or ctx.stdin)
-        if body is not None:
+        if body is not None and body.type == "command":
+            self.simple(body, scope, inner, spill)
+        elif body is not None:
+            if spill:
+                self.fail("words after the redirection of a compound command")
             self.walk(body, scope, inner)
         for child in node.children:
             if child != body and child.type not in _REDIRECT_NODES and child.is_named:
@@ -223,10 +248,14 @@ class Walker:
                 self.walk(statement, scope, ctx)
 
     def redirections(
-        self, nodes: Sequence[Node], scope: Scope, ctx: _Ctx
+        self, nodes: Sequence[Node], scope: Scope, ctx: _Ctx, spill: list[list[Node]]
     ) -> tuple[list[Word], str | None, list[tuple[str, Node]]]:
         """Redirection targets, where stdin then comes from, and the statements tree-sitter
-        hangs under a here-doc (``cat <<EOF | sh``)."""
+        hangs under a here-doc (``cat <<EOF | sh``).
+
+        tree-sitter-bash reads every word after a redirection's target as more targets
+        (``rm >/dev/null -rf /``); bash passes them to the command, so they go to ``spill``.
+        """
         words: list[Word] = []
         stdin: str | None = None
         after: list[tuple[str, Node]] = []
@@ -245,7 +274,7 @@ class Walker:
                     if child.type == "heredoc_body":
                         self.walk(child, scope, ctx)
                     elif child.type in _REDIRECT_NODES:
-                        more, _, _ = self.redirections([child], scope, ctx)
+                        more, _, _ = self.redirections([child], scope, ctx, spill)
                         words.extend(more)
                     else:
                         lead = child.children[0] if child.child_count else None
@@ -267,12 +296,16 @@ class Walker:
                 for group in _groups(operands):
                     build(group, scope, on_sub)
                 continue
+            groups = _groups(operands)
+            spill.extend(groups[1:])
+            groups = groups[:1]
             if operator in _FD_DUPLICATES and all(
                 (o.type in ("number", "word") and _text(o).rstrip("-").isdigit()) or _text(o) == "-"
-                for o in operands
+                for group in groups
+                for o in group
             ):
                 continue
-            for group in _groups(operands):
+            for group in groups:
                 if operator.startswith("<") and any(
                     o.type == "process_substitution" for o in group
                 ):
@@ -324,6 +357,10 @@ class Walker:
         self.assignment(node, scope, ctx, apply=True)
 
     def _declaration(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        if any(
+            c.type == "word" and _text(c).startswith("-") and "n" in _text(c) for c in node.children
+        ):
+            self.fail("a name reference (declare -n) makes variables unknowable")
         for child in node.children:
             if child.type == "variable_assignment":
                 self.assignment(child, scope, ctx, apply=True)
@@ -440,6 +477,10 @@ class Walker:
     # ---- simple commands -----------------------------------------------------------------
 
     def _command(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
+        self.simple(node, scope, ctx, [])
+
+    def simple(self, node: Node, scope: Scope, ctx: _Ctx, spill: list[list[Node]]) -> None:
+        """A simple command; ``spill`` holds words tree-sitter put under a redirection."""
         prefix: list[Node] = []
         words: list[Node] = []
         redirects: list[Node] = []
@@ -456,14 +497,15 @@ class Walker:
             elif child.is_named or kind == "$":
                 words.append(child)
         on_sub = self._on_sub(scope, ctx)
-        only_assignments = not words
+        spill = list(spill)
+        targets, stdin, after = self.redirections(redirects, scope, ctx, spill)
+        only_assignments = not words and not spill
         assignments = tuple(self.assignment(p, scope, ctx, apply=only_assignments) for p in prefix)
         argv: list[Word] = []
-        for group in _groups(words):
+        for group in [*_groups(words), *spill]:
             found = expand(group, scope, on_sub)
             self.used_files = self.used_files or any(w.alternatives for w in found)
             argv.extend(found)
-        targets, stdin, after = self.redirections(redirects, scope, ctx)
         own = replace(ctx, redirects=ctx.redirects + tuple(targets), stdin=stdin or ctx.stdin)
         text = _text(node)
         if argv:
@@ -521,7 +563,7 @@ class Walker:
         self.depth += 1
         try:
             if self.depth > MAX_DEPTH:
-                raise Limit(f"wrappers nest deeper than {MAX_DEPTH}")
+                raise Limit(f"the script nests deeper than {MAX_DEPTH}")
             self._run(argv, assignments, scope, ctx, text, cwds, option_values)
         finally:
             self.depth -= 1
@@ -596,6 +638,12 @@ class Walker:
         if program in scope.functions and program not in ctx.calls and not ctx.via:
             self.walk(scope.functions[program], scope, replace(ctx, calls=ctx.calls | {program}))
             return
+        if program in _ASSIGNING:
+            # read X, mapfile X, printf -v X, getopts o X, let X=1: X could now be anything.
+            for word in argv[1:]:
+                name = (word.text or "").split("=", 1)[0]
+                if _NAME.match(name):
+                    scope.vars[name] = None
         if program == "eval":
             self.fail("eval runs a string as a script")
         elif program in ("source", "."):
