@@ -140,6 +140,18 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
     loaded = LoadedConfig(data, source, prefix)
     if not isinstance(data, Mapping):
         raise loaded.error("the config must be a table")
+    _check_addon_tables(loaded, data)
+    _check_plugins_table(loaded, data)
+    _check_core_tables(loaded, data)
+    for name in loaded.plugin_tables():
+        loaded.plugin_settings(name)  # framework keys are checked here; plugin keys at load
+    if "tools" in data and not isinstance(data["tools"], Mapping):
+        raise loaded.error("[tools] must be a table", "tools")
+    return loaded
+
+
+def _check_addon_tables(loaded: LoadedConfig, data: Mapping[str, Any]) -> None:
+    """Top-level tables other distributions declare (``[mcp]``, ...), each through its model."""
     addons = [key for key in data if key not in TOP_LEVEL_KEYS]
     models = addon_tables() if addons else {}
     for key in addons:
@@ -163,10 +175,13 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
             loaded.tables[key] = model.model_validate(data[key])
         except ValidationError as exc:
             raise loaded.validation_error(exc, key, model=model) from None
+
+
+def _check_plugins_table(loaded: LoadedConfig, data: Mapping[str, Any]) -> None:
+    """``[plugins]``: its own keys through :class:`PluginsTable`, every other key a table."""
     plugins = data.get("plugins", {})
     if not isinstance(plugins, Mapping):
         raise loaded.error("[plugins] must be a table", "plugins")
-    fixed = {k: v for k, v in plugins.items() if k in PLUGINS_KEYS}
     for key, value in plugins.items():
         if not isinstance(key, str):
             raise loaded.error(f"[plugins] has a key {key!r} that is not a string", "plugins")
@@ -177,29 +192,28 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
                 "plugins",
                 key,
             )
+    fixed = {k: v for k, v in plugins.items() if k in PLUGINS_KEYS}
     try:
         loaded.plugins = PluginsTable.model_validate(fixed)
-        loaded.approvals = ApprovalsTable.model_validate(data.get("approvals", {}))
     except ValidationError as exc:
-        table = "plugins" if any(k in fixed for k in exc.errors()[0]["loc"][:1]) else "approvals"
-        model = PluginsTable if table == "plugins" else ApprovalsTable
-        raise loaded.validation_error(exc, table, model=model) from None
-    try:
-        loaded.state = StateTable.model_validate(data.get("state", {}))
-    except ValidationError as exc:
-        raise loaded.validation_error(exc, "state", model=StateTable) from None
+        raise loaded.validation_error(exc, "plugins", model=PluginsTable) from None
+
+
+def _check_core_tables(loaded: LoadedConfig, data: Mapping[str, Any]) -> None:
+    """``[approvals]``, ``[state]`` and ``[agents]`` (built only when present)."""
+    tables: list[tuple[str, type[BaseModel]]] = [
+        ("approvals", ApprovalsTable),
+        ("state", StateTable),
+    ]
     if "agents" in data:  # absent: its defaults, built if something reads them
         from ._agents import AgentsTable
 
+        tables.append(("agents", AgentsTable))
+    for key, model in tables:
         try:
-            loaded.agents = AgentsTable.model_validate(data["agents"])
+            setattr(loaded, key, model.model_validate(data.get(key, {})))
         except ValidationError as exc:
-            raise loaded.validation_error(exc, "agents", model=AgentsTable) from None
-    for name in loaded.plugin_tables():
-        loaded.plugin_settings(name)  # framework keys are checked here; plugin keys at load
-    if "tools" in data and not isinstance(data["tools"], Mapping):
-        raise loaded.error("[tools] must be a table", "tools")
-    return loaded
+            raise loaded.validation_error(exc, key, model=model) from None
 
 
 # FrameworkSettings is imported when first used (see _framework).
