@@ -127,20 +127,7 @@ def prune_context(
         index of the first bad message - or an argument has the wrong type.
     :raises ValueError: A size or ratio is negative, zero where it must be positive, or not finite.
     """
-    if isinstance(messages, (str, bytes, bytearray, Mapping)) or not isinstance(
-        messages, (list, tuple)
-    ):
-        raise TypeError(f"messages must be a list of message dicts, got {type(messages).__name__}")
-    for index, message in enumerate(messages):
-        if not isinstance(message, Mapping):
-            hint = (
-                " (convert SDK objects with .model_dump())"
-                if hasattr(message, "model_dump")
-                else ""
-            )
-            raise TypeError(
-                f"messages[{index}] must be a dict (a chat message), got {type(message).__name__}{hint}"
-            )
+    _check_messages(messages)
     if isinstance(context_window_tokens, bool) or not isinstance(context_window_tokens, int):
         raise TypeError(
             f"context_window_tokens must be an int, got {type(context_window_tokens).__name__}"
@@ -171,25 +158,10 @@ def prune_context(
     cleared: set[int] = set()
 
     if total > soft_limit:
-        for position, ref in enumerate(results):
-            if len(ref.text) > trim_over:
-                shorter = _soft_trim(ref.text, head, tail)
-                if len(shorter) < ref.chars:
-                    total += len(shorter) - chars[position]
-                    texts[position], chars[position] = shorter, len(shorter)
-                    trimmed.add(position)
-
+        total = _soft_trim_all(results, texts, chars, trimmed, total, trim_over, head, tail)
     prunable = sum(chars)
     if total > hard_limit and prunable >= min_prunable:
-        for position in range(len(results)):
-            if total <= hard_limit:
-                break
-            if chars[position] <= len(CLEARED_PLACEHOLDER):
-                continue  # already cleared (or too short to gain anything)
-            total += len(CLEARED_PLACEHOLDER) - chars[position]
-            texts[position], chars[position] = CLEARED_PLACEHOLDER, len(CLEARED_PLACEHOLDER)
-            cleared.add(position)
-            trimmed.discard(position)
+        total = _clear_oldest(texts, chars, trimmed, cleared, total, hard_limit)
 
     changes: dict[int, list[tuple[ToolResultRef, str]]] = {}
     for position in sorted(trimmed | cleared):
@@ -212,3 +184,64 @@ def prune_context(
         prunable_chars=prunable,
     )
     return new_messages, report
+
+
+def _check_messages(messages: Any) -> None:
+    """A list (or tuple) of dicts; the error names the first message that is not one."""
+    if isinstance(messages, (str, bytes, bytearray, Mapping)) or not isinstance(
+        messages, (list, tuple)
+    ):
+        raise TypeError(f"messages must be a list of message dicts, got {type(messages).__name__}")
+    for index, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            hint = (
+                " (convert SDK objects with .model_dump())"
+                if hasattr(message, "model_dump")
+                else ""
+            )
+            raise TypeError(
+                f"messages[{index}] must be a dict (a chat message), got {type(message).__name__}{hint}"
+            )
+
+
+def _soft_trim_all(
+    results: list[ToolResultRef],
+    texts: list[str],
+    chars: list[int],
+    trimmed: set[int],
+    total: int,
+    trim_over: int,
+    head: int,
+    tail: int,
+) -> int:
+    """Trim every long result to its head and tail (in place); the new estimate."""
+    for position, ref in enumerate(results):
+        if len(ref.text) > trim_over:
+            shorter = _soft_trim(ref.text, head, tail)
+            if len(shorter) < ref.chars:
+                total += len(shorter) - chars[position]
+                texts[position], chars[position] = shorter, len(shorter)
+                trimmed.add(position)
+    return total
+
+
+def _clear_oldest(
+    texts: list[str],
+    chars: list[int],
+    trimmed: set[int],
+    cleared: set[int],
+    total: int,
+    hard_limit: int,
+) -> int:
+    """Replace results by the placeholder, oldest first, until under ``hard_limit`` (in place);
+    the new estimate."""
+    for position in range(len(texts)):
+        if total <= hard_limit:
+            break
+        if chars[position] <= len(CLEARED_PLACEHOLDER):
+            continue  # already cleared (or too short to gain anything)
+        total += len(CLEARED_PLACEHOLDER) - chars[position]
+        texts[position], chars[position] = CLEARED_PLACEHOLDER, len(CLEARED_PLACEHOLDER)
+        cleared.add(position)
+        trimmed.discard(position)
+    return total
