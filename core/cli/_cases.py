@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from typing import Any
 
 from ._commands import help_of
@@ -16,7 +17,9 @@ folder). Each case is a call (or a sequence of calls) and the decision it must g
 config: "ok", "blocked", "approval", "denied", or a table such as {blocked_by = "policy"},
 {params = {path = "/ws/a"}}, {warning = "loop"}. A failure shows the call's decision trail, every
 before_tool_call handler's answer in order. Exit 1 when a case fails. Nothing real runs: a case's
-result text stands in for the tool, and approvals are deferred, never asked."""
+result text stands in for the tool, approvals are deferred, never asked, and as with `toolhooks
+whatif`, nothing reaches the configured event log, shared state, approval store or artifact
+folder."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -32,10 +35,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config._settings import load_config
-    from ..runtime._runtime import Runtime
     from ..testing._cases import find_case_files, load_cases, run_case
-    from ._trail import trail
 
     files = find_case_files(args.paths or ["."])
     if not files:
@@ -59,13 +59,22 @@ def run(args: argparse.Namespace) -> int:
     for result in failures:
         case = result.case
         print(f"\nFAILED {clean(case.where)} {clean(case.name)}: {clean(result.problem)}")
-        runtime = Runtime(config=load_config(case.config) if case.config else config)
-        try:
-            found = trail(runtime, dict(case.calls[-1]))
-        finally:
-            runtime.close()
-        for step in found["steps"]:
+        for step in _trail_of(case, config)["steps"]:
             print(f"  {step['priority']:>6}  {clean(step['plugin'])}: {clean(step['answer'])}")
     summary = f"{passed} passed" + (f", {len(failures)} failed" if failures else "")
     print(f"\n{summary}")
     return OK if not failures else PROBLEMS
+
+
+def _trail_of(case: Any, config: Any) -> dict[str, Any]:
+    """The failed case's last call's decision trail, on a runtime as offline as the case's."""
+    from ..runtime._offline import offline_runtime
+    from ..testing._cases import case_config
+    from ._trail import trail
+
+    with tempfile.TemporaryDirectory(prefix="toolhooks-test-") as artifacts:
+        runtime = offline_runtime(case_config(case, config), artifacts=artifacts)
+        try:
+            return trail(runtime, dict(case.calls[-1]))
+        finally:
+            runtime.close()

@@ -15,7 +15,9 @@ A file holds ``[[case]]`` tables::
 A sequence (loops, limits) is ``calls = [{...}, {...}]``; ``expect`` is about the last call.
 Each case runs on a fresh runtime built from the config, so no state crosses cases. Calls run
 through the whole pipeline, but no real tool ever runs: ``result`` (default "") stands in, and an
-approval is deferred, never asked. ``toolhooks test`` runs them; so does pytest, through the
+approval is deferred, never asked. Like ``toolhooks whatif`` (the same ``offline_runtime``), a
+case never writes the configured event log, the shared state, the approval store or the
+artifact folder: its calls are made up. ``toolhooks test`` runs them; so does pytest, through the
 ``toolhooks.testing`` plugin.
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +36,7 @@ from ..config._settings import LoadedConfig, load_config
 from ..events._events import Event
 from ..records._errors import ConfigError
 from ..registry._hookimpl import hookimpl
-from ..runtime._runtime import Runtime
+from ..runtime._offline import offline_runtime
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -153,21 +156,29 @@ class _Seen:
         self.events.append(event)
 
 
+def case_config(case: Case, config: LoadedConfig | None = None) -> LoadedConfig:
+    """The config ``case`` runs under: its file's ``config``, else ``config``, else discovery."""
+    return load_config(case.config) if case.config else (config or load_config(None))
+
+
 def run_case(case: Case, config: LoadedConfig | None = None) -> CaseResult:
-    """Run one case on a fresh runtime; ``config`` when the case file names none."""
-    loaded = load_config(case.config) if case.config else (config or load_config(None))
+    """Run one case on a fresh runtime; ``config`` when the case file names none. Its made-up
+    calls never reach the real log, shared state, approval store or artifact folder."""
     seen = _Seen()
-    runtime = Runtime(config=loaded, approver=lambda pending: "defer")
-    runtime._register_observer(seen, "cases.recorder")  # not subject to only / disable
-    try:
-        outcome = None
-        last: list[Event] = []
-        for call in case.calls:
-            start = len(seen.events)
-            outcome = runtime.call(dict(call), execute=lambda params: case.result)
-            last = seen.events[start:]
-    finally:
-        runtime.close()
+    with tempfile.TemporaryDirectory(prefix="toolhooks-test-") as artifacts:
+        runtime = offline_runtime(
+            case_config(case, config), artifacts=artifacts, approver=lambda pending: "defer"
+        )
+        runtime._register_observer(seen, "cases.recorder")  # not subject to only / disable
+        try:
+            outcome = None
+            last: list[Event] = []
+            for call in case.calls:
+                start = len(seen.events)
+                outcome = runtime.call(dict(call), execute=lambda params: case.result)
+                last = seen.events[start:]
+        finally:
+            runtime.close()
     problem = _compare(case.expect, outcome, last)
     return CaseResult(case=case, problem=problem, outcome=outcome)
 

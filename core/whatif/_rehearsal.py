@@ -10,17 +10,15 @@ The runtime is the one the agent would build from the config (entry points loade
 - nobody is asked: an approval is answered as it was answered in the log (allow-once,
   allow-always, deny; an edit as allow-once, a deferral as deny), and an approval the log does
   not have is answered allow-once when the call ran then and deny when it did not;
-- nothing leaves the process: the event log and OpenTelemetry plugins are switched off, paused
+- nothing leaves the process (:func:`toolhooks.runtime._offline.offline_runtime`, which
+  ``toolhooks test`` uses too): the event log and OpenTelemetry plugins are switched off, paused
   calls and grants live in a memory store, ``[state]`` (and ``$TOOLHOOKS_STATE_URL``) is not
   used, and trimmed results go to a temporary folder.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..config._settings import LoadedConfig
@@ -37,13 +35,10 @@ from ..events._names import (
 from ..records._models import ToolSpec
 from ..records._results import ApprovalDecision, Outcome, PendingApproval, ToolError
 from ..registry._hookimpl import hookimpl
-from ..runtime._runtime import Runtime
+from ..runtime._offline import offline_runtime
 from ..stores._memory import MemoryStore
-from ..stores._state import STATE_ENV, StateTable
 from ._decision import Decision, decision_of, wanted
 
-SWITCHED_OFF = ("event_log", "otel")
-"""Built-in sinks that would send the rehearsal's events where the real ones go."""
 PURGE_EVERY = 5_000
 """Calls between two purges of the answered approvals (the memory store keeps them otherwise)."""
 _ANSWERS = {"allow-once", "allow-always", "deny"}
@@ -82,30 +77,6 @@ class _Approver:
         return ApprovalDecision(answer, by="toolhooks whatif")
 
 
-def rehearsal_config(config: LoadedConfig, artifacts: str) -> LoadedConfig:
-    """``config`` without the sinks, the shared state and the artifact folder of the real one."""
-    data = {**config.data}
-    plugins = {**data.get("plugins", {})}
-    budget = plugins.get("result_budget")
-    plugins["result_budget"] = {**(budget if isinstance(budget, dict) else {})}
-    plugins["result_budget"]["artifact_dir"] = artifacts
-    data["plugins"] = plugins
-    drop = [name for name in SWITCHED_OFF if name not in config.plugins.disable]
-    table = config.plugins.model_copy(update={"disable": [*config.plugins.disable, *drop]})
-    return dataclasses.replace(config, data=data, plugins=table, state=StateTable())
-
-
-@contextlib.contextmanager
-def _no_shared_state() -> Iterator[None]:
-    """``$TOOLHOOKS_STATE_URL`` hidden while the runtime is built (it reads it once, then)."""
-    saved = os.environ.pop(STATE_ENV, None)
-    try:
-        yield
-    finally:
-        if saved is not None:
-            os.environ[STATE_ENV] = saved
-
-
 def answer_of(events: Sequence[Mapping[str, Any]]) -> str:
     """How the log says the call's first approval was answered (or would have been)."""
     ran = False
@@ -130,13 +101,13 @@ class Rehearsal:
         self._events = _Events()
         self._approver = _Approver()
         self._store = MemoryStore(retention_s=0)
-        with _no_shared_state():
-            self.runtime = Runtime(
-                config=rehearsal_config(config, artifacts),
-                plugins=plugins,
-                approver=self._approver,
-                approval_store=self._store,
-            )
+        self.runtime = offline_runtime(
+            config,
+            artifacts=artifacts,
+            plugins=plugins,
+            approver=self._approver,
+            approval_store=self._store,
+        )
         self.runtime._register_observer(self._events, self._events.name)
         self._tags: dict[str, tuple[str, ...]] = {}
         self._count = 0
