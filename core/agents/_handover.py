@@ -8,8 +8,8 @@ the after event can find it by: the agent's call id, or (Gemini CLI, which gives
 of session, tool and input. The after side takes it once.
 
 ``SQLiteHandOver`` keeps records in a small file of its own next to the approvals database
-(owner-only), so any process of this user on this machine finds them; ``MemoryHandOver`` is
-the same in one process (tests, a daemon with no file). Records older than a day are dropped.
+(owner-only), so any process of this user on this machine finds them. Records older than a day
+are dropped.
 """
 
 from __future__ import annotations
@@ -20,14 +20,12 @@ import os
 import sqlite3
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 MAX_AGE_S = 86_400.0
-MEMORY_LIMIT = 4096
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,50 +62,6 @@ class HandOver(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-class MemoryHandOver:
-    """Records in this process (bounded: the oldest go first)."""
-
-    def __init__(self, limit: int = MEMORY_LIMIT) -> None:
-        self._limit = limit
-        self._lock = threading.Lock()
-        self._records: OrderedDict[int, tuple[CallRecord, list[tuple[str, str, str]]]] = (
-            OrderedDict()
-        )
-        self._index: dict[tuple[str, str, str], list[int]] = {}
-        self._serial = 0
-
-    def put(self, agent: str, session: str | None, keys: Iterable[str], record: CallRecord) -> None:
-        with self._lock:
-            self._serial += 1
-            where = [(agent, session or "", key) for key in dict.fromkeys(keys)]
-            self._records[self._serial] = (record, where)
-            for slot in where:
-                self._index.setdefault(slot, []).append(self._serial)
-            while len(self._records) > self._limit:
-                self._drop(next(iter(self._records)))
-
-    def take(self, agent: str, session: str | None, keys: Iterable[str]) -> CallRecord | None:
-        with self._lock:
-            for key in keys:
-                found = self._index.get((agent, session or "", key))
-                if found:
-                    return self._drop(found[0])
-            return None
-
-    def _drop(self, serial: int) -> CallRecord:
-        record, where = self._records.pop(serial)
-        for slot in where:
-            left = [s for s in self._index.get(slot, []) if s != serial]
-            if left:
-                self._index[slot] = left
-            else:
-                self._index.pop(slot, None)
-        return record
-
-    def close(self) -> None:
-        return None
 
 
 _SCHEMA = """

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
@@ -38,13 +37,6 @@ def listed_help(entry_point: metadata.EntryPoint) -> str:
     about = dist.metadata if dist is not None else None
     summary = about["Summary"].strip() if about is not None and "Summary" in about else ""
     return f"{summary} ({_label(entry_point)})" if summary else f"from {_label(entry_point)}"
-
-
-def add_extension_commands(subparsers: Any, names: Iterable[str] | None = None) -> None:
-    """Let installed add-ons register their commands on ``subparsers`` (``names``: only those)."""
-    for name, entry_point in extension_commands().items():
-        if names is None or name in names:
-            add_extension_command(subparsers, entry_point)
 
 
 def add_extension_command(subparsers: Any, entry_point: metadata.EntryPoint) -> bool:

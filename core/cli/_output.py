@@ -46,11 +46,6 @@ def _sgr(match: re.Match[str]) -> str:
     return COLOURS[match.group()]
 
 
-def escape_controls(text: str) -> str:
-    """``text`` with every unsafe character written as a visible ``\\uXXXX`` escape."""
-    return _UNSAFE.sub(_escape, text)
-
-
 def wants_colour(stream: Any) -> bool:
     """A terminal, and the user did not ask for no colour (https://no-color.org)."""
     if os.environ.get("NO_COLOR"):

@@ -350,9 +350,5 @@ class RedisStore:
             self.state.run("purging approvals", remove)
         return len(doomed)
 
-    def expire(self, now: float | None = None) -> int:
-        """Pending rows past their deadline read as expired already; nothing to write."""
-        return 0
-
     def close(self) -> None:
         return None

@@ -126,7 +126,7 @@ def _flat_json(params: Mapping[str, Any]) -> bytes | None:
     """Key-sorted JSON of params that are string keys to plain scalars, else None.
 
     Most calls look like this (``{"path": ...}``, ``{"command": ..., "timeout": 30}``), and
-    pydantic_core's encoder makes their signature 1.8 µs -> 0.9 µs (``bench/builtins.py``, the
+    pydantic_core's encoder makes their signature 1.8 µs -> 0.9 µs (``bench/builtin_plugins.py``, the
     stdlib encoder being most of the canonical path's cost). The text cannot equal the canonical
     text of other params: both are JSON, and what the canonical path sees always holds a float,
     a container or a tagged object, which this text never does. Exact types only: a str or int
