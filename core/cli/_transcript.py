@@ -71,7 +71,7 @@ KEPT_EVENTS = frozenset(
 )
 
 
-class ToolError(Exception):
+class RecordedFailure(Exception):
     """The recorded failure of a tool (a transcript line's ``error``)."""
 
 
@@ -93,7 +93,7 @@ class Line:
     def execute(self, _params: dict[str, Any]) -> Any:
         """Stands in for the tool: returns the recorded result or raises the recorded error."""
         if self.error is not None:
-            raise ToolError(self.error)
+            raise RecordedFailure(self.error)
         return self.result
 
 

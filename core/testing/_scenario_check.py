@@ -11,7 +11,7 @@ from ..records._results import ApprovalDecision, PendingApproval
 from ..runtime._runtime import Runtime
 from ._fixtures import EventRecorder
 from ._scenario_parts import make_tools
-from ._scenario_records import Driver, Scenario, Transcript, approval_view
+from ._scenario_records import AgentRun, Driver, Scenario, approval_view
 
 
 def check(scenario: Scenario, driver: Driver, *, workdir: Path, is_async: bool = False) -> None:
@@ -51,7 +51,7 @@ def check(scenario: Scenario, driver: Driver, *, workdir: Path, is_async: bool =
 
 def _assert_transcript(
     scenario: Scenario,
-    transcript: Transcript,
+    transcript: AgentRun,
     ran: list[tuple[str, dict[str, Any]]],
     asked: list[dict[str, Any]],
     unused_answers: list[dict[str, Any]],

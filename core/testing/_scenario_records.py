@@ -26,7 +26,7 @@ class ToolMessage:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Transcript:
+class AgentRun:
     """What a driver reports after running an agent to the end."""
 
     messages: tuple[ToolMessage, ...]
@@ -50,7 +50,7 @@ class Driver(Protocol):
         tools: list[Callable[..., Any]],
         proposals: list[dict[str, Any]],
         answer: Answer,
-    ) -> Transcript:
+    ) -> AgentRun:
         """Run the agent to the end, resuming every framework pause with ``answer(view)``."""
         ...
 
@@ -60,7 +60,7 @@ class Driver(Protocol):
         tools: list[Callable[..., Any]],
         proposals: list[dict[str, Any]],
         answer: Answer,
-    ) -> Transcript:
+    ) -> AgentRun:
         """The same, through the framework's async entry point."""
         ...
 

@@ -30,12 +30,12 @@ from ._scenario_parts import (
     result_budget_only,
 )
 from ._scenario_records import (
+    AgentRun,
     Answer,
     Driver,
     Expect,
     Scenario,
     ToolMessage,
-    Transcript,
     approval_view,
 )
 
@@ -172,6 +172,7 @@ SCENARIOS: list[Scenario] = [
 
 __all__ = [
     "SCENARIOS",
+    "AgentRun",
     "Answer",
     "AskBeforeWrites",
     "Driver",
@@ -181,7 +182,6 @@ __all__ = [
     "RedactSecrets",
     "Scenario",
     "ToolMessage",
-    "Transcript",
     "WorkspacePaths",
     "approval_view",
     "check",

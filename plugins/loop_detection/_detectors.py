@@ -1,8 +1,8 @@
-"""The five detectors and the verdict they give for one proposed call.
+"""The five detectors and the finding they give for one proposed call.
 
 Every count includes the proposed call itself. Order (PLUGINS.md, loop_detection): global circuit breaker,
 known-poll no progress, ping-pong, generic repeat, unknown-tool repeat. The first critical
-verdict in that order blocks; otherwise the first warning is the one reported (once per bucket).
+finding in that order blocks; otherwise the first warning is the one reported (once per bucket).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ DETECTOR_NAMES = (
 )
 
 
-class Verdict:
+class Finding:
     """What a detector found: ``level`` is "warning" or "critical"."""
 
     __slots__ = ("count", "detector", "key", "level", "message", "threshold")
@@ -47,7 +47,7 @@ class Verdict:
         return self.level == "critical"
 
     def __repr__(self) -> str:
-        return f"Verdict({self.level}, {self.detector}, count={self.count})"
+        return f"Finding({self.level}, {self.detector}, count={self.count})"
 
 
 class Detectors:
@@ -76,8 +76,8 @@ class Detectors:
 
     def check(
         self, st: SessionState, name: str, sig: bytes, unknown_tool: bool, new: bool
-    ) -> Verdict | None:
-        """The verdict for calling ``name`` (signature ``sig``) now; None when all is well.
+    ) -> Finding | None:
+        """The finding for calling ``name`` (signature ``sig``) now; None when all is well.
 
         :param unknown_tool: True when the runtime does not know the tool (``call.spec is None``).
         :param new: True when no 8 bytes of the window's signatures equal ``sig``.
@@ -89,21 +89,21 @@ class Detectors:
             return None
         warning = self.warning
         critical = self.critical
-        found: Verdict | None = None
+        found: Finding | None = None
 
         if self.on_breaker and st.streak >= self.breaker and sig in st.sigs:
             message = _breaker(name, st.streak)
-            return Verdict("critical", GLOBAL, st.streak, self.breaker, message, (GLOBAL, b""))
+            return Finding("critical", GLOBAL, st.streak, self.breaker, message, (GLOBAL, b""))
 
         poll = self.on_poll and self.is_poll(name)
         if poll:
             count = _poll_run(st, sig) + 1
             if count >= critical:
                 message = _poll_critical(name, count)
-                return Verdict("critical", POLL, count, critical, message, (POLL, sig))
+                return Finding("critical", POLL, count, critical, message, (POLL, sig))
             if count >= warning:
                 message = _poll_warning(name, count)
-                found = Verdict("warning", POLL, count, warning, message, (POLL, sig))
+                found = Finding("warning", POLL, count, warning, message, (POLL, sig))
             elif st.warned:
                 st.forget_warning((POLL, sig))
 
@@ -121,10 +121,10 @@ class Detectors:
                 if stalled + 1 >= critical:
                     message = _ping_pong_critical(name, other, stalled + 1)
                     key = (PING_PONG, b"")
-                    return Verdict("critical", PING_PONG, stalled + 1, critical, message, key)
+                    return Finding("critical", PING_PONG, stalled + 1, critical, message, key)
                 if run + 1 >= warning and found is None:
                     message = _ping_pong_warning(name, other, run + 1)
-                    found = Verdict(
+                    found = Finding(
                         "warning", PING_PONG, run + 1, warning, message, (PING_PONG, b"")
                     )
             if run + 1 < warning and st.warned:
@@ -139,11 +139,11 @@ class Detectors:
                 if stalled >= critical:
                     message = _generic_critical(name, stalled)
                     key = (GENERIC, sig)
-                    return Verdict("critical", GENERIC, stalled, critical, message, key)
+                    return Finding("critical", GENERIC, stalled, critical, message, key)
             if count >= warning:
                 if found is None:
                     message = _generic_warning(name, count)
-                    found = Verdict("warning", GENERIC, count, warning, message, (GENERIC, sig))
+                    found = Finding("warning", GENERIC, count, warning, message, (GENERIC, sig))
             elif count == 1 and st.warned:
                 st.forget_warning((GENERIC, sig))
 
@@ -152,7 +152,7 @@ class Detectors:
             if count >= self.unknown_threshold:
                 message = _unknown_critical(name, count - 1)
                 key = (UNKNOWN, b"")
-                return Verdict("critical", UNKNOWN, count, self.unknown_threshold, message, key)
+                return Finding("critical", UNKNOWN, count, self.unknown_threshold, message, key)
 
         if found is not None and not st.first_warning(found.key, found.count // warning):
             return None

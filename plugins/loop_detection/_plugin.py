@@ -1,4 +1,4 @@
-"""The loop_detection plugin: the hooks that feed the windows and act on the detectors' verdicts."""
+"""The loop_detection plugin: the hooks that feed the windows and act on the detectors' findings."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from toolhooks import (
 from toolhooks.kit import ConfigOnRead, LazyConfig
 
 from ._defaults import DEFAULTS, LoopDetectionDefaults
-from ._detectors import Detectors, Verdict
+from ._detectors import Detectors, Finding
 from ._hashing import UNKNOWN_TOOL, Signer, outcome_hash
 from ._sessions import PendingCalls, Sessions, SessionStore
 from ._state import SessionKey, SessionState, tool_key
@@ -102,34 +102,34 @@ class LoopDetectionPlugin:
             lock.acquire()  # not ``with``: 0.08 µs less each time (timeit), twice a call
             try:
                 new = state.sigs.find(sig) < 0
-                verdict = detectors.check(state, name, sig, unknown_tool, new)
+                finding = detectors.check(state, name, sig, unknown_tool, new)
                 seq = state.append(sig, name, window)
             finally:
                 lock.release()
         else:
 
-            def step(state: SessionState) -> tuple[Verdict | None, int, bool]:
+            def step(state: SessionState) -> tuple[Finding | None, int, bool]:
                 # ``new``: no 8 bytes of the window equal sig. Not ``sig in state.sigs``, which
                 # first tries sig as an int (an exception: 0.15 µs more, timeit).
                 new = state.sigs.find(sig) < 0
-                verdict = detectors.check(state, name, sig, unknown_tool, new)
+                finding = detectors.check(state, name, sig, unknown_tool, new)
                 # A blocked call enters the window too, without an outcome (it never runs): an
                 # agent that keeps proposing it keeps its loop visible instead of breaking it up.
-                return verdict, state.append(sig, name, window), new
+                return finding, state.append(sig, name, window), new
 
-            verdict, seq, new = self._sessions.update(session, step)
-        if verdict is None:
+            finding, seq, new = self._sessions.update(session, step)
+        if finding is None:
             pending[key] = (session, seq, None, False, new)
             if len(pending) > pending.limit:
                 pending.drop_oldest()
             return None
-        critical = verdict.critical
-        # Remembered for a critical verdict too: in mode = "audit" the call still runs.
-        pending.put(key, (session, seq, verdict.message, critical, new))
+        critical = finding.critical
+        # Remembered for a critical finding too: in mode = "audit" the call still runs.
+        pending.put(key, (session, seq, finding.message, critical, new))
         if critical:
-            _emit("loop.critical", verdict)
-            return BeforeToolCallResult(block=True, block_reason=verdict.message)
-        _emit("loop.warning", verdict)
+            _emit("loop.critical", finding)
+            return BeforeToolCallResult(block=True, block_reason=finding.message)
+        _emit("loop.warning", finding)
         return None
 
     @hookimpl
@@ -196,12 +196,12 @@ class LoopDetectionPlugin:
             return state.streak
 
 
-def _emit(event: str, verdict: Verdict) -> None:
+def _emit(event: str, finding: Finding) -> None:
     emit(
         event,
-        detector=verdict.detector,
-        level=verdict.level,
-        count=verdict.count,
-        threshold=verdict.threshold,
-        message=verdict.message,
+        detector=finding.detector,
+        level=finding.level,
+        count=finding.count,
+        threshold=finding.threshold,
+        message=finding.message,
     )

@@ -18,7 +18,7 @@ from toolhooks.kit import Wildcards
 from ._builtins import BUILTIN_PROFILES, FULL_PROFILE, GROUP_PREFIX, canonical_name
 
 
-class Decision(NamedTuple):
+class LayerAnswer(NamedTuple):
     """One layer's answer for one tool: allowed or not, the config path, and why."""
 
     allowed: bool
@@ -113,28 +113,28 @@ class Profiles:
         }
         self._user = dict(user)
 
-    def includes(self, profile: str, ref: str, name: str, side_effect: bool) -> Decision:
+    def includes(self, profile: str, ref: str, name: str, side_effect: bool) -> LayerAnswer:
         """Does ``profile`` (named at config path ``ref``) include the tool ``name``?"""
         if profile == FULL_PROFILE:
-            return Decision(True, ref, "profile 'full' allows every tool")
+            return LayerAnswer(True, ref, "profile 'full' allows every tool")
         builtin = self._builtin.get(profile)
         if builtin is not None:
             match = builtin.match(name)
             if match is None:
-                return Decision(False, ref, f"profile {profile!r} does not include '{name}'")
-            return Decision(True, ref, f"profile {profile!r} includes it: {match.describe()}")
+                return LayerAnswer(False, ref, f"profile {profile!r} does not include '{name}'")
+            return LayerAnswer(True, ref, f"profile {profile!r} includes it: {match.describe()}")
         return self.decide(self._user[profile], name, side_effect)
 
-    def decide(self, layer: Layer, name: str, side_effect: bool) -> Decision:
+    def decide(self, layer: Layer, name: str, side_effect: bool) -> LayerAnswer:
         """Apply one layer to the tool ``name``."""
         path = layer.path
         match = layer.deny.match(name)
         if match is not None:
-            return Decision(False, f"{path}.deny", match.describe())
+            return LayerAnswer(False, f"{path}.deny", match.describe())
         match = layer.also_allow.match(name)
         if match is not None and not (match.pattern is not None and side_effect):
-            return Decision(True, f"{path}.also_allow", match.describe())
-        base: Decision | None = None
+            return LayerAnswer(True, f"{path}.also_allow", match.describe())
+        base: LayerAnswer | None = None
         if layer.profile is not None:
             base = self.includes(layer.profile, f"{path}.{layer.profile_key}", name, side_effect)
             if not base.allowed:
@@ -142,15 +142,15 @@ class Profiles:
         if layer.allow:
             match = layer.allow.match(name)
             if match is None:
-                return Decision(False, f"{path}.allow", f"'{name}' is not in the allow list")
+                return LayerAnswer(False, f"{path}.allow", f"'{name}' is not in the allow list")
             if match.pattern is not None and side_effect:
-                return Decision(
+                return LayerAnswer(
                     False,
                     f"{path}.allow",
                     f"{match.describe()}, but '{name}' has side effects and a wildcard never "
                     "grants a side_effect tool: name it, or a group that contains it",
                 )
-            return Decision(True, f"{path}.allow", match.describe())
+            return LayerAnswer(True, f"{path}.allow", match.describe())
         if base is not None:
             return base
-        return Decision(True, path, "no rule here excludes it")
+        return LayerAnswer(True, path, "no rule here excludes it")

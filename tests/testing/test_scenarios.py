@@ -12,10 +12,10 @@ import pytest
 from toolhooks import Runtime
 from toolhooks.testing.scenarios import (
     SCENARIOS,
+    AgentRun,
     Answer,
     Scenario,
     ToolMessage,
-    Transcript,
     check,
 )
 
@@ -34,7 +34,7 @@ class PlainLoop:
         tools: list[Callable[..., Any]],
         proposals: list[dict[str, Any]],
         answer: Answer,
-    ) -> Transcript:
+    ) -> AgentRun:
         for tool in tools:
             runtime.add_tool(tool)
         messages, offered = [], []
@@ -45,7 +45,7 @@ class PlainLoop:
                 ToolMessage(tool=proposal["name"], content=outcome.content, is_error=not outcome.ok)
             )
         offered.append(frozenset(spec.name for spec in runtime.visible_tools()))
-        return Transcript(messages=tuple(messages), offered=tuple(offered))
+        return AgentRun(messages=tuple(messages), offered=tuple(offered))
 
     async def arun(
         self,
@@ -53,7 +53,7 @@ class PlainLoop:
         tools: list[Callable[..., Any]],
         proposals: list[dict[str, Any]],
         answer: Answer,
-    ) -> Transcript:
+    ) -> AgentRun:
         for tool in tools:
             runtime.add_tool(tool)
         messages, offered = [], []
@@ -63,7 +63,7 @@ class PlainLoop:
             messages.append(
                 ToolMessage(tool=proposal["name"], content=outcome.content, is_error=not outcome.ok)
             )
-        return Transcript(messages=tuple(messages), offered=tuple(offered))
+        return AgentRun(messages=tuple(messages), offered=tuple(offered))
 
 
 # Pausing (defer, then resume) and the hidden-tool block arrive with the approvals issue (#11);
@@ -96,7 +96,7 @@ def test_a_driver_that_skips_the_pipeline_fails_the_check(tmp_path) -> None:
             for proposal in proposals:
                 content = by_name[proposal["name"]](**proposal["params"])
                 messages.append(ToolMessage(tool=proposal["name"], content=content, is_error=False))
-            return Transcript(messages=tuple(messages), offered=(frozenset(by_name),))
+            return AgentRun(messages=tuple(messages), offered=(frozenset(by_name),))
 
     rewrite = next(s for s in SCENARIOS if s.name == "params rewrite")
     with pytest.raises(AssertionError, match=r"tools ran as|not in"):

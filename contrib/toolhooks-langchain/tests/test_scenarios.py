@@ -16,10 +16,10 @@ from langgraph.types import Command
 from toolhooks import Runtime
 from toolhooks.testing.scenarios import (
     SCENARIOS,
+    AgentRun,
     Answer,
     Scenario,
     ToolMessage,
-    Transcript,
     check,
 )
 from toolhooks_langchain import InterruptApprover, ToolhooksMiddleware
@@ -53,7 +53,7 @@ class LangChainDriver:
         tools: list[Callable[..., Any]],
         proposals: list[dict[str, Any]],
         answer: Answer,
-    ) -> Transcript:
+    ) -> AgentRun:
         agent, model, config = self._agent(runtime, tools, proposals)
         state = agent.invoke({"messages": [{"role": "user", "content": "go"}]}, config)
         for _ in range(MAX_PAUSES):
@@ -70,7 +70,7 @@ class LangChainDriver:
         tools: list[Callable[..., Any]],
         proposals: list[dict[str, Any]],
         answer: Answer,
-    ) -> Transcript:
+    ) -> AgentRun:
         agent, model, config = self._agent(runtime, tools, proposals)
         state = await agent.ainvoke({"messages": [{"role": "user", "content": "go"}]}, config)
         for _ in range(MAX_PAUSES):
@@ -82,7 +82,7 @@ class LangChainDriver:
         raise AssertionError(f"still paused after {MAX_PAUSES} answers")
 
 
-def _transcript(state: dict[str, Any], model: ScriptedChatModel) -> Transcript:
+def _transcript(state: dict[str, Any], model: ScriptedChatModel) -> AgentRun:
     messages = tuple(
         ToolMessage(
             tool=message.name or "",
@@ -92,7 +92,7 @@ def _transcript(state: dict[str, Any], model: ScriptedChatModel) -> Transcript:
         for message in state["messages"]
         if isinstance(message, LangChainToolMessage)
     )
-    return Transcript(messages=messages, offered=tuple(model.offered))
+    return AgentRun(messages=messages, offered=tuple(model.offered))
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)

@@ -20,10 +20,10 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from toolhooks import Runtime
 from toolhooks.testing.scenarios import (
     SCENARIOS,
+    AgentRun,
     Answer,
     Scenario,
     ToolMessage,
-    Transcript,
     check,
 )
 from toolhooks_openai_agents import aresolve, defer_to_sdk, guard_agent, guard_run_config, resolve
@@ -41,7 +41,7 @@ class OpenAIAgentsDriver:
         tools: list[Callable[..., Any]],
         proposals: list[dict[str, Any]],
         answer: Answer,
-    ) -> Transcript:
+    ) -> AgentRun:
         agent, model, config = self._build(runtime, tools, proposals)
         with _default_loop():
             results = [Runner.run_sync(agent, "go", run_config=config)]
@@ -59,7 +59,7 @@ class OpenAIAgentsDriver:
         tools: list[Callable[..., Any]],
         proposals: list[dict[str, Any]],
         answer: Answer,
-    ) -> Transcript:
+    ) -> AgentRun:
         agent, model, config = self._build(runtime, tools, proposals)
         results = [await Runner.run(agent, "go", run_config=config)]
         while results[-1].interruptions:
@@ -112,7 +112,7 @@ def _view(runtime: Runtime, call_id: str) -> dict[str, Any]:
     }
 
 
-def _transcript(model: ScriptedModel, results: list[RunResult]) -> Transcript:
+def _transcript(model: ScriptedModel, results: list[RunResult]) -> AgentRun:
     """Every function_call_output the model was given (from its last input), and the tools it
     was offered at each turn. ``is_error``: the SDK's output item carries toolhooks' status;
     an output with none was written by the SDK itself (a rejection, a tool it could not find)."""
@@ -138,7 +138,7 @@ def _transcript(model: ScriptedModel, results: list[RunResult]) -> Transcript:
                 )
             )
     offered = tuple(frozenset(tool.name for tool in call.tools) for call in calls)
-    return Transcript(messages=tuple(messages), offered=offered)
+    return AgentRun(messages=tuple(messages), offered=offered)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)

@@ -16,7 +16,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.tools import DeferredToolRequests
 from toolhooks import Runtime
-from toolhooks.testing.scenarios import SCENARIOS, Answer, Scenario, ToolMessage, Transcript, check
+from toolhooks.testing.scenarios import SCENARIOS, AgentRun, Answer, Scenario, ToolMessage, check
 from toolhooks_pydantic_ai import ToolhooksCapability, answer_approvals
 
 Reader = Callable[[list[ModelMessage]], tuple[ToolMessage, ...]]
@@ -50,7 +50,7 @@ class PydanticAIDriver:
         tools: list[Callable[..., Any]],
         proposals: list[dict[str, Any]],
         answer: Answer,
-    ) -> Transcript:
+    ) -> AgentRun:
         agent, script = self.build(runtime, tools, proposals)
         result = agent.run_sync("go")
         while isinstance(result.output, DeferredToolRequests):
@@ -59,7 +59,7 @@ class PydanticAIDriver:
                 deferred_tool_results=answer_approvals(result.output, answer),
             )
         assert result.output == "done"
-        return Transcript(messages=self.read(result.all_messages()), offered=tuple(script.offered))
+        return AgentRun(messages=self.read(result.all_messages()), offered=tuple(script.offered))
 
     async def arun(
         self,
@@ -67,7 +67,7 @@ class PydanticAIDriver:
         tools: list[Callable[..., Any]],
         proposals: list[dict[str, Any]],
         answer: Answer,
-    ) -> Transcript:
+    ) -> AgentRun:
         agent, script = self.build(runtime, tools, proposals)
         result = await agent.run("go")
         while isinstance(result.output, DeferredToolRequests):
@@ -76,7 +76,7 @@ class PydanticAIDriver:
                 deferred_tool_results=answer_approvals(result.output, answer),
             )
         assert result.output == "done"
-        return Transcript(messages=self.read(result.all_messages()), offered=tuple(script.offered))
+        return AgentRun(messages=self.read(result.all_messages()), offered=tuple(script.offered))
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
