@@ -265,7 +265,7 @@ def _check_line(
         seen.gap = True  # one problem for this start, not another at the next checkpoint's place
         return (
             f"writer {writer}'s first line in this file is not its keyed opening checkpoint: "
-            "a chain added without the key, or its first lines removed"
+            "a chain added without the key, its first lines removed, or a log written without one"
         )
     if seen.every is not None and seen.since > seen.every and not seen.gap:
         seen.gap = True

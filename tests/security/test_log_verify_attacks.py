@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -296,3 +298,23 @@ def test_a_keyed_chain_opens_each_file_it_writes_to(tmp_path, key_file):
     oldest = Path(files[0])
     oldest.write_bytes(b"".join(oldest.read_bytes().splitlines(keepends=True)[2:]))
     assert not verify(files, KEY).ok
+
+
+def test_processes_rotating_one_keyed_log_open_each_file_they_write(tmp_path, key_file):
+    """Rotation done by another process: each writer opens the new file when it gets there."""
+    path = tmp_path / "events.jsonl"
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[2]); "
+        "from test_log_verify_attacks import write_log; from pathlib import Path; "
+        "write_log(Path(sys.argv[1]), 40, key_file=sys.argv[3], checkpoint_every=7, "
+        "max_bytes=6000, backup_count=200)"
+    )
+    here = str(Path(__file__).parent)
+    argv = [sys.executable, "-c", script, str(path), here, str(key_file)]
+    procs = [subprocess.Popen(argv) for _ in range(3)]
+    assert [p.wait(120) for p in procs] == [0, 0, 0]
+    files = log_files(path, include_rotated=True)
+    assert len(files) > 5
+    report = verify(files, KEY)
+    assert report.ok, [str(p) for p in report.problems[:5]]
+    assert report.writers == 3 and not report.unverified
