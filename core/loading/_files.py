@@ -3,7 +3,8 @@
 The file list is the distribution's RECORD (what the installer wrote). Each file's own content is
 hashed, not RECORD's hash column: an edit after installation leaves RECORD as it was. Left out:
 
-- ``__pycache__`` and ``.pyc`` files (the interpreter rewrites them; they carry timestamps);
+- ``__pycache__`` and ``.pyc`` files (the interpreter rewrites them; they carry timestamps; a
+  locked plugin is imported from its source, never from them: ``_guard``);
 - RECORD, INSTALLER, REQUESTED and ``direct_url.json`` (the installer's notes: RECORD lists the
   ``.pyc`` hashes, ``direct_url.json`` the folder a wheel was installed from);
 - files RECORD places outside the import folder (``../../bin/toolhooks``: console scripts, whose
@@ -12,18 +13,19 @@ hashed, not RECORD's hash column: an edit after installation leaves RECORD as it
 An editable install's RECORD lists a redirect (a ``.pth`` path or setuptools'
 ``__editable___*_finder.py``), not the code. For one (``direct_url.json`` says
 ``editable: true``), and for a distribution with no RECORD at all, the hash covers its metadata
-folder and the source the imports really read: each package folder the setuptools finder maps,
+folder, the redirects with the checkout's path taken out (``_editable``), and the source the
+imports really read: each package folder the setuptools finder maps,
 else each top-level name (``top_level.txt`` and the modules its entry points name) as the import
 system finds it, without running it. Those files are named by module path, not by where the
 checkout is, so the same source gives the same hash on any machine. An ``.egg-info`` folder in a
 source tree counts as no RECORD: its SOURCES.txt lists the sdist, not what the imports read.
 
 Hashed once per process, by metadata folder: code already imported here is what was hashed.
+Each file's own hash is kept (``Fingerprint.hashed``): a locked plugin's imports are held to it.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib.util
 import json
@@ -31,9 +33,13 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+
+from ._editable import finder_mapping, is_redirect, redirects
+
+_finder_mapping = finder_mapping  # its name in the tests of issue #24
 
 INSTALLER_NOTES = frozenset({"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"})
 _CHUNK = 1 << 16
@@ -46,6 +52,16 @@ class Fingerprint:
     sha256: str
     files: int
     editable: bool
+    hashed: tuple[HashedFile, ...] = field(default=(), compare=False)
+    """Each file as it was hashed: what the imports of a locked plugin are held to (``_guard``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HashedFile:
+    name: str
+    """Its name in the hash: its path from the import folder (``pkg/mod.py``)."""
+    path: str
+    sha256: str
 
 
 _cache: dict[str, Fingerprint] = {}
@@ -67,17 +83,30 @@ def fingerprint(dist: metadata.Distribution) -> Fingerprint:
 
 
 def forget() -> None:
-    """Drop the per-process hashes (a long-lived tool that must look at the files again)."""
+    """Drop the per-process hashes (a long-lived tool that must look at the files again), and
+    the imports held to them: the next lock check holds them to the files as they are then."""
     with _cache_lock:
         _cache.clear()
+    guard = sys.modules.get(f"{__package__}._guard")
+    if guard is not None:
+        guard.forget()
 
 
 def compute(dist: metadata.Distribution, editable: bool) -> Fingerprint:
     entries = sorted(set(installed_files(dist, editable)))
+    hashed = [
+        HashedFile(name=name, path=str(path), sha256=file_sha256(path)) for name, path in entries
+    ]
+    notes = sorted(redirects(dist)) if editable else []
     digest = hashlib.sha256()
-    for name, path in entries:
-        digest.update(f"{name}\0{file_sha256(path)}\n".encode("utf-8", "surrogateescape"))
-    return Fingerprint(sha256=digest.hexdigest(), files=len(entries), editable=editable)
+    for name, sha256 in [(file.name, file.sha256) for file in hashed] + notes:
+        digest.update(f"{name}\0{sha256}\n".encode("utf-8", "surrogateescape"))
+    return Fingerprint(
+        sha256=digest.hexdigest(),
+        files=len(entries) + len(notes),
+        editable=editable,
+        hashed=tuple(hashed),
+    )
 
 
 def is_editable(dist: metadata.Distribution) -> bool:
@@ -100,8 +129,8 @@ def installed_files(dist: metadata.Distribution, editable: bool) -> Iterator[tup
             continue
         if len(parts) == 2 and parts[0].endswith(".dist-info") and parts[1] in INSTALLER_NOTES:
             continue
-        if editable and (file.suffix == ".pth" or parts[-1].startswith("__editable__")):
-            continue  # the redirect names this checkout's path; its target is hashed below
+        if editable and len(parts) == 1 and is_redirect(parts[0]):
+            continue  # names this checkout's path: hashed without it (_redirects)
         yield file.as_posix(), Path(str(dist.locate_file(file)))
     if recorded is not None and not editable:
         return
@@ -155,7 +184,7 @@ def _source_files(
     roots: dict[str, list[Path]] = {}
     for file in recorded:
         if file.name.startswith("__editable__") and file.name.endswith("_finder.py"):
-            for name, folder in _finder_mapping(Path(str(dist.locate_file(file)))).items():
+            for name, folder in finder_mapping(Path(str(dist.locate_file(file)))).items():
                 roots[name] = [folder]
     for top in sorted(top_level_names(dist) - set(roots)):
         try:
@@ -202,28 +231,3 @@ def top_level_names(dist: metadata.Distribution) -> set[str]:
             names.add(".".join(parts[:depth]))
     names.discard("")
     return names
-
-
-def _finder_mapping(path: Path) -> dict[str, Path]:
-    """setuptools' editable finder: its ``MAPPING = {package: folder}``, read, not imported."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-        return {}
-    for node in tree.body:
-        target: ast.expr
-        value: ast.expr | None
-        if isinstance(node, ast.AnnAssign):
-            target, value = node.target, node.value
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        else:
-            continue
-        if isinstance(target, ast.Name) and target.id == "MAPPING" and value is not None:
-            try:
-                mapping = ast.literal_eval(value)
-            except ValueError:
-                return {}
-            if isinstance(mapping, dict):
-                return {str(k): Path(str(v)) for k, v in mapping.items()}
-    return {}

@@ -38,7 +38,15 @@ def refusal(lock: PluginLock, candidate: Candidate) -> str | None:
     if locked is None:
         return f"not in the lock ({lock.path.name})"
     differs = what_differs(locked, candidate)
-    return None if differs is None else f"differs from the lock ({lock.path.name}): {differs}"
+    if differs is not None:
+        return f"differs from the lock ({lock.path.name}): {differs}"
+    if not candidate.builtin:  # the running toolhooks' own files are already what runs
+        from . import _files, _guard
+
+        dist = candidate.dist
+        if dist is not None:
+            _guard.protect(_files.fingerprint(dist).hashed)
+    return None
 
 
 def refusal_error(lock: PluginLock, candidate: Candidate, why: str) -> ConfigError:
@@ -130,6 +138,11 @@ def current_entry(candidate: Candidate) -> LockEntry:
             "its files cannot be listed, so it cannot be locked"
         )
     found = _files.fingerprint(dist)
+    shadowed = None
+    if not candidate.builtin:
+        from ._guard import resolution_problem
+
+        shadowed = resolution_problem(_module_of(candidate.value), found.hashed)
     return LockEntry(
         name=candidate.name,
         entry_point=candidate.value,
@@ -138,7 +151,12 @@ def current_entry(candidate: Candidate) -> LockEntry:
         sha256=found.sha256,
         files=found.files,
         editable=found.editable,
+        shadowed=shadowed,
     )
+
+
+def _module_of(value: str) -> str:
+    return value.split(":", 1)[0].split("[", 1)[0].strip()
 
 
 def lockable(config: LoadedConfig) -> list[Candidate]:
@@ -185,6 +203,8 @@ def _entry_changes(old: LockEntry, new: LockEntry) -> str | None:
         )
     if not found and old.sha256 != new.sha256:
         found.append(_files_changed(old, new))
+    if new.shadowed is not None:
+        found.append(new.shadowed)
     return "; ".join(found) or None
 
 

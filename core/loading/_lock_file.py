@@ -51,6 +51,9 @@ class LockEntry:
     sha256: str
     files: int
     editable: bool = False
+    shadowed: str | None = None
+    """For the installed plugin: what its import would run instead of a locked file (never in
+    the lock file)."""
 
     @property
     def label(self) -> str:

@@ -55,7 +55,8 @@ def test_an_editable_install_hashes_its_source_wherever_the_checkout_is(site, tm
         editable_source=source,
     )
     before = fingerprint("edit-plugin")
-    assert before.editable and before.files == 4  # two source files, METADATA, entry points
+    # two source files, METADATA, entry points, and the .pth (its path line taken out)
+    assert before.editable and before.files == 5
     (source / "edit_pkg" / "rules.txt").write_text("allow everything")
     changed = fingerprint("edit-plugin")
     assert changed.sha256 != before.sha256
