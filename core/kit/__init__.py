@@ -16,6 +16,12 @@ is here, so a third-party plugin can do all they do.
 - The logger: :class:`LazyLogger` (``logging`` imported only when something is really logged).
 - ``EXTERNAL_BLOCKED_TOOLS``: the tools a call of origin ``"external"`` never reaches, whatever
   config and plugins say (the core enforces it; a policy-like plugin can report it).
+- Shell, path and host analysis (``toolhooks.analysis``): :func:`analyse_script` and
+  :func:`analyse_argv` give a :class:`Script` of :class:`Command` s of :class:`Word` s, seen
+  through quoting, wrappers and substitutions (opaque when it cannot be);
+  :func:`command_paths`, :func:`command_hosts`, :func:`hosts_in_text`, :func:`normalise_path`
+  and :func:`normalise_host` say what a command touches; :func:`clear_cache` forgets the
+  analysed scripts.
 
 Each name is imported when first used (PEP 562), as in ``toolhooks``: importing the kit costs a
 plugin's start nothing it does not use.
@@ -29,6 +35,10 @@ from toolhooks.config._lazy import lazy_exports
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from toolhooks.analysis._analyse import analyse_argv, analyse_script, clear_cache
+    from toolhooks.analysis._hosts import command_hosts, hosts_in_text, normalise_host
+    from toolhooks.analysis._paths import command_paths, normalise_path
+    from toolhooks.analysis._records import Command, Script, Word
     from toolhooks.config._lazy import ConfigOnRead, LazyConfig
     from toolhooks.pipeline._render import render_content
     from toolhooks.pipeline._visibility import EXTERNAL_BLOCKED_TOOLS
@@ -39,6 +49,17 @@ if TYPE_CHECKING:
 
 # The module that defines each name.
 _EXPORTS = {
+    "analyse_argv": "toolhooks.analysis._analyse",
+    "analyse_script": "toolhooks.analysis._analyse",
+    "clear_cache": "toolhooks.analysis._analyse",
+    "command_hosts": "toolhooks.analysis._hosts",
+    "hosts_in_text": "toolhooks.analysis._hosts",
+    "normalise_host": "toolhooks.analysis._hosts",
+    "command_paths": "toolhooks.analysis._paths",
+    "normalise_path": "toolhooks.analysis._paths",
+    "Command": "toolhooks.analysis._records",
+    "Script": "toolhooks.analysis._records",
+    "Word": "toolhooks.analysis._records",
     "ConfigOnRead": "toolhooks.config._lazy",
     "LazyConfig": "toolhooks.config._lazy",
     "lazy_exports": "toolhooks.config._lazy",
@@ -64,16 +85,27 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "EXTERNAL_BLOCKED_TOOLS",
+    "Command",
     "ConfigOnRead",
     "LazyConfig",
     "LazyLogger",
+    "Script",
     "SharedState",
     "StateUnavailable",
     "Wildcards",
+    "Word",
+    "analyse_argv",
+    "analyse_script",
     "canonical_json",
+    "clear_cache",
+    "command_hosts",
+    "command_paths",
+    "hosts_in_text",
     "json_line",
     "lazy_exports",
     "name_patterns",
+    "normalise_host",
+    "normalise_path",
     "render_content",
     "sanitize",
     "short_repr",
