@@ -90,6 +90,13 @@ def answer(agent: str, raw: bytes, *, config: str | None = None, daemon: bool = 
         from ._no_daemon import refuse
 
         return refuse(agent, raw, f"the config cannot be read: {error}", on_error="deny")
+    for warning in project.warnings:
+        _write(2, f"toolhooks: warning: {warning}\n".encode())
+    problem = _project.state_dir_problem(_project.STATE_DIR)
+    if problem is not None:  # its files may be planted (approvals, hand-over): fail closed
+        from ._no_daemon import refuse
+
+        return refuse(agent, raw, f"the state folder is refused: {problem}", on_error="deny")
     if daemon and hasattr(os, "posix_spawn") and hasattr(_socket, "AF_UNIX"):
         try:
             got = via_daemon(project, agent, raw)
@@ -159,6 +166,8 @@ def ask(project: Project, agent: str, raw: bytes) -> Answer | str:
             return ABSENT  # a socket file left by a daemon that is gone
         except OSError:
             return FALLBACK
+        if not peer_is_me(conn):
+            return FALLBACK  # the file checked above may have been swapped since: not ours
         named = os.fsencode(project.config).hex() if project.config else ""
         head = (
             f"POST /run/{agent} HTTP/1.1\r\nHost: agentd\r\nContent-Length: {len(raw)}\r\n"
@@ -177,6 +186,20 @@ def ask(project: Project, agent: str, raw: bytes) -> Answer | str:
         return _read_answer(conn)
     finally:
         conn.close()
+
+
+def peer_is_me(conn: _socket.socket) -> bool:
+    """Whether the process listening at the other end of ``conn`` runs as this user (Linux
+    ``SO_PEERCRED``, read after connecting: a check of the socket file before connecting can be
+    raced by swapping the file). Elsewhere the file's owner and its 0700 folder are the check."""
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    try:
+        creds = conn.getsockopt(_socket.SOL_SOCKET, option, 12)  # struct ucred: pid, uid, gid
+    except OSError:
+        return False
+    return int.from_bytes(creds[4:8], sys.byteorder) == os.getuid()
 
 
 def _read_answer(conn: _socket.socket) -> Answer | str:
@@ -233,6 +256,8 @@ def call(method: str, path: str) -> tuple[int, bytes] | None:
     try:
         conn.settimeout(CONNECT_TIMEOUT_S)
         conn.connect(_project.SOCKET)
+        if not peer_is_me(conn):
+            return None
         conn.sendall(f"{method} {path} HTTP/1.1\r\nHost: agentd\r\n\r\n".encode("ascii"))
         data = b""
         while chunk := conn.recv(65536):

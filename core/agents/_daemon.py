@@ -98,7 +98,7 @@ class Daemon:
 
     @contextlib.contextmanager
     def _startup_lock(self) -> Iterator[None]:
-        fd = os.open(paths.LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = paths.open_private(paths.LOCK, os.O_RDWR | os.O_CREAT)
         try:
             deadline = time.monotonic() + LOCK_WAIT_S
             while True:
@@ -199,7 +199,9 @@ class Daemon:
         for server, _ in self._listeners():
             server.close()
         with contextlib.suppress(OSError):
-            with open(paths.PIDFILE, encoding="utf-8") as handle:
+            with os.fdopen(
+                paths.open_private(paths.PIDFILE, os.O_RDONLY), encoding="utf-8"
+            ) as handle:
                 ours = handle.read().strip() == str(os.getpid())
             if ours:
                 os.unlink(paths.PIDFILE)
@@ -252,6 +254,6 @@ def _answers(address: str) -> bool:
 
 
 def _write_private(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = paths.open_private(path, os.O_WRONLY | os.O_CREAT, truncate=True)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)

@@ -27,6 +27,7 @@ import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ._project import open_private
 from ._protocol import HookReply
 
 MAX_HEAD = 16 * 1024
@@ -275,10 +276,10 @@ def load_token(path: str) -> str:
     else:
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_urlsafe(32) + "\n")
-    info = os.stat(path)
-    if info.st_mode & 0o077:
-        raise PermissionError(f"{path} can be read by others (mode {info.st_mode & 0o777:o})")
-    with open(path, encoding="utf-8") as handle:
+    with os.fdopen(open_private(path, os.O_RDONLY), encoding="utf-8") as handle:
+        info = os.fstat(handle.fileno())
+        if info.st_mode & 0o077:
+            raise PermissionError(f"{path} can be read by others (mode {info.st_mode & 0o777:o})")
         token = handle.read().strip()
     if len(token) < 16:
         raise PermissionError(f"{path} holds no token (at least 16 characters)")

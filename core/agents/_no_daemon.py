@@ -25,13 +25,9 @@ def spawn(project: Project, options: tuple[str, ...] = ()) -> int:
     /dev/null and stdout and stderr go to ``.toolhooks/agentd.log``, so the daemon holds none
     of the agent's pipes open (an agent reads the hook's stdout until EOF)."""
     _project.make_private_dir(_project.STATE_DIR)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-    try:
-        if os.stat(_project.LOG).st_size > LOG_LIMIT:
-            flags |= os.O_TRUNC  # a log of starts and failures: the latest are what matter
-    except FileNotFoundError:
-        pass
-    log = os.open(_project.LOG, flags, 0o600)
+    log = _project.open_private(_project.LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    if os.fstat(log).st_size > LOG_LIMIT:
+        os.ftruncate(log, 0)  # a log of starts and failures: the latest are what matter
     try:
         argv = toolhooks_argv("agentd", "--foreground", *options)
         if project.config is not None:

@@ -69,6 +69,8 @@ def agentd(args: argparse.Namespace) -> int:
         print(f"toolhooks: error: {error}", file=sys.stderr)
         return PROBLEMS
     os.chdir(project.root)
+    for warning in project.warnings:
+        print(f"toolhooks: warning: {warning}", file=sys.stderr)
     if args.status:
         return _status()
     if args.stop:
@@ -95,7 +97,11 @@ def _start(project: _project.Project, options: tuple[str, ...]) -> int:
             logged = os.stat(_project.LOG).st_size
         except OSError:
             logged = 0
-        pid = spawn(project, options)
+        try:
+            pid = spawn(project, options)
+        except OSError as error:  # a state folder that is not ours alone (_project.StateDirError)
+            print(f"toolhooks: error: {error}", file=sys.stderr)
+            return PROBLEMS
         deadline = time.monotonic() + START_WAIT_S
         while _client.call("GET", "/status") is None:
             exited, status = os.waitpid(pid, os.WNOHANG)
@@ -112,7 +118,7 @@ def _start(project: _project.Project, options: tuple[str, ...]) -> int:
 def _why_not(project: _project.Project, logged: int) -> str:
     """What the daemon that failed to start wrote to its log (from offset ``logged``)."""
     try:
-        with open(_project.LOG, "rb") as handle:
+        with os.fdopen(_project.open_private(_project.LOG, os.O_RDONLY), "rb") as handle:
             handle.seek(logged)
             lines = handle.read().decode("utf-8", "replace").splitlines()
     except OSError:

@@ -27,6 +27,7 @@ from ._tables import FRAMEWORK_KEYS as FRAMEWORK_KEYS
 from ._tables import PLUGINS_KEYS as PLUGINS_KEYS
 from ._tables import ApprovalsTable as ApprovalsTable
 from ._tables import PluginsTable as PluginsTable
+from ._trust import untrusted_config, world_writable
 
 CONFIG_ENV = "TOOLHOOKS_CONFIG"
 CONFIG_FILE = "toolhooks.toml"
@@ -69,24 +70,42 @@ def discover(cwd: Path | None = None) -> tuple[Path | None, tuple[str, ...]]:
 
     ``$TOOLHOOKS_CONFIG`` first (an operator's explicit choice beats a file that came with a
     cloned repository), else ``toolhooks.toml``, else ``[tool.toolhooks]`` in ``pyproject.toml``
-    (both in ``cwd``), else None.
+    (both in ``cwd``), else None. A found file of another user's (not root's), or one others
+    can write or replace, is ignored with a warning on stderr; a ``$TOOLHOOKS_CONFIG`` others can
+    write is an error (docs/decisions/config-ownership.md).
     """
     from_env = os.environ.get(CONFIG_ENV)
     if from_env:
         path = Path(from_env)
         if not path.is_file():
             raise ConfigError(f"${CONFIG_ENV} points at a file that does not exist", file=from_env)
+        problem = world_writable(str(path))
+        if problem is not None:
+            raise ConfigError(
+                f"${CONFIG_ENV} names a config that is refused: {problem}", file=from_env
+            )
         return path, ("tool", "toolhooks") if path.name == "pyproject.toml" else ()
     here = Path.cwd() if cwd is None else cwd
     candidate = here / CONFIG_FILE
-    if candidate.is_file():
+    if candidate.is_file() and not _ignored(candidate):
         return candidate, ()
     pyproject = here / "pyproject.toml"
     if pyproject.is_file():
         data = read_toml(pyproject)
-        if isinstance(data.get("tool"), dict) and "toolhooks" in data["tool"]:
+        table = isinstance(data.get("tool"), dict) and "toolhooks" in data["tool"]
+        if table and not _ignored(pyproject):
             return pyproject, ("tool", "toolhooks")
     return None, ()
+
+
+def _ignored(path: Path) -> bool:
+    """Whether the config found at ``path`` is not used: another user's (not root's), or others
+    can write or replace it. Said on stderr, never skipped silently."""
+    problem = untrusted_config(str(path))
+    if problem is None:
+        return False
+    print(f"toolhooks: warning: ignoring the config {path}: {problem}", file=sys.stderr)
+    return True
 
 
 def load_config(
