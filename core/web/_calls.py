@@ -19,9 +19,8 @@ from ..plugins.event_log import log_files, read_events, verify
 
 MAX_CALLS = 20_000
 """Calls kept in memory (oldest out first): a long log does not grow the desk without bound."""
-
-
 UNREADABLE_SHOWN = 20
+"""Unreadable lines the page lists by place; the rest are only counted."""
 
 
 def _chain_state(path: Path) -> str:

@@ -79,3 +79,9 @@ def test_every_callable_and_class_has_a_docstring() -> None:
         if callable(obj := getattr(kit, name)) and not (obj.__doc__ or "").strip()
     ]
     assert missing == []
+
+
+def test_the_reference_names_every_external_blocked_tool() -> None:
+    """Its text is written on the reference page (a data name has no docstring to render)."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "kit.md").read_text()
+    assert all(f"``{name}``" in page for name in kit.EXTERNAL_BLOCKED_TOOLS)
