@@ -8,7 +8,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from threading import Lock
 
-from ._records import Script, Word
+from ._astral import restore
+from ._records import Command, Script, Word
 from ._scope import Scope
 from ._shell import Limit, Walker, _Ctx
 
@@ -41,7 +42,9 @@ def analyse_script(text: str, *, cwd: str, home: str) -> Script:
     walker = Walker(cwd=cwd, home=home)
     _guarded(walker, lambda: walker.script(text, Scope(cwd=cwd, home=home), _Ctx()))
     script = Script(
-        source=text, commands=tuple(dict.fromkeys(walker.commands)), opaque=walker.opaque
+        source=text,
+        commands=_commands(walker),
+        opaque=None if walker.opaque is None else walker.opaque.translate(walker.astral),
     )
     if not walker.used_files:
         with _lock:
@@ -68,7 +71,9 @@ def analyse_argv(argv: Sequence[str], *, cwd: str, home: str) -> Script:
         ),
     )
     return Script(
-        source=source, commands=tuple(dict.fromkeys(walker.commands)), opaque=walker.opaque
+        source=source,
+        commands=_commands(walker),
+        opaque=None if walker.opaque is None else walker.opaque.translate(walker.astral),
     )
 
 
@@ -89,3 +94,8 @@ def clear_cache() -> None:
     """Forget every cached analysis (tests; a changed file system)."""
     with _lock:
         _cache.clear()
+
+
+def _commands(walker: Walker) -> tuple[Command, ...]:
+    unique = dict.fromkeys(walker.commands)
+    return tuple(restore(c, walker.astral) for c in unique)

@@ -135,6 +135,9 @@ def program_source(kind: str, argv: tuple[Word, ...]) -> str | Word:
         return "inline"
     if any(option in spec.module for option, _ in read.seen):
         return "inline"
+    for option, value in read.seen:
+        if option in ("--rcfile", "--init-file") and (value is None or value.text is None):
+            return value or Word(text=None, source=option)
     if kind in SHELLS and any(o == "-s" for o, _ in read.seen):
         return "stdin"
     index = read.index

@@ -20,7 +20,7 @@ class Scope:
     is unknown (``cd $X``).
     """
 
-    __slots__ = ("cwds", "dirs", "functions", "home", "ifs_changed", "vars")
+    __slots__ = ("aliases", "cwds", "dirs", "functions", "home", "ifs_changed", "vars")
 
     def __init__(self, *, cwd: str, home: str) -> None:
         self.vars: dict[str, str | None] = {}
@@ -28,6 +28,7 @@ class Scope:
         self.dirs: tuple[tuple[str, ...], ...] | None = ()
         self.home = home
         self.functions: dict[str, Node] = {}
+        self.aliases: dict[str, str] = {}
         self.ifs_changed = False
 
     def copy(self) -> Scope:
@@ -37,6 +38,7 @@ class Scope:
         other.dirs = self.dirs
         other.home = self.home
         other.functions = dict(self.functions)
+        other.aliases = dict(self.aliases)
         other.ifs_changed = self.ifs_changed
         return other
 
@@ -53,6 +55,7 @@ class Scope:
         if self.dirs != other.dirs:
             self.dirs = None
         self.functions.update(other.functions)
+        self.aliases.update(other.aliases)
         self.ifs_changed = self.ifs_changed or other.ifs_changed
 
     def lookup(self, name: str) -> str | None:

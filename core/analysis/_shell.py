@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ._astral import TooManyCharacters, shield
 from ._grammar import parse
 from ._hidden import hidden_commands, hidden_in_assignment, ssh_remote_command
 from ._interpreters import interpreter, program_source
@@ -138,6 +139,8 @@ class Walker:
         self.budget = MAX_NODES
         self.depth = 0
         self.used_files = False
+        self.astral: dict[int, str] = {}
+        """Stand-ins for characters beyond the BMP (see _astral.py), restored at the end."""
 
     def fail(self, reason: str) -> None:
         if self.opaque is None:
@@ -148,8 +151,13 @@ class Walker:
     def script(self, text: str, scope: Scope, ctx: _Ctx) -> None:
         if len(text) > MAX_SOURCE:
             raise Limit(f"the script is longer than {MAX_SOURCE} characters")
-        text = join_continued_lines(text)
-        root = parse(text.encode("utf-8", "surrogatepass"))
+        if any("\ud800" <= c <= "\udfff" for c in text):
+            raise Limit("the script holds a lone surrogate (not text a shell can run)")
+        try:
+            text = shield(join_continued_lines(text), self.astral)
+        except TooManyCharacters:
+            raise Limit("the script holds too many characters beyond the BMP") from None
+        root = parse(text.encode("utf-8"))
         if root.has_error:
             where = _first_error(root)
             self.fail(f"the script does not parse ({where})")
@@ -165,6 +173,15 @@ class Walker:
         scope = Scope(cwd=cwds[0] if cwds else self.cwd, home=self.home)
         scope.cwds = cwds
         self.script(script.text, scope, _Ctx(stdin=ctx.stdin, via=via, reparse=ctx.reparse + 1))
+
+    def inline(self, text: str, scope: Scope, ctx: _Ctx, name: str) -> None:
+        """Parse ``text`` in the current shell (an alias's expansion)."""
+        if ctx.reparse >= MAX_REPARSE:
+            self.fail(f"aliases nest deeper than {MAX_REPARSE}")
+            return
+        self.script(
+            text, scope, replace(ctx, via=(*ctx.via, f"alias {name}"), reparse=ctx.reparse + 1)
+        )
 
     # ---- statements ----------------------------------------------------------------------
 
@@ -199,7 +216,10 @@ class Walker:
         self.sequence(node.children, scope.copy(), ctx)
 
     def substitution(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
-        self.sequence(node.children, scope.copy(), replace(ctx, redirects=()))
+        # >(cmd) reads what the outer command writes: its stdin is a pipe.
+        writes_in = node.child_count > 0 and node.children[0].type == ">("
+        stdin = "pipe" if writes_in else ctx.stdin
+        self.sequence(node.children, scope.copy(), replace(ctx, redirects=(), stdin=stdin))
 
     def _list(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
         named = [c for c in node.children if c.is_named and c.type != "comment"]
@@ -231,7 +251,8 @@ class Walker:
         )
         inner = replace(ctx, redirects=ctx.redirects + tuple(words), stdin=stdin or ctx.stdin)
         if body is not None and body.type == "command":
-            self.simple(body, scope, inner, spill)
+            starts = {c.start_byte for c in node.children if c.type in _REDIRECT_NODES}
+            self.simple(body, scope, inner, spill, starts)
         elif body is not None:
             if spill:
                 self.fail("words after the redirection of a compound command")
@@ -477,10 +498,20 @@ class Walker:
     # ---- simple commands -----------------------------------------------------------------
 
     def _command(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
-        self.simple(node, scope, ctx, [])
+        self.simple(node, scope, ctx, [], set())
 
-    def simple(self, node: Node, scope: Scope, ctx: _Ctx, spill: list[list[Node]]) -> None:
-        """A simple command; ``spill`` holds words tree-sitter put under a redirection."""
+    def simple(
+        self,
+        node: Node,
+        scope: Scope,
+        ctx: _Ctx,
+        spill: list[list[Node]],
+        redirect_starts: set[int],
+    ) -> None:
+        """A simple command; ``spill`` holds words tree-sitter put under a redirection.
+
+        tree-sitter-bash reads the descriptor of ``0<`` as an argument (``cat 0<file``); a
+        number touching a redirection is dropped."""
         prefix: list[Node] = []
         words: list[Node] = []
         redirects: list[Node] = []
@@ -496,6 +527,8 @@ class Walker:
                 continue
             elif child.is_named or kind == "$":
                 words.append(child)
+        redirect_starts = redirect_starts | {r.start_byte for r in redirects}
+        words = [w for w in words if not (w.type == "number" and w.end_byte in redirect_starts)]
         on_sub = self._on_sub(scope, ctx)
         spill = list(spill)
         targets, stdin, after = self.redirections(redirects, scope, ctx, spill)
@@ -638,6 +671,12 @@ class Walker:
         if program in scope.functions and program not in ctx.calls and not ctx.via:
             self.walk(scope.functions[program], scope, replace(ctx, calls=ctx.calls | {program}))
             return
+        alias = scope.aliases.get(program)
+        if alias is not None and not ctx.via and argv[0].source == argv[0].text:
+            # An alias is replaced by its text before the line is parsed: parse them together.
+            self.inline(" ".join([alias, *(w.source for w in argv[1:])]), scope, ctx, program)
+        if program == "exec" and len(argv) == 1 and ctx.stdin in _STDIN_NAMES:
+            self.fail("exec redirects the shell's own stdin for the commands after it")
         if program in _ASSIGNING:
             # read X, mapfile X, printf -v X, getopts o X, let X=1: X could now be anything.
             for word in argv[1:]:
@@ -652,9 +691,10 @@ class Walker:
             values = argv[1:2] if program == "trap" else argv[1:]
             for word in values:
                 if program == "alias" and word.text is not None:
-                    _, eq, value = word.text.partition("=")
+                    name, eq, value = word.text.partition("=")
                     if not eq:
                         continue
+                    scope.aliases[name] = value
                     word = Word(text=value, source=word.source)
                 self.reparse(word, (*ctx.via, program), cwds, ctx)
         kind = interpreter(program)
@@ -682,7 +722,7 @@ class Walker:
                     seen.argv,
                     assignments=assignments + seen.assignments,
                     scope=scope,
-                    ctx=replace(ctx, via=via),
+                    ctx=replace(ctx, via=via, stdin="pipe" if program == "coproc" else ctx.stdin),
                     text=text,
                     cwds=inner_cwds,
                     option_values=seen.option_values,

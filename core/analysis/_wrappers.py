@@ -550,7 +550,123 @@ def _shell(name: str, argv: tuple[Word, ...]) -> list[Seen]:
     return []
 
 
+def _loose(
+    operands: int = 0, subcommand: str = ""
+) -> Callable[[str, tuple[Word, ...]], list[Seen]]:
+    """A wrapper whose options we do not list (strace, firejail, uv run, ...).
+
+    The command starts at the first word that is no option (after ``operands`` fixed ones, and
+    after ``subcommand``); when an option just before it might have taken it as its value, the
+    next word is a candidate too, so both are seen (a rule matches either)."""
+
+    def see(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+        start = 1
+        if subcommand:
+            texts = [w.text for w in argv]
+            if subcommand not in texts:
+                return []
+            start = texts.index(subcommand) + 1
+        candidates: list[int] = []
+        i = start
+        while i < len(argv):
+            text = argv[i].text
+            if text is None:
+                return [Seen(via=name, opaque=f"{name}: an unknown word among its options")]
+            if text == "--":
+                candidates = [i + 1 + operands]
+                break
+            if text.startswith("-") and len(text) > 1:
+                i += 1
+                continue
+            first = i + operands
+            candidates = [first]
+            before = argv[i - 1].text or "" if i > start else ""
+            if before.startswith("-") and "=" not in before and operands == 0:
+                candidates.append(first + 1)
+            break
+        return [
+            Seen(via=f"{name} {subcommand}".strip(), argv=argv[c:])
+            for c in candidates
+            if c < len(argv) and not (c > candidates[0] and (argv[c].text or "-").startswith("-"))
+        ]
+
+    return see
+
+
+_LOOSE = {
+    **dict.fromkeys(
+        (
+            "strace",
+            "ltrace",
+            "valgrind",
+            "fakeroot",
+            "torsocks",
+            "proxychains",
+            "proxychains4",
+            "unshare",
+            "nsenter",
+            "systemd-run",
+            "firejail",
+            "cgexec",
+            "catchsegv",
+            "dbus-run-session",
+            "dbus-launch",
+            "xvfb-run",
+            "ssh-agent",
+            "eatmydata",
+            "nocache",
+            "rlwrap",
+            "caffeinate",
+            "prlimit",
+            "numactl",
+            "tsp",
+            "ts",
+            "unbuffer",
+            "sandbox-exec",
+            "bwrap",
+            "proot",
+            "schroot",
+            "chpst",
+            "setpriv",
+            "softlimit",
+            "envdir",
+        ),
+        _loose(),
+    ),
+    "faketime": _loose(operands=1),
+    "chrt": _loose(operands=1),
+    "sg": _loose(operands=1),
+    "gdb": _loose(subcommand="--args"),
+    "direnv": _loose(operands=1, subcommand="exec"),
+    **{
+        name: _loose(subcommand=verb)
+        for name, verb in (
+            ("uv", "run"),
+            ("poetry", "run"),
+            ("pipenv", "run"),
+            ("conda", "run"),
+            ("pdm", "run"),
+            ("hatch", "run"),
+            ("rye", "run"),
+            ("bundle", "exec"),
+            ("mise", "exec"),
+            ("asdf", "exec"),
+            ("doppler", "run"),
+            ("op", "run"),
+            ("aws-vault", "exec"),
+            ("dotenv", "run"),
+            ("npm", "exec"),
+            ("pnpm", "exec"),
+            ("devbox", "run"),
+            ("pixi", "run"),
+        )
+    },
+}
+"""More wrappers (the DESIGN list is a minimum), read loosely."""
+
+
 WRAPPERS: dict[str, Callable[[str, tuple[Word, ...]], list[Seen]]] = {
+    **_LOOSE,
     "sudo": _sudo,
     "doas": _doas,
     "env": _env,
@@ -618,4 +734,6 @@ WRAPPERS: dict[str, Callable[[str, tuple[Word, ...]], list[Seen]]] = {
 def see_through(name: str, argv: tuple[Word, ...]) -> list[Seen] | None:
     """What ``argv`` (a command whose program is ``name``) runs; None when it is no wrapper."""
     reader = WRAPPERS.get(name)
+    if reader is None and name.rstrip("0123456789.-") in SHELLS:
+        reader = _shell  # ksh93, bash5.2
     return None if reader is None else reader(name, argv)
