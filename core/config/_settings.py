@@ -31,7 +31,8 @@ from ._trust import untrusted_config, world_writable
 
 CONFIG_ENV = "TOOLHOOKS_CONFIG"
 CONFIG_FILE = "toolhooks.toml"
-TOP_LEVEL_KEYS = ("plugins", "tools", "approvals", "state", "agents")
+TOP_LEVEL_KEYS = ("plugins", "tools", "approvals", "state", "agents", "rules")
+"""``rules`` is the array of ``[[rules]]`` tables (the rules plugin checks each one)."""
 TABLES_GROUP = "toolhooks.tables"
 """Entry-point group of top-level tables an add-on owns: ``mcp = "toolhooks_mcp:McpTable"``
 names the pydantic model (extra="forbid") that validates ``[mcp]``."""

@@ -26,6 +26,9 @@ ENTRY_POINT_GROUP = "toolhooks"
 AUTOLOAD_ENV = "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD"
 OPT_IN_BUILTINS = frozenset({"otel"})
 """Built-ins that stay off until their ``[plugins.<name>]`` table exists (or ``only`` names them)."""
+OFF_WITHOUT_TABLE = {"rules": "rules"}
+"""Built-ins that stay off (cost nothing) until a top-level key of theirs exists: ``rules`` until
+a ``[[rules]]`` entry (or ``only`` names it)."""
 
 
 def find_entry_points(fresh: bool = False) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
@@ -192,6 +195,15 @@ def why_skipped(candidate: Candidate, config: LoadedConfig) -> str | None:
         and config.plugins.only is None
     ):
         return f"off unless configured: add a [plugins.{candidate.name}] table"
+    if (
+        reason is None
+        and candidate.builtin
+        and candidate.name in OFF_WITHOUT_TABLE
+        and OFF_WITHOUT_TABLE[candidate.name] not in config.data
+        and not (config.plugins.only is not None and candidate.name in config.plugins.only)
+    ):
+        key = OFF_WITHOUT_TABLE[candidate.name]
+        return f"off until the config has a [[{key}]] entry"
     return reason
 
 

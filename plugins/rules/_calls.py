@@ -1,0 +1,262 @@
+"""What a call does, in the terms rules match: the commands of an exec call, the paths and hosts
+any call touches, with each coding agent's own parameter names.
+
+The bridges map an agent's tool to toolhooks' name (Claude Code's ``Bash`` is ``exec``, Gemini
+CLI's ``read_file`` is ``read``) but keep its params, so the names below are the union of what
+the agents send: Claude Code (``command``, ``file_path``, ``notebook_path``, ``path``, ``url``),
+Codex (``command`` as a string or an argv list, ``workdir``, a patch in ``input`` / ``patch`` /
+``command``), Gemini CLI (``command``, ``directory``/``dir_path``, ``absolute_path``,
+``file_path``, ``paths``), Cursor (``command``, ``cwd``, ``working_directory``, ``file_path``,
+``target_file``), Cline (``command``, ``path``, ``paths``), Copilot (``command``, ``path``),
+Windsurf (``command``, ``cwd``, ``file_path``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from toolhooks.analysis import Command, Script
+
+TOOL_ALIASES: Final = {"bash": "exec", "apply-patch": "apply_patch"}
+"""OpenClaw's aliases, as the policy reads them."""
+EXEC_TOOLS: Final = frozenset({"exec"})
+"""toolhooks' exec tool (every bridge maps its agent's shell tool to it; ``bash`` is an alias)."""
+PATCH_TOOLS: Final = frozenset({"apply_patch"})
+COMMAND_PARAMS: Final = ("command", "cmd", "commands", "argv", "script")
+"""Where an exec call's command is: a string (a script) or a list of strings (an argv)."""
+CWD_PARAMS: Final = ("cwd", "workdir", "working_directory", "directory", "dir_path")
+"""An exec call's working folder, when the agent gives one."""
+PATH_PARAMS: Final = frozenset(
+    {
+        "path",
+        "paths",
+        "file_path",
+        "filePath",
+        "file_paths",
+        "absolute_path",
+        "notebook_path",
+        "target_file",
+        "dir_path",
+        "directory",
+        "filename",
+        "file",
+        "files",
+        "source",
+        "destination",
+        "old_path",
+        "new_path",
+    }
+)
+"""Params that hold a path (or a list of paths) in any tool's call."""
+HOST_PARAMS: Final = frozenset({"url", "urls", "host", "hostname", "domain", "uri", "endpoint"})
+"""Params whose bare value (no scheme) is a host."""
+_PATCH_FILE = re.compile(
+    r"^(?:\*\*\* (?:Add|Update|Delete) File: |\*\*\* Move to: |\+\+\+ |--- |rename (?:from|to) |"
+    r"copy (?:from|to) )(?P<path>.+?)\s*$",
+    re.M,
+)
+_GIT_DIFF = re.compile(r"^diff --git (?P<a>\S+) (?P<b>\S+)\s*$", re.M)
+MAX_STRINGS: Final = 10_000
+"""Strings looked at in one call's params (a bound on the work a hostile call can ask for)."""
+
+
+def canonical_tool(name: str) -> str:
+    return TOOL_ALIASES.get(name, name)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Subject:
+    """One thing rules are matched against: a simple command of an exec call, or a whole call."""
+
+    command: Command | None
+    """The simple command (exec), else None (a rule with command / flags / args never holds)."""
+    shown: str
+    """What a reason names (the command as written, or the tool's name)."""
+    paths: tuple[str, ...]
+    """Every path touched, absolute, in every form (as text and after symlinks)."""
+    hosts: tuple[str, ...]
+    """Every host reached, normalised (every candidate where parsers could disagree)."""
+    unknown: bool = False
+    """A word of the command is unknown (``$X``): it could be any path, host, flag or arg."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallFacts:
+    """What one call does: its subjects, and why its script is opaque (None: it is not)."""
+
+    exec_call: bool
+    subjects: tuple[Subject, ...]
+    opaque: str | None = None
+    script: Script | None = None
+    cwd: str = ""
+
+
+def call_cwd(params: Mapping[str, Any], project: str) -> str:
+    """The call's working folder: a ``cwd``-like param (relative ones against the project), else
+    the project folder."""
+    for name in CWD_PARAMS:
+        value = params.get(name)
+        if isinstance(value, str) and value:
+            return os.path.normpath(os.path.join(project, os.path.expanduser(value)))
+    return project
+
+
+def command_of(params: Mapping[str, Any]) -> tuple[str | list[str] | None, str | None]:
+    """(a script or an argv, None) or (None, why the command cannot be read)."""
+    for name in COMMAND_PARAMS:
+        if name not in params:
+            continue
+        value = params[name]
+        if isinstance(value, str):
+            return value, None
+        if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+            if name == "commands":  # Cline's run_commands: one script a line
+                return "\n".join(value), None
+            return list(value), None
+        return None, f"the {name!r} param is not a string or a list of strings"
+    return None, "the exec call has no command param (" + ", ".join(COMMAND_PARAMS) + ")"
+
+
+def strings(value: Any, budget: list[int]) -> Iterator[str]:
+    """Every string inside ``value`` (mapping values, list items), at most ``budget[0]``."""
+    if isinstance(value, str):
+        if budget[0] > 0:
+            budget[0] -= 1
+            yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from strings(item, budget)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from strings(item, budget)
+
+
+def path_values(params: Mapping[str, Any], spec_paths: frozenset[str]) -> Iterator[str]:
+    """The values of path params, nested tables and lists included."""
+    for name, value in params.items():
+        if name in PATH_PARAMS or name in spec_paths:
+            yield from strings(value, [MAX_STRINGS])
+        elif isinstance(value, Mapping):
+            yield from path_values(value, spec_paths)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, Mapping):
+                    yield from path_values(item, spec_paths)
+
+
+def patch_files(text: str) -> Iterator[str]:
+    """The files a patch names: ``*** Add/Update/Delete File:``, ``*** Move to:``, unified
+    ``---``/``+++`` headers and ``diff --git a/x b/y``."""
+    for found in _PATCH_FILE.finditer(text):
+        path = found["path"].split("\t", 1)[0]
+        if path == "/dev/null":
+            continue
+        yield path[2:] if path.startswith(("a/", "b/")) else path
+    for found in _GIT_DIFF.finditer(text):
+        for path in (found["a"], found["b"]):
+            yield path[2:] if path.startswith(("a/", "b/")) else path
+
+
+def spec_path_params(spec: Any) -> frozenset[str]:
+    """Params a tool's JSON Schema marks as paths (``"format": "path"``)."""
+    schema = getattr(spec, "parameters", None)
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        return frozenset()
+    return frozenset(
+        name
+        for name, prop in props.items()
+        if isinstance(prop, Mapping) and prop.get("format") in ("path", "file-path")
+    )
+
+
+def call_facts(
+    tool: str,
+    params: Mapping[str, Any],
+    spec: Any,
+    *,
+    project: str,
+    home: str,
+    need_hosts: bool,
+    need_paths: bool,
+) -> CallFacts:
+    """The subjects of one call: an exec call's simple commands, or the call itself."""
+    from toolhooks.analysis import analyse_argv, analyse_script
+
+    cwd = call_cwd(params, project)
+    if tool in EXEC_TOOLS:
+        command, problem = command_of(params)
+        if command is None:
+            return CallFacts(exec_call=True, subjects=(), opaque=problem, cwd=cwd)
+        if isinstance(command, str):
+            script = analyse_script(command, cwd=cwd, home=home)
+        else:
+            script = analyse_argv(command, cwd=cwd, home=home)
+        subjects = tuple(command_subject(c, need_paths, need_hosts) for c in script.commands)
+        return CallFacts(
+            exec_call=True, subjects=subjects, opaque=script.opaque, script=script, cwd=cwd
+        )
+    return CallFacts(
+        exec_call=False,
+        subjects=(call_subject(tool, params, spec, cwd, home, need_paths, need_hosts),),
+        cwd=cwd,
+    )
+
+
+def command_subject(command: Command, need_paths: bool, need_hosts: bool) -> Subject:
+    from toolhooks.analysis import command_hosts, command_paths
+
+    words: Sequence[Any] = command.argv[1:]
+    unknown = any(word.text is None for word in words) or any(
+        word.text is None for word in command.redirects
+    )
+    return Subject(
+        command=command,
+        shown=command.text,
+        paths=command_paths(command) if need_paths else (),
+        hosts=command_hosts(command) if need_hosts else (),
+        unknown=unknown,
+    )
+
+
+def call_subject(
+    tool: str,
+    params: Mapping[str, Any],
+    spec: Any,
+    cwd: str,
+    home: str,
+    need_paths: bool,
+    need_hosts: bool,
+) -> Subject:
+    from toolhooks.analysis import hosts_in_text, normalise_host, normalise_path
+
+    paths: list[str] = []
+    if need_paths:
+        named = list(path_values(params, spec_path_params(spec)))
+        if tool in PATCH_TOOLS:
+            for text in strings(params, [MAX_STRINGS]):
+                named += patch_files(text)
+        for value in dict.fromkeys(named):
+            if value and "\x00" not in value:
+                paths += normalise_path(value, cwd=cwd, home=home)
+    hosts: list[str] = []
+    if need_hosts:
+        for value in strings(params, [MAX_STRINGS]):
+            hosts += hosts_in_text(value)
+        for name in HOST_PARAMS:
+            for value in strings(params.get(name), [MAX_STRINGS]):
+                if "://" not in value and "/" not in value and " " not in value:
+                    host = normalise_host(value)
+                    if host:
+                        hosts.append(host)
+    return Subject(
+        command=None,
+        shown=tool,
+        paths=tuple(dict.fromkeys(paths)),
+        hosts=tuple(dict.fromkeys(hosts)),
+    )

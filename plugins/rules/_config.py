@@ -1,0 +1,122 @@
+"""``[plugins.rules]`` and one ``[[rules]]`` entry: pydantic models with ``extra="forbid"``.
+
+A rule's conditions are one model (``Conditions``) that both the rule and its ``unless`` table
+use, so a condition added later (``session``, ``from``) is one field here and one matcher in
+``_match``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ._defaults import DEFAULTS, DecisionName
+
+Text = Annotated[str, Field(strict=True, min_length=1, max_length=4096)]
+Word = Text | Annotated[list[Text], Field(min_length=1)]
+"""One word of a command prefix: a glob (``*`` only), or a list of alternatives."""
+
+
+def _listed(value: Any) -> Any:
+    """A lone string where a list is expected is that one item (``hosts = "github.com"``)."""
+    return [value] if isinstance(value, str) else value
+
+
+class RulesSettings(BaseModel):
+    """``[plugins.rules]``: what happens to shell commands no rule decides."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unmatched: DecisionName = DEFAULTS.unmatched
+    """The decision for a shell command that no rule matches (only for tools some rule
+    covers): ``allow`` (default), ``ask`` or ``deny`` (an allow list of commands)."""
+    opaque: DecisionName = DEFAULTS.opaque
+    """The decision for a shell script the analysis cannot see through (``eval``, ``$CMD``,
+    ``curl ... | sh``, a parse failure), and for a command where an unknown word (``$X``) could
+    decide a rule: ``ask`` (default), ``deny`` or ``allow``."""
+
+
+class Conditions(BaseModel):
+    """The conditions of a rule (all that are given must hold) and of its ``unless`` table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: Annotated[list[Word], Field(min_length=1)] | None = None
+    """An argv prefix: ``["git", "push"]``; a word may hold ``*`` or be a list of alternatives
+    (``[["rm", "rmdir"]]``). A string is split on spaces. Options between the words are skipped."""
+    flags: Annotated[list[Text], Field(min_length=1)] | None = None
+    """Any of these options is present (``-rf`` holds ``-r`` and ``-f``; ``--force=x`` holds
+    ``--force``; an unambiguous prefix of a listed long option counts; nothing after ``--``)."""
+    args: Annotated[list[Text], Field(min_length=1)] | None = None
+    """Globs (``*``, ``?``, ``[...]``); one of the command's non-option arguments matches."""
+    paths: Annotated[list[Text], Field(min_length=1)] | None = None
+    """gitignore-style globs on every path the call touches (``**`` crosses ``/``, ``*`` does
+    not; a pattern without ``/`` matches a name at any depth; ``~`` is the home folder; other
+    relative patterns are relative to the project, the config's folder)."""
+    hosts: Annotated[list[Text], Field(min_length=1)] | None = None
+    """Globs on the hosts the call reaches (``*.example.com`` matches its subdomains)."""
+    params: Annotated[dict[Text, Text | Annotated[list[Text], Field(min_length=1)]], Field(min_length=1)] | None = None
+    """Param name (dotted for nested) -> glob or list of globs, matched on that param alone (a
+    list param matches when an element does)."""
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _split_command(cls, value: Any) -> Any:
+        return value.split() if isinstance(value, str) else value
+
+    @field_validator("flags", mode="after")
+    @classmethod
+    def _options(cls, flags: list[str] | None) -> list[str] | None:
+        for flag in flags or ():
+            if not flag.startswith("-") or flag in ("-", "--") or (
+                not flag.startswith("--") and len(flag) != 2
+            ):
+                raise ValueError(
+                    f"{flag!r} is not an option: write a short option as '-x' (one letter) "
+                    "or a long one as '--name'"
+                )
+        return flags
+
+    @field_validator("flags", "args", "paths", "hosts", mode="before")
+    @classmethod
+    def _one_is_a_list(cls, value: Any) -> Any:
+        return _listed(value)
+
+    def given(self) -> list[str]:
+        """The names of the conditions this table gives, in field order."""
+        return [name for name in type(self).model_fields if getattr(self, name) is not None]
+
+
+class RuleConfig(Conditions):
+    """One ``[[rules]]`` table."""
+
+    id: Annotated[str, Field(strict=True, min_length=1, max_length=80, pattern=r"^[^\s]+$")]
+    """Unique among the rules; block reasons and approvals name it."""
+    tools: Annotated[list[Text], Field(min_length=1)] = Field(default_factory=lambda: ["*"])
+    """Tool names, ``*`` patterns (a pattern selects side-effect tools too), ``group:<name>``
+    (built-in or ``[tools.groups]``) and aliases (``bash`` is ``exec``); default every tool."""
+    decision: DecisionName | None = None
+    """``allow``, ``ask`` (an approval whose question is ``reason``) or ``deny``."""
+    reason: Annotated[str, Field(strict=True, min_length=1, max_length=400)] | None = None
+    """What the model (deny) or the approver (ask) reads; the rule id and what matched are
+    added."""
+    unless: Conditions | None = None
+    """The rule does not apply when all of these hold; for args, paths and hosts every item
+    must match (and there must be one)."""
+    match: list[Text | dict[str, Any]] = Field(default_factory=list)
+    """Examples the rule must match, checked when the config loads: a string is an exec
+    command, a table a call's params."""
+    not_match: list[Text | dict[str, Any]] = Field(default_factory=list)
+    """Examples the rule must not match, checked when the config loads."""
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _tools_list(cls, value: Any) -> Any:
+        return _listed(value)
+
+    @model_validator(mode="after")
+    def _needs_a_decision(self) -> RuleConfig:
+        if self.decision is None:
+            raise ValueError("a rule needs a decision: 'allow', 'ask' or 'deny'")
+        return self

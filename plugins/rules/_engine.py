@@ -1,0 +1,313 @@
+"""The rule set: which rules a tool's calls meet, and one call's verdict with its reasons.
+
+Across all matching rules and all the commands of a script the strictest decision wins (deny >
+ask > allow); among equals the first in config order (then the first command) names the reason.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ._calls import EXEC_TOOLS, CallFacts, Subject, call_facts, canonical_tool
+from ._config import RuleConfig
+from ._defaults import STRICTNESS, DecisionName
+from ._match import Compiled, Found, Tri
+
+GROUP_PREFIX: Final = "group:"
+CACHE_SIZE: Final = 4096
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    """One compiled ``[[rules]]`` entry."""
+
+    id: str
+    index: int
+    decision: DecisionName
+    reason: str | None
+    tools: tuple[str, ...]
+    when: Compiled
+    unless: Compiled | None
+    config: RuleConfig
+
+    @property
+    def needs_paths(self) -> bool:
+        return self.when.needs_paths or (self.unless is not None and self.unless.needs_paths)
+
+    @property
+    def needs_hosts(self) -> bool:
+        return self.when.needs_hosts or (self.unless is not None and self.unless.needs_hosts)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hit:
+    """A decision one subject got: from a rule, from uncertainty, from ``unmatched`` or
+    ``opaque``."""
+
+    decision: DecisionName
+    rule: str | None
+    kind: str
+    """``rule`` | ``uncertain`` (an unknown word could decide the rule) | ``unmatched`` |
+    ``opaque``."""
+    subject: str
+    matched: str
+    """What matched, for the reason: ``command `rm -rf /```, ``path /home/u/.ssh/id_rsa``."""
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleTrace:
+    """For explain: a rule's verdict on one subject."""
+
+    rule: str
+    subject: str
+    verdict: str
+    """``matched``, ``uncertain``, ``excepted`` (its unless held), ``no match``."""
+    detail: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    decision: DecisionName | None
+    """None: no rule covers the call (the rules have no opinion)."""
+    hit: Hit | None
+    hits: tuple[Hit, ...] = ()
+    facts: CallFacts | None = None
+    traces: tuple[RuleTrace, ...] = ()
+
+
+@dataclass
+class RuleSet:
+    """Compiled rules plus the settings; per-tool selection cached."""
+
+    rules: tuple[Rule, ...]
+    unmatched: DecisionName
+    opaque: DecisionName
+    project: str
+    home: str
+    groups: Mapping[str, Sequence[str]]
+    _by_tool: dict[str, tuple[Rule, ...]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def for_tool(self, name: str) -> tuple[Rule, ...]:
+        found = self._by_tool.get(name)
+        if found is None:
+            tool = canonical_tool(name)
+            found = tuple(r for r in self.rules if _selects(r.tools, name, tool, self.groups))
+            with self._lock:
+                if len(self._by_tool) >= CACHE_SIZE:
+                    self._by_tool.clear()
+                self._by_tool[name] = found
+        return found
+
+    def decide(
+        self,
+        tool_name: str,
+        params: Mapping[str, Any],
+        spec: Any = None,
+        *,
+        trace: bool = False,
+        rules: Sequence[Rule] | None = None,
+    ) -> Verdict:
+        chosen = self.for_tool(tool_name) if rules is None else tuple(rules)
+        if not chosen:
+            return Verdict(decision=None, hit=None)
+        tool = canonical_tool(tool_name)
+        facts = call_facts(
+            tool,
+            params,
+            spec,
+            project=self.project,
+            home=self.home,
+            need_paths=any(r.needs_paths for r in chosen),
+            need_hosts=any(r.needs_hosts for r in chosen),
+        )
+        hits: list[Hit] = []
+        traces: list[RuleTrace] = []
+        if facts.opaque is not None:
+            hits.append(
+                Hit(
+                    decision=self.opaque,
+                    rule=None,
+                    kind="opaque",
+                    subject=_clip(str(params.get("command", tool_name))),
+                    matched=f"the script cannot be seen through: {facts.opaque}",
+                )
+            )
+        for subject in facts.subjects:
+            own = [h for r in chosen if (h := self._apply(r, subject, params, traces, trace))]
+            if not own and facts.exec_call:
+                own.append(
+                    Hit(
+                        decision=self.unmatched,
+                        rule=None,
+                        kind="unmatched",
+                        subject=subject.shown,
+                        matched=f"command `{_clip(subject.shown)}` (no rule matches it)",
+                    )
+                )
+            hits += own
+        if not hits:
+            return Verdict(decision=None, hit=None, facts=facts, traces=tuple(traces))
+        top = max(hits, key=lambda h: STRICTNESS[h.decision])  # first of the strictest
+        return Verdict(
+            decision=top.decision, hit=top, hits=tuple(hits), facts=facts, traces=tuple(traces)
+        )
+
+    def _apply(
+        self,
+        rule: Rule,
+        subject: Subject,
+        params: Mapping[str, Any],
+        traces: list[RuleTrace],
+        trace: bool,
+    ) -> Hit | None:
+        verdict, found = rule.when.holds(subject, params)
+        missed: Found | None = None
+        excepted = False
+        if verdict is not False and rule.unless is not None:
+            exception, missed = rule.unless.every(subject, params)
+            if exception is True:
+                excepted = True
+                verdict = False
+            elif exception is None:
+                verdict = None if verdict is not False else False
+        if trace:
+            traces.append(_trace(rule, subject, verdict, found, missed, excepted))
+        if verdict is False:
+            return None
+        matched = _matched(subject, found, missed)
+        if verdict is None:
+            return Hit(
+                decision=self.opaque,
+                rule=rule.id,
+                kind="uncertain",
+                subject=subject.shown,
+                matched=matched + " (an unknown word could decide the rule)",
+                reason=rule.reason,
+            )
+        return Hit(
+            decision=rule.decision,
+            rule=rule.id,
+            kind="rule",
+            subject=subject.shown,
+            matched=matched,
+            reason=rule.reason,
+        )
+
+    def holds(self, rule: Rule, tool: str, params: Mapping[str, Any]) -> Tri:
+        """Whether ``rule`` alone holds for a call (its ``match`` / ``not_match`` examples)."""
+        facts = call_facts(
+            canonical_tool(tool),
+            params,
+            None,
+            project=self.project,
+            home=self.home,
+            need_paths=rule.needs_paths,
+            need_hosts=rule.needs_hosts,
+        )
+        if facts.opaque is not None and facts.exec_call:
+            return None
+        result: Tri = False
+        for subject in facts.subjects:
+            verdict, _ = rule.when.holds(subject, params)
+            if verdict is not False and rule.unless is not None:
+                exception, _ = rule.unless.every(subject, params)
+                if exception is True:
+                    verdict = False
+                elif exception is None:
+                    verdict = None
+            if verdict is True:
+                return True
+            if verdict is None:
+                result = None
+        return result
+
+
+def _selects(
+    entries: Sequence[str], name: str, tool: str, groups: Mapping[str, Sequence[str]]
+) -> bool:
+    for entry in entries:
+        if entry.startswith(GROUP_PREFIX):
+            if _in_group(entry, name, tool, groups, set()):
+                return True
+        else:
+            wanted = canonical_tool(entry)
+            if "*" in wanted:
+                if fnmatch.fnmatchcase(tool, wanted) or fnmatch.fnmatchcase(name, wanted):
+                    return True
+            elif wanted in (tool, name):
+                return True
+    return False
+
+
+def _in_group(
+    group: str, name: str, tool: str, groups: Mapping[str, Sequence[str]], seen: set[str]
+) -> bool:
+    if group in seen:
+        return False
+    seen.add(group)
+    for member in groups.get(group, ()):
+        if member.startswith(GROUP_PREFIX):
+            if _in_group(member, name, tool, groups, seen):
+                return True
+        elif _selects([member], name, tool, groups):
+            return True
+    return False
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _matched(subject: Subject, found: list[Found], missed: Found | None) -> str:
+    """The part of the call that made the rule hold: a path or host if one decided it, else a
+    param, else the command."""
+    for kind in ("path", "host"):
+        for one in found:
+            if one.kind == kind and one.item:
+                return f"{kind} {one.item}"
+    if missed is not None and missed.item and missed.kind in ("path", "host"):
+        return f"{missed.kind} {missed.item}"
+    for one in found:
+        if one.kind == "param" and one.item:
+            return f"param {one.item}"
+    if subject.command is not None:
+        return f"command `{_clip(subject.shown)}`"
+    return f"tool {subject.shown}"
+
+
+def _trace(
+    rule: Rule,
+    subject: Subject,
+    verdict: Tri,
+    found: list[Found],
+    missed: Found | None,
+    excepted: bool,
+) -> RuleTrace:
+    if excepted:
+        state, detail = "excepted", "its unless table holds"
+    elif verdict is True:
+        state, detail = "matched", _matched(subject, found, missed)
+    elif verdict is None:
+        state, detail = "uncertain", "an unknown word could decide it"
+    else:
+        state, detail = "no match", ""
+    return RuleTrace(rule=rule.id, subject=subject.shown, verdict=state, detail=detail)
+
+
+def default_project(source: Any) -> str:
+    """The project folder: the config file's folder, else the working directory."""
+    if source is not None:
+        return os.path.dirname(os.path.abspath(os.fspath(source)))
+    return os.getcwd()
+
+
+def is_exec(tool: str) -> bool:
+    return canonical_tool(tool) in EXEC_TOOLS

@@ -1,0 +1,360 @@
+"""A rule's conditions compiled into matchers over a :class:`Subject`, in three values.
+
+``True`` the condition holds, ``False`` it does not, ``None`` it cannot be known: an unknown word
+(``$X``, ``$(...)``) could decide it. A rule holds when every condition given holds; when none
+fails but one is unknown, the subject gets the ``opaque`` decision instead of the rule's
+(DESIGN.md, "Decided edge cases").
+
+The positive conditions hold when any item (arg, path, host, list element) matches; the same
+conditions in ``unless`` hold only when every item matches, and there is one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._calls import Subject
+from ._config import Conditions
+from ._globs import Matcher, host_glob, path_globs, prefix_word, word_glob
+
+Tri = bool | None
+GIT_VALUE_OPTIONS: Final = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix",
+     "--exec-path", "--list-cmds", "--attr-source"}
+)  # fmt: skip
+"""git's global options that take the next word as their value (skipped before the subcommand)."""
+MAX_PREFIX_STEPS: Final = 10_000
+"""Bound on the prefix search (options that may or may not take a value branch it)."""
+
+
+def both(a: Tri, b: Tri) -> Tri:
+    """Three-valued AND."""
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
+
+
+def either(a: Tri, b: Tri) -> Tri:
+    """Three-valued OR."""
+    if a is True or b is True:
+        return True
+    return None if a is None or b is None else False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Found:
+    """A condition's verdict on one subject and the item that decided it (for the reason)."""
+
+    value: Tri
+    item: str | None = None
+    kind: str = ""
+
+
+NO: Final = Found(value=False)
+
+
+def _is_option(text: str) -> bool:
+    return len(text) > 1 and text.startswith("-")
+
+
+class Prefix:
+    """``command``: the argv prefix, options (and a value each may take) skipped between words."""
+
+    def __init__(self, words: Sequence[str | Sequence[str]]) -> None:
+        self.words: tuple[Matcher, ...] = tuple(
+            prefix_word(w) if isinstance(w, str) else _alternatives(w) for w in words
+        )
+        self.literal_options = any(
+            (isinstance(w, str) and w.startswith("-"))
+            or (not isinstance(w, str) and any(a.startswith("-") for a in w))
+            for w in words
+        )
+
+    def match(self, program: str | None, argv: Sequence[Any]) -> tuple[Tri, int]:
+        """(verdict, index in argv just after the prefix)."""
+        first = self.words[0]
+        if program is None:
+            return None, 1
+        if not first(program):
+            return False, -1
+        if len(self.words) == 1:
+            return True, 1
+        memo: dict[tuple[int, int, bool], tuple[Tri, int]] = {}
+        steps = [0]
+        git = program == "git"
+
+        def walk(pi: int, ai: int, ended: bool) -> tuple[Tri, int]:
+            if pi == len(self.words):
+                return True, ai
+            if ai >= len(argv):
+                return False, -1
+            key = (pi, ai, ended)
+            done = memo.get(key)
+            if done is not None:
+                return done
+            steps[0] += 1
+            if steps[0] > MAX_PREFIX_STEPS:
+                return None, ai  # too many ways to read it: cannot be known
+            word = argv[ai]
+            text = word.text
+            if text is None:
+                as_word = walk(pi + 1, ai + 1, ended)
+                as_option = walk(pi, ai + 1, ended) if not ended else (False, -1)
+                best = either(both(None, as_word[0]), both(None, as_option[0]))
+                result = (best, as_word[1] if as_word[0] is not False else as_option[1])
+            else:
+                found: tuple[Tri, int] = (False, -1)
+                if self.words[pi](text):
+                    found = walk(pi + 1, ai + 1, ended)
+                if found[0] is not True and not ended:
+                    if text == "--":
+                        found = _better(found, walk(pi, ai + 1, True))
+                    elif _is_option(text):
+                        found = _better(found, walk(pi, ai + 1, ended))
+                        takes_value = "=" not in text and (
+                            not git or text in GIT_VALUE_OPTIONS or not text.startswith("--")
+                        )
+                        if takes_value and found[0] is not True:
+                            found = _better(found, walk(pi, ai + 2, ended))
+                result = found
+            memo[key] = result
+            return result
+
+        return walk(1, 1, False)
+
+
+def _better(a: tuple[Tri, int], b: tuple[Tri, int]) -> tuple[Tri, int]:
+    rank = {True: 2, None: 1, False: 0}
+    return b if rank[b[0]] > rank[a[0]] else a
+
+
+def _alternatives(words: Sequence[str]) -> Matcher:
+    matchers = [prefix_word(w) for w in words]
+    return lambda text: any(m(text) for m in matchers)
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A command's words sorted out: its flags, its non-option args, unknown words."""
+
+    flags: frozenset[str]
+    long_flags: tuple[str, ...]
+    args: tuple[str, ...]
+    unknown_option: bool
+    unknown_arg: bool
+
+
+def parse_words(argv: Sequence[Any], start: int, cwd: str) -> Parsed:
+    """Flags over the whole argv (after argv[0]); args after ``start`` (the prefix's end)."""
+    import os
+
+    flags: set[str] = set()
+    long_flags: list[str] = []
+    args: list[str] = []
+    unknown_option = unknown_arg = False
+    ended = False
+    for index, word in enumerate(argv[1:], 1):
+        text = word.text
+        if text is None:
+            if not ended:
+                unknown_option = True
+            if index >= start:
+                unknown_arg = True
+            continue
+        if not ended and text == "--":
+            ended = True
+            continue
+        if not ended and text.startswith("--") and len(text) > 2:
+            name, sep, value = text.partition("=")
+            flags.add(name)
+            long_flags.append(name)
+            if sep and index >= start:
+                args.append(value)
+            continue
+        if not ended and _is_option(text):
+            for char in text[1:]:
+                flags.add("-" + char)
+            continue
+        if index < start:
+            continue
+        args.append(text)
+        key, sep, value = text.partition("=")
+        if sep and key and "/" not in key:
+            args.append(value)
+        for alternative in getattr(word, "alternatives", ()):
+            args.append(alternative)
+            args.append(os.path.relpath(alternative, cwd))
+    return Parsed(frozenset(flags), tuple(long_flags), tuple(args), unknown_option, unknown_arg)
+
+
+class Compiled:
+    """One Conditions table compiled: ``holds`` (a rule's) and ``every`` (its unless table's)."""
+
+    def __init__(self, conditions: Conditions, *, project: str, home: str) -> None:
+        self.prefix = None if conditions.command is None else Prefix(conditions.command)
+        self.flags = None if conditions.flags is None else frozenset(conditions.flags)
+        self.long_flags = tuple(f for f in conditions.flags or () if f.startswith("--"))
+        self.args = None if conditions.args is None else word_glob(conditions.args)
+        self.paths = (
+            None
+            if conditions.paths is None
+            else path_globs(conditions.paths, project=project, home=home)
+        )
+        self.hosts = None if conditions.hosts is None else host_glob(conditions.hosts)
+        self.params: tuple[tuple[tuple[str, ...], Matcher], ...] | None = (
+            None
+            if conditions.params is None
+            else tuple(
+                (tuple(name.split(".")), word_glob([g] if isinstance(g, str) else g))
+                for name, g in conditions.params.items()
+            )
+        )
+        self.needs_command = any(c is not None for c in (self.prefix, self.flags, self.args))
+        self.needs_paths = self.paths is not None
+        self.needs_hosts = self.hosts is not None
+
+    # -- the rule's own conditions: any item ------------------------------------------------
+
+    def holds(self, subject: Subject, params: Mapping[str, Any]) -> tuple[Tri, list[Found]]:
+        """All conditions given hold (True), one fails (False), or it cannot be known (None);
+        with what each condition matched."""
+        verdict: Tri = True
+        found: list[Found] = []
+        for check in self._checks(every=False):
+            one = check(subject, params)
+            if one.value is False:
+                return False, found
+            verdict = both(verdict, one.value)
+            found.append(one)
+        return verdict, found
+
+    def every(self, subject: Subject, params: Mapping[str, Any]) -> tuple[Tri, Found | None]:
+        """The unless table: all conditions hold, each over every item; with the first item
+        that kept it from holding."""
+        verdict: Tri = True
+        missed: Found | None = None
+        for check in self._checks(every=True):
+            one = check(subject, params)
+            if one.value is False:
+                return False, one
+            if one.value is None and missed is None:
+                missed = one
+            verdict = both(verdict, one.value)
+        return verdict, missed
+
+    def _checks(self, every: bool) -> list[Callable[[Subject, Mapping[str, Any]], Found]]:
+        checks: list[Callable[[Subject, Mapping[str, Any]], Found]] = []
+        if self.needs_command:
+            checks.append(lambda s, p: self._command(s, every))
+        if self.paths is not None:
+            paths = self.paths
+            checks.append(lambda s, p: _items(s.paths, paths, s.unknown, every, "path"))
+        if self.hosts is not None:
+            hosts = self.hosts
+            checks.append(lambda s, p: _items(s.hosts, hosts, s.unknown, every, "host"))
+        if self.params is not None:
+            checks.append(lambda s, p: self._params(p, every))
+        return checks
+
+    def _command(self, subject: Subject, every: bool) -> Found:
+        command = subject.command
+        if command is None:
+            return NO
+        argv = command.argv
+        start = 1
+        verdict: Tri = True
+        if self.prefix is not None:
+            verdict, start = self.prefix.match(command.program, argv)
+            if verdict is False:
+                return Found(value=False, item=subject.shown, kind="command")
+        parsed = parse_words(argv, max(start, 1), command.cwd)
+        if self.flags is not None:
+            verdict = both(verdict, self._flags(parsed, every))
+        if self.args is not None:
+            verdict = both(verdict, _args(parsed, self.args, every))
+        return Found(value=verdict, item=subject.shown, kind="command")
+
+    def _flags(self, parsed: Parsed, every: bool) -> Tri:
+        wanted = self.flags
+        assert wanted is not None
+        present = set(parsed.flags)
+        for given in parsed.long_flags:
+            # An unambiguous prefix of a long option counts as it (`--recur`); a prefix that
+            # two listed options share is one of them either way.
+            present.update(f for f in self.long_flags if f.startswith(given))
+        if every:
+            if not present:
+                return None if parsed.unknown_option else False
+            if not present <= wanted:
+                return False
+            return None if parsed.unknown_option else True
+        if present & wanted:
+            return True
+        return None if parsed.unknown_option else False
+
+    def _params(self, params: Mapping[str, Any], every: bool) -> Found:
+        assert self.params is not None
+        verdict: Tri = True
+        for path, matcher in self.params:
+            node: Any = params
+            for part in path:
+                node = node.get(part, _MISSING) if isinstance(node, Mapping) else _MISSING
+            if node is _MISSING:
+                return Found(value=False, kind="param")
+            values = list(node) if isinstance(node, (list, tuple)) else [node]
+            texts = [_text(v) for v in values]
+            hits = [t for t in texts if matcher(t)]
+            ok = (bool(texts) and len(hits) == len(texts)) if every else bool(hits)
+            if not ok:
+                missed = next((t for t in texts if not matcher(t)), None) if every else None
+                return Found(value=False, item=missed, kind="param " + ".".join(path))
+            verdict = True
+            last = Found(value=True, item=f"{'.'.join(path)}={hits[0]}", kind="param")
+        return last if verdict else NO
+
+
+_MISSING: Final = object()
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    import json
+
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _args(parsed: Parsed, matcher: Matcher, every: bool) -> Tri:
+    if every:
+        if not parsed.args:
+            return None if parsed.unknown_arg else False
+        if not all(matcher(a) for a in parsed.args):
+            return False
+        return None if parsed.unknown_arg else True
+    if any(matcher(a) for a in parsed.args):
+        return True
+    return None if parsed.unknown_arg else False
+
+
+def _items(
+    items: Sequence[str], matcher: Callable[[str], bool], unknown: bool, every: bool, kind: str
+) -> Found:
+    if every:
+        missed = next((item for item in items if not matcher(item)), None)
+        if missed is not None:
+            return Found(value=False, item=missed, kind=kind)
+        if not items:
+            return Found(value=None if unknown else False, kind=kind)
+        return Found(value=None if unknown else True, kind=kind)
+    hit = next((item for item in items if matcher(item)), None)
+    if hit is not None:
+        return Found(value=True, item=hit, kind=kind)
+    return Found(value=None if unknown else False, kind=kind)

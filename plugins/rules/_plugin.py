@@ -1,0 +1,225 @@
+"""The rules plugin: decides a call by what it does (its commands, paths, hosts and params)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from toolhooks import ApprovalRequest, BeforeToolCallResult, ToolCall, emit, hookimpl
+
+from ._config import RulesSettings
+from ._engine import Hit, RuleSet, Verdict, default_project
+from ._load import load_rules
+
+TITLE_LIMIT = 80
+DESCRIPTION_LIMIT = 512
+
+
+class RulesPlugin:
+    """``[[rules]]`` on arguments: the first plugin after the policy fence.
+
+    Loaded only when the config has a ``[[rules]]`` entry (or when registered explicitly), so a
+    pipeline without rules pays nothing. A call whose tool no rule covers costs one dict lookup.
+    """
+
+    name = "rules"
+    # DESIGN.md: right after the fence. loop_detection has the same priority; equal priorities
+    # keep registration order and the built-ins register by name, so it runs just before rules.
+    priority: ClassVar[int] = 9_000
+    # Built only when the plugin is, and the plugin is loaded only when a [[rules]] entry exists.
+    Config: ClassVar[type[RulesSettings]] = RulesSettings
+
+    def __init__(
+        self,
+        config: RulesSettings | Mapping[str, Any] | None = None,
+        *,
+        rules: Sequence[Mapping[str, Any]] | None = None,
+        project: str | None = None,
+        home: str | None = None,
+    ) -> None:
+        """``rules``: the ``[[rules]]`` entries, for a plugin registered by hand (else they are
+        read from the runtime's config). ``project`` (default: the config file's folder, else the
+        working directory) anchors relative paths; ``home`` defaults to ``~``."""
+        if config is None:
+            config = RulesSettings()
+        elif not isinstance(config, RulesSettings):
+            config = RulesSettings.model_validate(config)
+        self.config = config
+        self._given = None if rules is None else list(rules)
+        self._project = project
+        self._home = home
+        self._key: tuple[Any, ...] | None = None
+        self._lock = threading.Lock()
+        self.rules: RuleSet | None = None
+        if rules is not None:
+            self._compile(None, (), {})
+
+    def attach_runtime(self, runtime: Any) -> None:
+        """Compile the rules against the runtime's config (its file, its ``[tools.groups]``);
+        idempotent, and a bad rule is a ConfigError raised here, when the runtime is built."""
+        config = getattr(runtime, "config", None)
+        if config is None:
+            return
+        groups = _user_groups(config.data)
+        key = (id(config), tuple(sorted((k, tuple(v)) for k, v in groups.items())))
+        with self._lock:
+            if key == self._key:
+                return
+            raw = self._given if self._given is not None else config.data.get("rules", [])
+            self._compile_raw(raw, config.source, tuple(config.prefix), groups)
+            self._key = key
+
+    def _compile(self, source: Any, prefix: tuple[str, ...], groups: dict[str, tuple[str, ...]]) -> None:
+        self._compile_raw(self._given, source, prefix, groups)
+
+    def _compile_raw(
+        self, raw: Any, source: Any, prefix: tuple[str, ...], groups: dict[str, tuple[str, ...]]
+    ) -> None:
+        from toolhooks.plugins.policy import BUILTIN_GROUPS
+
+        self.rules = load_rules(
+            raw,
+            unmatched=self.config.unmatched,
+            opaque=self.config.opaque,
+            project=self._project or default_project(source),
+            home=self._home or os.path.expanduser("~"),
+            groups={**BUILTIN_GROUPS, **groups},
+            source=source,
+            prefix=prefix,
+        )
+
+    # -- the hook ----------------------------------------------------------------------------
+
+    @hookimpl
+    def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
+        rules = self.rules
+        if rules is None:
+            return None
+        chosen = rules.for_tool(call.name)
+        if not chosen:
+            return None
+        verdict = rules.decide(call.name, call.params, call.spec, rules=chosen)
+        hit = verdict.hit
+        if hit is None or verdict.decision in (None, "allow"):
+            return None
+        emit(
+            "rules.matched",
+            rule=hit.rule,
+            decision=hit.decision,
+            kind=hit.kind,
+            matched=hit.matched,
+        )
+        if hit.decision == "deny":
+            return BeforeToolCallResult(block=True, block_reason=block_reason(hit))
+        return BeforeToolCallResult(require_approval=approval_request(hit))
+
+    # -- explain -------------------------------------------------------------------------------
+
+    def explain_call(self, call: ToolCall | Mapping[str, Any]) -> dict[str, Any]:
+        """What the rules see in a call and what each one made of it (``toolhooks explain
+        --call``): the parsed commands, paths and hosts, each rule's verdict per command, and the
+        decision."""
+        if not isinstance(call, ToolCall):
+            call = ToolCall.from_mapping(call)
+        rules = self.rules
+        if rules is None:
+            return {"rules": 0, "decision": None}
+        chosen = rules.for_tool(call.name)
+        verdict = rules.decide(call.name, call.params, call.spec, rules=chosen, trace=True)
+        return explanation(rules, call.name, chosen, verdict)
+
+
+def block_reason(hit: Hit) -> str:
+    """What the model reads: the rule id, its reason, and the part of the call that matched."""
+    if hit.kind == "opaque":
+        return f"Blocked by rules (opaque = \"deny\"): {hit.matched}"
+    if hit.kind == "unmatched":
+        return f"Blocked by rules (unmatched = \"deny\"): {hit.matched}"
+    said = f": {hit.reason}" if hit.reason else ""
+    if hit.kind == "uncertain":
+        return f"Blocked by rule '{hit.rule}'{said} ({hit.matched}; opaque = \"deny\")"
+    return f"Blocked by rule '{hit.rule}'{said} ({hit.matched})"
+
+
+def approval_request(hit: Hit) -> ApprovalRequest:
+    """The question an approver reads: the rule's reason, the rule id and what matched."""
+    if hit.kind == "opaque":
+        title = "Run a command toolhooks cannot see through?"
+        description = f"{hit.matched}. Command: {hit.subject}"
+    elif hit.kind == "unmatched":
+        title = "Run a command no rule allows?"
+        description = hit.matched
+    else:
+        title = hit.reason or f"Rule '{hit.rule}' asks for approval"
+        description = f"Rule '{hit.rule}': {hit.matched}"
+        if hit.kind == "uncertain":
+            title = f"Rule '{hit.rule}' cannot tell: {hit.reason or 'approve?'}"
+    return ApprovalRequest(
+        title=_fit(title, TITLE_LIMIT), description=_fit(description, DESCRIPTION_LIMIT)
+    )
+
+
+def _fit(text: str, limit: int) -> str:
+    text = " ".join(text.split()) or "approve?"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def explanation(
+    rules: RuleSet, tool: str, chosen: Sequence[Any], verdict: Verdict
+) -> dict[str, Any]:
+    facts = verdict.facts
+    commands = []
+    paths: list[str] = []
+    hosts: list[str] = []
+    if facts is not None:
+        for subject in facts.subjects:
+            command = subject.command
+            if command is not None:
+                commands.append(
+                    {
+                        "text": command.text,
+                        "program": command.program,
+                        "argv": [w.text if w.text is not None else None for w in command.argv],
+                        "via": list(command.via),
+                        "cwd": command.cwd,
+                    }
+                )
+            paths += subject.paths
+            hosts += subject.hosts
+    return {
+        "tool": tool,
+        "rules": len(rules.rules),
+        "covering": [rule.id for rule in chosen],
+        "opaque": None if facts is None else facts.opaque,
+        "commands": commands,
+        "paths": list(dict.fromkeys(paths)),
+        "hosts": list(dict.fromkeys(hosts)),
+        "verdicts": [
+            {"rule": t.rule, "subject": t.subject, "verdict": t.verdict, "detail": t.detail}
+            for t in verdict.traces
+        ],
+        "decision": verdict.decision,
+        "by": None
+        if verdict.hit is None
+        else {
+            "rule": verdict.hit.rule,
+            "kind": verdict.hit.kind,
+            "matched": verdict.hit.matched,
+        },
+    }
+
+
+def _user_groups(data: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``[tools.groups]`` as the policy reads it (``review`` and ``group:review`` are one)."""
+    tools = data.get("tools", {})
+    table = tools.get("groups", {}) if isinstance(tools, Mapping) else {}
+    if not isinstance(table, Mapping):
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+    for key, value in table.items():
+        name = str(key) if str(key).startswith("group:") else f"group:{key}"
+        if isinstance(value, (list, tuple)):
+            out[name] = tuple(str(member) for member in value)
+    return out
