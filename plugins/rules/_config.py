@@ -46,8 +46,9 @@ class Conditions(BaseModel):
     """An argv prefix: ``["git", "push"]``; a word may hold ``*`` or be a list of alternatives
     (``[["rm", "rmdir"]]``). A string is split on spaces. Options between the words are skipped."""
     flags: Annotated[list[Text], Field(min_length=1)] | None = None
-    """Any of these options is present (``-rf`` holds ``-r`` and ``-f``; ``--force=x`` holds
-    ``--force``; an unambiguous prefix of a listed long option counts; nothing after ``--``)."""
+    """Any of these options is present: ``-r`` (held by ``-rf``, ``-fr``, ``-r -f``),
+    ``--force`` (held by ``--force=x`` and an unambiguous prefix such as ``--forc``), or a
+    single-dash word option such as find's ``-delete`` (that word). Nothing after ``--``."""
     args: Annotated[list[Text], Field(min_length=1)] | None = None
     """Globs (``*``, ``?``, ``[...]``); one of the command's non-option arguments matches."""
     paths: Annotated[list[Text], Field(min_length=1)] | None = None
@@ -56,7 +57,12 @@ class Conditions(BaseModel):
     relative patterns are relative to the project, the config's folder)."""
     hosts: Annotated[list[Text], Field(min_length=1)] | None = None
     """Globs on the hosts the call reaches (``*.example.com`` matches its subdomains)."""
-    params: Annotated[dict[Text, Text | Annotated[list[Text], Field(min_length=1)]], Field(min_length=1)] | None = None
+    params: (
+        Annotated[
+            dict[Text, Text | Annotated[list[Text], Field(min_length=1)]], Field(min_length=1)
+        ]
+        | None
+    ) = None
     """Param name (dotted for nested) -> glob or list of globs, matched on that param alone (a
     list param matches when an element does)."""
 
@@ -69,12 +75,15 @@ class Conditions(BaseModel):
     @classmethod
     def _options(cls, flags: list[str] | None) -> list[str] | None:
         for flag in flags or ():
-            if not flag.startswith("-") or flag in ("-", "--") or (
-                not flag.startswith("--") and len(flag) != 2
-            ):
+            if not flag.startswith("-") or flag in ("-", "--"):
+                raise ValueError(f"{flag!r} is not an option: write '-x' or '--name'")
+            body = flag[1:]
+            if not flag.startswith("--") and 1 < len(body) <= 3 and body.isalpha():
+                # `-rf` would be the word -rf only, and `rm -r -f` would walk past it.
+                letters = ", ".join(f"'-{c}'" for c in body)
                 raise ValueError(
-                    f"{flag!r} is not an option: write a short option as '-x' (one letter) "
-                    "or a long one as '--name'"
+                    f"{flag!r} is a cluster of short options: list each one ({letters}); "
+                    "'-r' is held by -rf, -fr and -r -f alike"
                 )
         return flags
 
@@ -85,7 +94,7 @@ class Conditions(BaseModel):
 
     def given(self) -> list[str]:
         """The names of the conditions this table gives, in field order."""
-        return [name for name in type(self).model_fields if getattr(self, name) is not None]
+        return [name for name in Conditions.model_fields if getattr(self, name) is not None]
 
 
 class RuleConfig(Conditions):

@@ -176,7 +176,7 @@ class RuleSet:
                 excepted = True
                 verdict = False
             elif exception is None:
-                verdict = None if verdict is not False else False
+                verdict = None
         if trace:
             traces.append(_trace(rule, subject, verdict, found, missed, excepted))
         if verdict is False:
@@ -211,9 +211,7 @@ class RuleSet:
             need_paths=rule.needs_paths,
             need_hosts=rule.needs_hosts,
         )
-        if facts.opaque is not None and facts.exec_call:
-            return None
-        result: Tri = False
+        result: Tri = None if facts.opaque is not None else False
         for subject in facts.subjects:
             verdict, _ = rule.when.holds(subject, params)
             if verdict is not False and rule.unless is not None:
@@ -305,7 +303,7 @@ def _trace(
 def default_project(source: Any) -> str:
     """The project folder: the config file's folder, else the working directory."""
     if source is not None:
-        return os.path.dirname(os.path.abspath(os.fspath(source)))
+        return os.path.dirname(os.path.abspath(str(source)))
     return os.getcwd()
 
 

@@ -4,12 +4,11 @@ key, the file and the line (the ``[[rules]]`` header's n-th table, then the key'
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-
 from toolhooks import ConfigError
 
 from ._config import Conditions, RuleConfig
@@ -21,7 +20,9 @@ _HEADER = re.compile(r"^\s*\[\[\s*(?P<name>[^\]]+?)\s*\]\]")
 _TABLE = re.compile(r"^\s*\[\s*(?P<name>[^\]]+?)\s*\]")
 
 
-def rule_line(source: Path | None, prefix: Sequence[str], index: int, key: str | None) -> int | None:
+def rule_line(
+    source: Path | None, prefix: Sequence[str], index: int, key: str | None
+) -> int | None:
     """The line of rule ``index``'s ``key`` (its header without one, or when not found)."""
     if source is None:
         return None
@@ -35,7 +36,8 @@ def rule_line(source: Path | None, prefix: Sequence[str], index: int, key: str |
     for number, raw in enumerate(lines, 1):
         array = _HEADER.match(raw)
         table = None if array else _TABLE.match(raw)
-        name = (array or table)["name"].replace(" ", "") if (array or table) else None
+        header_match = array or table
+        name = None if header_match is None else header_match["name"].replace(" ", "")
         if name is not None:
             if array and name == wanted:
                 seen += 1
@@ -69,9 +71,7 @@ def _error(
     prefix: Sequence[str],
 ) -> ConfigError:
     shown = ".".join((*prefix, f"rules[{index}]", *([key] if key else [])))
-    return ConfigError(
-        message, file=file, key=shown, line=rule_line(source, prefix, index, key)
-    )
+    return ConfigError(message, file=file, key=shown, line=rule_line(source, prefix, index, key))
 
 
 def load_rules(
@@ -100,9 +100,7 @@ def load_rules(
         where = _where(data, index)
 
         def fail(message: str, key: str | None, index: int = index) -> ConfigError:
-            return _error(
-                message, index=index, key=key, file=file, source=source, prefix=prefix
-            )
+            return _error(message, index=index, key=key, file=file, source=source, prefix=prefix)
 
         if not isinstance(data, Mapping):
             raise fail(f"{where}: a rule must be a table ([[rules]])", None)
@@ -111,14 +109,14 @@ def load_rules(
         except ValidationError as exc:
             raise _problem(exc, where, fail) from None
         if config.id in seen:
-            raise fail(
-                f"{where}: the id {config.id!r} is taken by rules[{seen[config.id]}]", "id"
-            )
+            raise fail(f"{where}: the id {config.id!r} is taken by rules[{seen[config.id]}]", "id")
         seen[config.id] = index
         for entry in config.tools:
             if entry.startswith("group:") and entry not in groups:
                 known = ", ".join(sorted(groups))
-                raise fail(f"{where}: tools: unknown group {entry!r} (known groups: {known})", "tools")
+                raise fail(
+                    f"{where}: tools: unknown group {entry!r} (known groups: {known})", "tools"
+                )
         given = config.given()
         if not given:
             raise fail(
@@ -157,7 +155,9 @@ def load_rules(
     return rules
 
 
-def _problem(exc: ValidationError, where: str, fail: Any) -> ConfigError:
+def _problem(
+    exc: ValidationError, where: str, fail: Callable[[str, str | None], ConfigError]
+) -> ConfigError:
     problem = exc.errors()[0]
     loc = [str(part) for part in problem["loc"]]
     key = loc[0] if loc else None

@@ -174,6 +174,7 @@ def parse_words(argv: Sequence[Any], start: int, cwd: str) -> Parsed:
                 args.append(value)
             continue
         if not ended and _is_option(text):
+            flags.add(text.partition("=")[0])  # a word option (find's -delete)
             for char in text[1:]:
                 flags.add("-" + char)
             continue
@@ -296,23 +297,24 @@ class Compiled:
 
     def _params(self, params: Mapping[str, Any], every: bool) -> Found:
         assert self.params is not None
-        verdict: Tri = True
+        last = NO
         for path, matcher in self.params:
+            name = ".".join(path)
             node: Any = params
             for part in path:
                 node = node.get(part, _MISSING) if isinstance(node, Mapping) else _MISSING
             if node is _MISSING:
                 return Found(value=False, kind="param")
-            values = list(node) if isinstance(node, (list, tuple)) else [node]
-            texts = [_text(v) for v in values]
+            texts = [_text(v) for v in (node if isinstance(node, (list, tuple)) else [node])]
             hits = [t for t in texts if matcher(t)]
-            ok = (bool(texts) and len(hits) == len(texts)) if every else bool(hits)
-            if not ok:
-                missed = next((t for t in texts if not matcher(t)), None) if every else None
-                return Found(value=False, item=missed, kind="param " + ".".join(path))
-            verdict = True
-            last = Found(value=True, item=f"{'.'.join(path)}={hits[0]}", kind="param")
-        return last if verdict else NO
+            holds = len(hits) == len(texts) if every else bool(hits)
+            if hits and holds:
+                last = Found(value=True, item=f"{name}={hits[0]}", kind="param")
+            else:
+                missed = next((t for t in texts if not matcher(t)), None)
+                return Found(value=False, item=None if missed is None else f"{name}={missed}",
+                             kind="param")  # fmt: skip
+        return last
 
 
 _MISSING: Final = object()

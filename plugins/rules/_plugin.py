@@ -71,7 +71,9 @@ class RulesPlugin:
             self._compile_raw(raw, config.source, tuple(config.prefix), groups)
             self._key = key
 
-    def _compile(self, source: Any, prefix: tuple[str, ...], groups: dict[str, tuple[str, ...]]) -> None:
+    def _compile(
+        self, source: Any, prefix: tuple[str, ...], groups: dict[str, tuple[str, ...]]
+    ) -> None:
         self._compile_raw(self._given, source, prefix, groups)
 
     def _compile_raw(
@@ -134,9 +136,9 @@ class RulesPlugin:
 def block_reason(hit: Hit) -> str:
     """What the model reads: the rule id, its reason, and the part of the call that matched."""
     if hit.kind == "opaque":
-        return f"Blocked by rules (opaque = \"deny\"): {hit.matched}"
+        return f'Blocked by rules (opaque = "deny"): {hit.matched}'
     if hit.kind == "unmatched":
-        return f"Blocked by rules (unmatched = \"deny\"): {hit.matched}"
+        return f'Blocked by rules (unmatched = "deny"): {hit.matched}'
     said = f": {hit.reason}" if hit.reason else ""
     if hit.kind == "uncertain":
         return f"Blocked by rule '{hit.rule}'{said} ({hit.matched}; opaque = \"deny\")"

@@ -1,0 +1,65 @@
+"""Issue #34's corpus: every command of corpus.txt through ``rt.decide`` under the how-to's
+starter policy, with zero bypasses (a dangerous command allowed, or asked where it must be
+denied) and zero false blocks (a benign one denied or asked)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from toolhooks import Runtime
+
+CORPUS = Path(__file__).with_name("corpus.txt")
+STATUS = {"allowed": "allow", "pending": "ask", "blocked": "deny"}
+
+
+def corpus() -> list[tuple[int, str, str]]:
+    entries = []
+    for number, line in enumerate(CORPUS.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        expect, _, command = line.partition(" ")
+        command = command.strip()
+        if command.startswith("json:"):
+            command = json.loads(command[5:])
+        assert expect in STATUS.values(), f"corpus.txt:{number}: {line!r}"
+        entries.append((number, expect, command))
+    return entries
+
+
+def test_the_corpus_is_big_enough_and_covers_each_decision():
+    entries = corpus()
+    assert len(entries) >= 150
+    for decision in ("allow", "ask", "deny"):
+        assert sum(1 for _, expect, _ in entries if expect == decision) >= 10, decision
+
+
+def test_every_command_gets_its_decision(starter: Path):
+    rt = Runtime(config=starter)
+    wrong = []
+    try:
+        for number, expect, command in corpus():
+            decision = rt.decide({"name": "exec", "params": {"command": command}})
+            got = STATUS.get(decision.status, decision.status)
+            if got != expect:
+                kind = "bypass" if _rank(got) < _rank(expect) else "false block"
+                wrong.append(f"corpus.txt:{number}: {kind}: {command!r}: {expect} expected, "
+                             f"got {got} ({decision.reason})")  # fmt: skip
+    finally:
+        rt.close()
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_a_block_reason_names_the_rule_and_what_matched(starter: Path):
+    with Runtime(config=starter) as rt:
+        denied = rt.decide({"name": "exec", "params": {"command": "ls && sudo rm -fr src"}})
+        assert denied.status == "blocked" and denied.blocked_by == "rules"
+        assert "'no-recursive-delete'" in denied.reason and "rm -fr src" in denied.reason
+        secret = rt.decide({"name": "exec", "params": {"command": "cat notes/../.env"}})
+        assert "'no-secrets'" in secret.reason and str(starter.parent / ".env") in secret.reason
+        host = rt.decide({"name": "exec", "params": {"command": "curl https://evil.example/x"}})
+        assert "'egress-commands'" in host.reason and "host evil.example" in host.reason
+
+
+def _rank(decision: str) -> int:
+    return {"allow": 0, "ask": 1, "deny": 2}[decision]
