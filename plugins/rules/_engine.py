@@ -265,20 +265,20 @@ def _clip(text: str, limit: int = 160) -> str:
 
 
 def _matched(subject: Subject, found: list[Found], missed: Found | None) -> str:
-    """The part of the call that made the rule hold: a path or host if one decided it, else a
-    param, else the command."""
-    for kind in ("path", "host"):
-        for one in found:
-            if one.kind == kind and one.item:
-                return f"{kind} {one.item}"
-    if missed is not None and missed.item and missed.kind in ("path", "host"):
-        return f"{missed.kind} {missed.item}"
-    for one in found:
-        if one.kind == "param" and one.item:
-            return f"param {one.item}"
+    """The part of the call that made the rule hold: the command (for exec), and the path, host
+    or param that decided it."""
+    item = ""
+    for kind in ("path", "host", "param"):
+        hit = next((one for one in found if one.kind == kind and one.item), None)
+        if hit is None and missed is not None and missed.kind == kind and missed.item:
+            hit = missed  # the item outside the unless table's list
+        if hit is not None:
+            item = f"{kind} {hit.item}"
+            break
     if subject.command is not None:
-        return f"command `{_clip(subject.shown)}`"
-    return f"tool {subject.shown}"
+        command = f"command `{_clip(subject.shown)}`"
+        return f"{command}: {item}" if item else command
+    return item or f"tool {subject.shown}"
 
 
 def _trace(
