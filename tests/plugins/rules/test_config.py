@@ -36,15 +36,19 @@ def test_no_rules_means_the_plugin_is_not_loaded(tmp_path: Path):
 
 
 def test_an_unknown_key_names_the_rule_the_key_the_file_and_the_line(tmp_path: Path):
-    found = error(tmp_path, RULE + '[[rules]]\nid = "second"\ncommand = ["rm"]\nflgs = ["-r"]\n'
-                  'decision = "deny"\n')  # fmt: skip
+    found = error(
+        tmp_path,
+        RULE + '[[rules]]\nid = "second"\ncommand = ["rm"]\nflgs = ["-r"]\ndecision = "deny"\n',
+    )
     assert found.line == 9 and found.file == str(tmp_path / "toolhooks.toml")
     assert "rule 'second'" in str(found) and "'flgs'" in str(found) and "'flags'" in str(found)
 
 
 def test_a_bad_value_names_its_key_and_line(tmp_path: Path):
-    found = error(tmp_path, RULE + '[[rules]]\nid = "x"\ncommand = ["rm"]\nflags = ["-rf"]\n'
-                  'decision = "deny"\n')  # fmt: skip
+    found = error(
+        tmp_path,
+        RULE + '[[rules]]\nid = "x"\ncommand = ["rm"]\nflags = ["-rf"]\ndecision = "deny"\n',
+    )
     assert found.line == 9 and "rule 'x'" in str(found) and "'-r', '-f'" in str(found)
     found = error(tmp_path, '[[rules]]\nid = "d"\ncommand = ["rm"]\ndecision = "block"\n')
     assert found.line == 4 and "decision" in str(found)
@@ -53,8 +57,11 @@ def test_a_bad_value_names_its_key_and_line(tmp_path: Path):
 
 
 def test_an_unknown_key_in_unless_is_named(tmp_path: Path):
-    found = error(tmp_path, '[[rules]]\nid = "u"\ncommand = ["rm"]\ndecision = "deny"\n'
-                  'unless = { pathz = ["build/**"] }\n')  # fmt: skip
+    found = error(
+        tmp_path,
+        '[[rules]]\nid = "u"\ncommand = ["rm"]\ndecision = "deny"\n'
+        'unless = { pathz = ["build/**"] }\n',
+    )
     assert "unless.pathz" in str(found) and "'paths'" in str(found) and found.line == 5
 
 
@@ -75,14 +82,18 @@ def test_rules_must_be_an_array_of_tables(tmp_path: Path):
 
 
 def test_an_unknown_group_is_named(tmp_path: Path):
-    found = error(tmp_path, '[[rules]]\nid = "g"\ntools = ["group:nope"]\nparams = { a = "b" }\n'
-                  'decision = "deny"\n')  # fmt: skip
+    found = error(
+        tmp_path,
+        '[[rules]]\nid = "g"\ntools = ["group:nope"]\nparams = { a = "b" }\ndecision = "deny"\n',
+    )
     assert "unknown group 'group:nope'" in str(found) and found.line == 3
 
 
 def test_a_failing_example_names_the_rule_and_the_example(tmp_path: Path):
-    text = ('[[rules]]\nid = "to-ops"\ntools = ["message"]\nparams = { to = "ops@*" }\n'
-            'decision = "ask"\nmatch = [{ to = "dev@example.com" }]\n')  # fmt: skip
+    text = (
+        '[[rules]]\nid = "to-ops"\ntools = ["message"]\nparams = { to = "ops@*" }\n'
+        'decision = "ask"\nmatch = [{ to = "dev@example.com" }]\n'
+    )
     found = error(tmp_path, text)
     assert "rule 'to-ops'" in str(found) and "dev@example.com" in str(found)
     assert "does not match" in str(found) and found.line == 6
@@ -100,8 +111,10 @@ def test_plugin_settings_are_checked(tmp_path: Path):
 
 def test_rules_in_pyproject_are_located_too(tmp_path: Path):
     pyproject = tmp_path / "pyproject.toml"
-    pyproject.write_text('[project]\nname = "x"\n\n[[tool.toolhooks.rules]]\nid = "p"\n'
-                         'command = ["rm"]\ndecision = "nope"\n')  # fmt: skip
+    pyproject.write_text(
+        '[project]\nname = "x"\n\n[[tool.toolhooks.rules]]\nid = "p"\n'
+        'command = ["rm"]\ndecision = "nope"\n'
+    )
     with pytest.raises(ConfigError) as caught:
         Runtime(config=pyproject)
     assert caught.value.line == 7 and "rule 'p'" in str(caught.value)

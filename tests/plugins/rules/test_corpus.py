@@ -43,8 +43,10 @@ def test_every_command_gets_its_decision(starter: Path):
             got = STATUS.get(decision.status, decision.status)
             if got != expect:
                 kind = "bypass" if _rank(got) < _rank(expect) else "false block"
-                wrong.append(f"corpus.txt:{number}: {kind}: {command!r}: {expect} expected, "
-                             f"got {got} ({decision.reason})")  # fmt: skip
+                wrong.append(
+                    f"corpus.txt:{number}: {kind}: {command!r}: {expect} expected, "
+                    f"got {got} ({decision.reason})"
+                )
     finally:
         rt.close()
     assert wrong == [], "\n".join(wrong)

@@ -73,8 +73,14 @@ def answer(bridge: AgentBridge, agent: str, payload: dict[str, Any]) -> str:
 
 
 def claude(tool: str, **params: Any) -> dict[str, Any]:
-    return {"session_id": "s1", "cwd": "/work/project", "hook_event_name": "PreToolUse",
-            "tool_name": tool, "tool_input": params, "tool_use_id": f"t-{tool}-{len(params)}"}  # fmt: skip
+    return {
+        "session_id": "s1",
+        "cwd": "/work/project",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": params,
+        "tool_use_id": f"t-{tool}-{len(params)}",
+    }
 
 
 CASES = [
@@ -184,8 +190,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("agent", "payload", "expect", "rule"), CASES,
-                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("agent", "payload", "expect", "rule"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
 def test_each_agents_own_names_reach_the_rules(bridge, agent, payload, expect, rule):
     said = answer(bridge, agent, payload)
     if rule is not None:

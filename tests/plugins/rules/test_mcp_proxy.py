@@ -26,7 +26,7 @@ def test_the_proxy_blocks_what_a_rule_denies_and_passes_the_rest(tmp_path: Path)
                     "command": sys.executable,
                     "args": [str(UPSTREAM)],
                     "env": {"UPSTREAM_LOG": str(log)},
-                },  # fmt: skip
+                },
             },
             "health_interval_s": 0.5,
             "restart_backoff_s": 0.1,
@@ -38,14 +38,14 @@ def test_the_proxy_blocks_what_a_rule_denies_and_passes_the_rest(tmp_path: Path)
                 "paths": [".env", "*.pem"],
                 "decision": "deny",
                 "reason": "Secrets stay out of reach",
-            },  # fmt: skip
+            },
             {
                 "id": "echo-hosts",
                 "tools": ["files__echo"],
                 "hosts": ["*"],
                 "unless": {"hosts": ["github.com"]},
                 "decision": "deny",
-            },  # fmt: skip
+            },
         ],
     }
 

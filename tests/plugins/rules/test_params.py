@@ -18,10 +18,20 @@ def status(rt: Runtime, name: str, **params) -> str:
 
 
 def test_a_param_glob_matches_that_param_alone():
-    rule = {"id": "external-mail", "tools": ["send_email"], "params": {"to": "*@example.com"},
-            "unless": {"params": {"to": "*@example.com"}}, "decision": "deny"}  # fmt: skip
-    rule = {"id": "mail", "tools": ["send_email"], "params": {"to": ["*@evil.example", "*.ru"]},
-            "decision": "deny", "reason": "no mail to those domains"}  # fmt: skip
+    rule = {
+        "id": "external-mail",
+        "tools": ["send_email"],
+        "params": {"to": "*@example.com"},
+        "unless": {"params": {"to": "*@example.com"}},
+        "decision": "deny",
+    }
+    rule = {
+        "id": "mail",
+        "tools": ["send_email"],
+        "params": {"to": ["*@evil.example", "*.ru"]},
+        "decision": "deny",
+        "reason": "no mail to those domains",
+    }
     with runtime(rule) as rt:
         assert status(rt, "send_email", to="a@evil.example") == "blocked"
         assert status(rt, "send_email", to="a@corp.example") == "allowed"
@@ -52,8 +62,13 @@ def test_non_string_values_match_as_their_json_text():
 
 
 def test_unless_params_hold_only_when_every_element_matches():
-    rule = {"id": "recipients", "tools": ["send_email"], "params": {"to": "*"},
-            "unless": {"params": {"to": "*@corp.example"}}, "decision": "ask"}  # fmt: skip
+    rule = {
+        "id": "recipients",
+        "tools": ["send_email"],
+        "params": {"to": "*"},
+        "unless": {"params": {"to": "*@corp.example"}},
+        "decision": "ask",
+    }
     with runtime(rule) as rt:
         assert status(rt, "send_email", to=["a@corp.example", "b@corp.example"]) == "allowed"
         assert status(rt, "send_email", to=["a@corp.example", "b@evil.example"]) == "pending"
@@ -72,14 +87,24 @@ def test_tools_take_names_patterns_groups_and_aliases():
         assert status(rt, "exec_other", x="1") == "allowed"
     with runtime(rule(["exec"])) as rt:
         assert status(rt, "bash", x="1", command="ls") == "blocked"  # bash is exec
-    with Runtime(config={"rules": [rule(["group:mine"])], "plugins": {"only": ["rules"]},
-                         "tools": {"groups": {"mine": ["deploy"]}}}) as rt:  # fmt: skip
+    with Runtime(
+        config={
+            "rules": [rule(["group:mine"])],
+            "plugins": {"only": ["rules"]},
+            "tools": {"groups": {"mine": ["deploy"]}},
+        }
+    ) as rt:
         assert status(rt, "deploy", x="1") == "blocked"
 
 
 def test_ask_is_an_approval_with_the_rules_reason_as_the_question():
-    rule = {"id": "big-refund", "tools": ["refund"], "params": {"amount": "[0-9][0-9][0-9]*"},
-            "decision": "ask", "reason": "Refunds over 99 need a second person"}  # fmt: skip
+    rule = {
+        "id": "big-refund",
+        "tools": ["refund"],
+        "params": {"amount": "[0-9][0-9][0-9]*"},
+        "decision": "ask",
+        "reason": "Refunds over 99 need a second person",
+    }
     seen = []
 
     def approver(pending):
