@@ -74,7 +74,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--call",
         metavar="JSON",
-        help="one call's decision trail: every before_tool_call handler's answer, in order "
+        help="one call's decision trail: every before_tool_call handler's answer, in order, "
+        "and what the rules saw (commands, paths, hosts) and each rule's verdict "
         '(e.g. \'{"name": "exec", "params": {"command": "ls"}}\'); nothing runs',
     )
     add_json_option(parser, "the verdicts and chains")

@@ -125,3 +125,30 @@ def test_ask_is_an_approval_with_the_rules_reason_as_the_question():
         assert seen[0].plugin == "rules"
         assert rt.call({"name": "refund", "params": {"amount": 20}}).status == "ok"
         assert len(seen) == 1
+
+
+def test_an_exec_call_whose_command_cannot_be_read_gets_the_opaque_decision():
+    rule = {"id": "rm", "command": ["rm"], "flags": ["-r"], "decision": "deny"}
+    with runtime(rule) as rt:
+        assert status(rt, "exec", command=5) == "pending"
+        assert status(rt, "exec", command=["rm", 3]) == "pending"
+        assert status(rt, "exec", script_path="x.sh") == "pending"
+        reason = rt.decide({"name": "exec", "params": {"command": 5}}).reason
+        assert "cannot toolhooks see" in reason.lower() or "command" in reason
+    with runtime(rule, opaque="deny") as rt:
+        denied = rt.decide({"name": "exec", "params": {}})
+        assert denied.status == "blocked" and "no command param" in denied.reason
+
+
+def test_a_plugin_registered_by_hand_brings_its_own_rules(tmp_path):
+    from toolhooks.plugins.rules import RulesPlugin
+
+    plugin = RulesPlugin(
+        {"unmatched": "deny"},
+        rules=[{"id": "ok", "command": ["ls"], "decision": "allow"}],
+        project=str(tmp_path),
+    )
+    with Runtime(config={}, plugins=[plugin], load_entrypoints=False) as rt:
+        assert status(rt, "exec", command="ls -la") == "allowed"
+        assert status(rt, "exec", command="ls; whoami") == "blocked"
+        assert status(rt, "read", path="x") == "allowed"  # no rule covers read
