@@ -19,6 +19,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from toolhooks.analysis import (
+    analyse_argv,
+    analyse_script,
+    command_hosts,
+    command_paths,
+    hosts_in_text,
+    normalise_host,
+    normalise_path,
+)
+
 if TYPE_CHECKING:
     from toolhooks.analysis import Command, Script
 
@@ -93,7 +103,7 @@ class CallFacts:
     subjects: tuple[Subject, ...]
     opaque: str | None = None
     script: Script | None = None
-    cwd: str = ""
+    cwd: str | None = None
 
 
 def call_cwd(params: Mapping[str, Any], project: str) -> str:
@@ -186,10 +196,8 @@ def call_facts(
     need_paths: bool,
 ) -> CallFacts:
     """The subjects of one call: an exec call's simple commands, or the call itself."""
-    from toolhooks.analysis import analyse_argv, analyse_script
-
-    cwd = call_cwd(params, project)
     if tool in EXEC_TOOLS:
+        cwd = call_cwd(params, project)
         command, problem = command_of(params)
         if command is None:
             return CallFacts(exec_call=True, subjects=(), opaque=problem, cwd=cwd)
@@ -201,16 +209,11 @@ def call_facts(
         return CallFacts(
             exec_call=True, subjects=subjects, opaque=script.opaque, script=script, cwd=cwd
         )
-    return CallFacts(
-        exec_call=False,
-        subjects=(call_subject(tool, params, spec, cwd, home, need_paths, need_hosts),),
-        cwd=cwd,
-    )
+    subject = call_subject(tool, params, spec, project, home, need_paths, need_hosts)
+    return CallFacts(exec_call=False, subjects=(subject,))
 
 
 def command_subject(command: Command, need_paths: bool, need_hosts: bool) -> Subject:
-    from toolhooks.analysis import command_hosts, command_paths
-
     words: Sequence[Any] = command.argv[1:]
     unknown = any(word.text is None for word in words) or any(
         word.text is None for word in command.redirects
@@ -228,24 +231,25 @@ def call_subject(
     tool: str,
     params: Mapping[str, Any],
     spec: Any,
-    cwd: str,
+    project: str,
     home: str,
     need_paths: bool,
     need_hosts: bool,
 ) -> Subject:
-    from toolhooks.analysis import hosts_in_text, normalise_host, normalise_path
-
     paths: list[str] = []
+    named: list[str] = []
     if need_paths:
         named = list(path_values(params, spec_path_params(spec)))
         if tool in PATCH_TOOLS:
             for text in strings(params, [MAX_STRINGS]):
                 named += patch_files(text)
+    if named:
+        cwd = call_cwd(params, project)
         for value in dict.fromkeys(named):
             if value and "\x00" not in value:
                 paths += normalise_path(value, cwd=cwd, home=home)
     hosts: list[str] = []
-    if need_hosts:
+    if need_hosts and params:
         for value in strings(params, [MAX_STRINGS]):
             hosts += hosts_in_text(value)
         for name in HOST_PARAMS:

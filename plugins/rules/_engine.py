@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -38,6 +38,10 @@ class Rule:
     @property
     def needs_paths(self) -> bool:
         return self.when.needs_paths or (self.unless is not None and self.unless.needs_paths)
+
+    @property
+    def has_params(self) -> bool:
+        return self.when.params is not None
 
     @property
     def needs_hosts(self) -> bool:
@@ -81,6 +85,26 @@ class Verdict:
     traces: tuple[RuleTrace, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chosen:
+    """The rules that cover one tool, in config order, and what they need of its calls."""
+
+    rules: tuple[Rule, ...]
+    need_paths: bool
+    need_hosts: bool
+    has_params: bool
+
+
+def chosen(rules: Iterable[Rule]) -> Chosen:
+    picked = tuple(rules)
+    return Chosen(
+        rules=picked,
+        need_paths=any(r.needs_paths for r in picked),
+        need_hosts=any(r.needs_hosts for r in picked),
+        has_params=any(r.has_params for r in picked),
+    )
+
+
 @dataclass
 class RuleSet:
     """Compiled rules plus the settings; per-tool selection cached."""
@@ -91,14 +115,15 @@ class RuleSet:
     project: str
     home: str
     groups: Mapping[str, Sequence[str]]
-    _by_tool: dict[str, tuple[Rule, ...]] = field(default_factory=dict)
+    _by_tool: dict[str, Chosen] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def for_tool(self, name: str) -> tuple[Rule, ...]:
+    def for_tool(self, name: str) -> Chosen:
+        """The rules covering tool ``name`` and what they need of a call (cached per name)."""
         found = self._by_tool.get(name)
         if found is None:
             tool = canonical_tool(name)
-            found = tuple(r for r in self.rules if _selects(r.tools, name, tool, self.groups))
+            found = chosen(r for r in self.rules if _selects(r.tools, name, tool, self.groups))
             with self._lock:
                 if len(self._by_tool) >= CACHE_SIZE:
                     self._by_tool.clear()
@@ -112,21 +137,25 @@ class RuleSet:
         spec: Any = None,
         *,
         trace: bool = False,
-        rules: Sequence[Rule] | None = None,
+        rules: Chosen | None = None,
     ) -> Verdict:
-        chosen = self.for_tool(tool_name) if rules is None else tuple(rules)
-        if not chosen:
+        picked = self.for_tool(tool_name) if rules is None else rules
+        if not picked.rules:
             return Verdict(decision=None, hit=None)
-        tool = canonical_tool(tool_name)
         facts = call_facts(
-            tool,
+            canonical_tool(tool_name),
             params,
             spec,
             project=self.project,
             home=self.home,
-            need_paths=any(r.needs_paths for r in chosen),
-            need_hosts=any(r.needs_hosts for r in chosen),
+            need_paths=picked.need_paths,
+            need_hosts=picked.need_hosts,
         )
+        if not facts.exec_call and not trace and not picked.has_params:
+            subject = facts.subjects[0]
+            if not subject.paths and not subject.hosts:
+                return Verdict(decision=None, hit=None, facts=facts)  # nothing a rule could hold on
+        chosen_rules = picked.rules
         hits: list[Hit] = []
         traces: list[RuleTrace] = []
         if facts.opaque is not None:
@@ -140,7 +169,7 @@ class RuleSet:
                 )
             )
         for subject in facts.subjects:
-            own = [h for r in chosen if (h := self._apply(r, subject, params, traces, trace))]
+            own = [h for r in chosen_rules if (h := self._apply(r, subject, params, traces, trace))]
             if not own and facts.exec_call:
                 own.append(
                     Hit(

@@ -215,6 +215,8 @@ class Compiled:
         self.needs_command = any(c is not None for c in (self.prefix, self.flags, self.args))
         self.needs_paths = self.paths is not None
         self.needs_hosts = self.hosts is not None
+        self._any = self._checks(every=False)
+        self._every = self._checks(every=True)
 
     # -- the rule's own conditions: any item ------------------------------------------------
 
@@ -223,7 +225,7 @@ class Compiled:
         with what each condition matched."""
         verdict: Tri = True
         found: list[Found] = []
-        for check in self._checks(every=False):
+        for check in self._any:
             one = check(subject, params)
             if one.value is False:
                 return False, found
@@ -236,7 +238,7 @@ class Compiled:
         that kept it from holding."""
         verdict: Tri = True
         missed: Found | None = None
-        for check in self._checks(every=True):
+        for check in self._every:
             one = check(subject, params)
             if one.value is False:
                 return False, one

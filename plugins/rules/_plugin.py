@@ -100,7 +100,7 @@ class RulesPlugin:
         if rules is None:
             return None
         chosen = rules.for_tool(call.name)
-        if not chosen:
+        if not chosen.rules:
             return None
         verdict = rules.decide(call.name, call.params, call.spec, rules=chosen)
         hit = verdict.hit
@@ -130,7 +130,7 @@ class RulesPlugin:
             return {"rules": 0, "decision": None}
         chosen = rules.for_tool(call.name)
         verdict = rules.decide(call.name, call.params, call.spec, rules=chosen, trace=True)
-        return explanation(rules, call.name, chosen, verdict)
+        return explanation(rules, call.name, chosen.rules, verdict)
 
 
 def block_reason(hit: Hit) -> str:
