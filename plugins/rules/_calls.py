@@ -222,7 +222,10 @@ def command_subject(command: Command, need_paths: bool, need_hosts: bool) -> Sub
         command=command,
         shown=command.text,
         paths=command_paths(command) if need_paths else (),
-        hosts=command_hosts(command) if need_hosts else (),
+        # No host name starts with "-": such a candidate is an option word (`curl --version`).
+        hosts=tuple(h for h in command_hosts(command) if not h.startswith("-"))
+        if need_hosts
+        else (),
         unknown=unknown,
     )
 
