@@ -13,7 +13,6 @@ from . import _table
 from ._commands import help_of
 from ._common import (
     OK,
-    PROBLEMS,
     UsageError,
     add_config_option,
     add_json_option,
@@ -150,6 +149,8 @@ def _timeout_label(handler: HandlerInfo) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.call is not None:
+        from ._explain_call import run_call
+
         return run_call(args)
     sender = parse_sender(args.sender)
     if args.tag and not args.tool:
@@ -279,93 +280,3 @@ def _print_tool(name: str, verdict: Any, chain: list[HandlerInfo]) -> None:
                 indent="  ",
             )
         )
-
-
-def run_call(args: argparse.Namespace) -> int:
-    """``--call JSON``: the decision trail (every before_tool_call handler's answer) and, when
-    the rules plugin is loaded, what it saw in the call and what each rule made of it."""
-    from ._trail import parse_call, trail
-
-    proposal = parse_call(args.call)
-    runtime = build_runtime(read_config(args))
-    try:
-        found = trail(runtime, proposal)
-        rules = _rules_view(runtime, proposal)
-    finally:
-        runtime.close()
-    if args.json:
-        print_json({**found, "rules": rules})
-        return OK if found["status"] != "error" else PROBLEMS
-    rows = [[str(s["priority"]), s["plugin"], s["answer"]] for s in found["steps"]]
-    print(f"call {_table.clean(found['tool'])}: {found['status']}", end="")
-    if found["blocked_by"]:
-        print(f" by {_table.clean(found['blocked_by'])}", end="")
-    print()
-    if found["reason"]:
-        print(f"  {_table.clean(found['reason'])}")
-    headers = ["PRIORITY", "PLUGIN", "ANSWER"]
-    print(_table.render(headers, rows, align=["right", "left", "left"], wrap=2, flex=[2]))
-    if rules is not None:
-        print()
-        _print_rules(rules)
-    return OK if found["status"] != "error" else PROBLEMS
-
-
-def _rules_view(runtime: Runtime, proposal: dict[str, Any]) -> dict[str, Any] | None:
-    """The rules plugin's view of the call (None when it is not loaded or the call is invalid)."""
-    plugin = runtime.get_plugin("rules")
-    explain_call = getattr(plugin, "explain_call", None)
-    if not callable(explain_call):
-        return None
-    try:
-        view: dict[str, Any] = explain_call(proposal)
-    except ValueError:  # an invalid call: the trail above already says why
-        return None
-    return view
-
-
-def _print_rules(view: dict[str, Any]) -> None:
-    clean = _table.clean
-    covering = view.get("covering", [])
-    print(
-        _table.paragraph(
-            f"rules: {view.get('rules', 0)} in the config, {len(covering)} cover "
-            f"{clean(view.get('tool'))}"
-            + (f" ({', '.join(map(clean, covering))})" if covering else "")
-        )
-    )
-    if view.get("opaque"):
-        print(_table.paragraph(f"opaque: {clean(view['opaque'])}", indent="  "))
-    commands = view.get("commands", [])
-    if commands:
-        print("commands:")
-        for number, command in enumerate(commands, 1):
-            argv = " ".join("<unknown>" if w is None else clean(w) for w in command["argv"])
-            via = f" via {clean(' > '.join(command['via']))}" if command["via"] else ""
-            print(f"  {number}. {argv}{via} (in {clean(command['cwd'])})")
-    for kind in ("paths", "hosts"):
-        items = view.get(kind, [])
-        print(f"{kind}: " + (", ".join(clean(item) for item in items) if items else "(none)"))
-    verdicts = view.get("verdicts", [])
-    rows = []
-    for rule in dict.fromkeys(v["rule"] for v in verdicts):
-        own = [v for v in verdicts if v["rule"] == rule and v["verdict"] != "no match"]
-        if not own:
-            rows.append([clean(rule), "(every command)" if commands else "", "no match", ""])
-        rows += [[clean(rule), clean(v["subject"]), v["verdict"], clean(v["detail"])] for v in own]
-    if rows:
-        print(
-            _table.render(
-                ["RULE", "SUBJECT", "VERDICT", "DETAIL"], rows, wrap=3, flex=[1, 0, 2], indent="  "
-            )
-        )
-    by = view.get("by")
-    decision = view.get("decision")
-    if decision is None:
-        print("rules decision: none (no rule covers this call)")
-    else:
-        said = "" if by is None else f" ({clean(by['kind'])}"
-        if by is not None:
-            said += f" {clean(by['rule'])}" if by.get("rule") else ""
-            said += f": {clean(by['matched'])})"
-        print(f"rules decision: {decision}{said}")

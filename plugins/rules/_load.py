@@ -13,8 +13,9 @@ from toolhooks import ConfigError
 
 from ._config import Conditions, RuleConfig
 from ._defaults import DecisionName
-from ._engine import Rule, RuleSet
+from ._engine import RuleSet
 from ._match import Compiled
+from ._records import Rule
 
 _HEADER = re.compile(r"^\s*\[\[\s*(?P<name>[^\]]+?)\s*\]\]")
 _TABLE = re.compile(r"^\s*\[\s*(?P<name>[^\]]+?)\s*\]")

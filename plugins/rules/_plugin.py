@@ -10,8 +10,9 @@ from typing import Any, ClassVar
 from toolhooks import ApprovalRequest, BeforeToolCallResult, ToolCall, emit, hookimpl
 
 from ._config import RulesSettings
-from ._engine import Hit, RuleSet, Verdict, default_project
+from ._engine import RuleSet, default_project
 from ._load import load_rules
+from ._records import Hit, Verdict
 
 TITLE_LIMIT = 80
 DESCRIPTION_LIMIT = 512

@@ -62,7 +62,7 @@ def _error(tmp_path: Path, text: str) -> str:
         (
             '[tool]\nprofile = "coding"\n',
             "1: unknown top-level key 'tool' (did you mean 'tools'?) (expected plugins, tools, "
-            "approvals, state, agents)",
+            "approvals, state, agents, rules)",
         ),
         (
             "[plugins.result_budget]\nfloor = 10\ntiers = [\n  { min_tokens = 0, max_chars = 9, "

@@ -1,0 +1,181 @@
+"""A simple command's words as rules read them: the argv prefix (``command``), its flags and
+its non-option args, in three values (``True``, ``False``, ``None``: an unknown word could
+decide it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._globs import Matcher, prefix_word
+
+Tri = bool | None
+GIT_VALUE_OPTIONS: Final = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix",
+     "--exec-path", "--list-cmds", "--attr-source"}
+)  # fmt: skip
+"""git's global options that take the next word as their value (skipped before the subcommand)."""
+MAX_PREFIX_STEPS: Final = 10_000
+"""Bound on the prefix search (options that may or may not take a value branch it)."""
+
+
+def both(a: Tri, b: Tri) -> Tri:
+    """Three-valued AND."""
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
+
+
+def either(a: Tri, b: Tri) -> Tri:
+    """Three-valued OR."""
+    if a is True or b is True:
+        return True
+    return None if a is None or b is None else False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Found:
+    """A condition's verdict on one subject and the item that decided it (for the reason)."""
+
+    value: Tri
+    item: str | None = None
+    kind: str = ""
+
+
+NO: Final = Found(value=False)
+
+
+def is_option(text: str) -> bool:
+    return len(text) > 1 and text.startswith("-")
+
+
+class Prefix:
+    """``command``: the argv prefix, options (and a value each may take) skipped between words."""
+
+    def __init__(self, words: Sequence[str | Sequence[str]]) -> None:
+        self.words: tuple[Matcher, ...] = tuple(
+            prefix_word(w) if isinstance(w, str) else _alternatives(w) for w in words
+        )
+        self.literal_options = any(
+            (isinstance(w, str) and w.startswith("-"))
+            or (not isinstance(w, str) and any(a.startswith("-") for a in w))
+            for w in words
+        )
+
+    def match(self, program: str | None, argv: Sequence[Any]) -> tuple[Tri, int]:
+        """(verdict, index in argv just after the prefix)."""
+        first = self.words[0]
+        if program is None:
+            return None, 1
+        if not first(program):
+            return False, -1
+        if len(self.words) == 1:
+            return True, 1
+        memo: dict[tuple[int, int, bool], tuple[Tri, int]] = {}
+        steps = [0]
+        git = program == "git"
+
+        def walk(pi: int, ai: int, ended: bool) -> tuple[Tri, int]:
+            if pi == len(self.words):
+                return True, ai
+            if ai >= len(argv):
+                return False, -1
+            key = (pi, ai, ended)
+            done = memo.get(key)
+            if done is not None:
+                return done
+            steps[0] += 1
+            if steps[0] > MAX_PREFIX_STEPS:
+                return None, ai  # too many ways to read it: cannot be known
+            word = argv[ai]
+            text = word.text
+            if text is None:
+                as_word = walk(pi + 1, ai + 1, ended)
+                as_option = walk(pi, ai + 1, ended) if not ended else (False, -1)
+                best = either(both(None, as_word[0]), both(None, as_option[0]))
+                result = (best, as_word[1] if as_word[0] is not False else as_option[1])
+            else:
+                found: tuple[Tri, int] = (False, -1)
+                if self.words[pi](text):
+                    found = walk(pi + 1, ai + 1, ended)
+                if found[0] is not True and not ended:
+                    if text == "--":
+                        found = _better(found, walk(pi, ai + 1, True))
+                    elif is_option(text):
+                        found = _better(found, walk(pi, ai + 1, ended))
+                        takes_value = "=" not in text and (
+                            not git or text in GIT_VALUE_OPTIONS or not text.startswith("--")
+                        )
+                        if takes_value and found[0] is not True:
+                            found = _better(found, walk(pi, ai + 2, ended))
+                result = found
+            memo[key] = result
+            return result
+
+        return walk(1, 1, False)
+
+
+def _better(a: tuple[Tri, int], b: tuple[Tri, int]) -> tuple[Tri, int]:
+    rank = {True: 2, None: 1, False: 0}
+    return b if rank[b[0]] > rank[a[0]] else a
+
+
+def _alternatives(words: Sequence[str]) -> Matcher:
+    matchers = [prefix_word(w) for w in words]
+    return lambda text: any(m(text) for m in matchers)
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A command's words sorted out: its flags, its non-option args, unknown words."""
+
+    flags: frozenset[str]
+    long_flags: tuple[str, ...]
+    args: tuple[str, ...]
+    unknown_option: bool
+    unknown_arg: bool
+
+
+def parse_words(argv: Sequence[Any], start: int, cwd: str) -> Parsed:
+    """Flags over the whole argv (after argv[0]); args after ``start`` (the prefix's end)."""
+    import os
+
+    flags: set[str] = set()
+    long_flags: list[str] = []
+    args: list[str] = []
+    unknown_option = unknown_arg = False
+    ended = False
+    for index, word in enumerate(argv[1:], 1):
+        text = word.text
+        if text is None:
+            if not ended:
+                unknown_option = True
+            if index >= start:
+                unknown_arg = True
+            continue
+        if not ended and text == "--":
+            ended = True
+            continue
+        if not ended and text.startswith("--") and len(text) > 2:
+            name, sep, value = text.partition("=")
+            flags.add(name)
+            long_flags.append(name)
+            if sep and index >= start:
+                args.append(value)
+            continue
+        if not ended and is_option(text):
+            flags.add(text.partition("=")[0])  # a word option (find's -delete)
+            for char in text[1:]:
+                flags.add("-" + char)
+            continue
+        if index < start:
+            continue
+        args.append(text)
+        key, sep, value = text.partition("=")
+        if sep and key and "/" not in key:
+            args.append(value)
+        for alternative in getattr(word, "alternatives", ()):
+            args.append(alternative)
+            args.append(os.path.relpath(alternative, cwd))
+    return Parsed(frozenset(flags), tuple(long_flags), tuple(args), unknown_option, unknown_arg)

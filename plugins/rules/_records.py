@@ -1,0 +1,95 @@
+"""The rule set's records: a compiled rule, the rules covering one tool, a decision a subject
+got (``Hit``), a rule's verdict for explain (``RuleTrace``), and a call's ``Verdict``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ._calls import CallFacts
+from ._config import RuleConfig
+from ._defaults import DecisionName
+from ._match import Compiled
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    """One compiled ``[[rules]]`` entry."""
+
+    id: str
+    index: int
+    decision: DecisionName
+    reason: str | None
+    tools: tuple[str, ...]
+    when: Compiled
+    unless: Compiled | None
+    config: RuleConfig
+
+    @property
+    def needs_paths(self) -> bool:
+        return self.when.needs_paths or (self.unless is not None and self.unless.needs_paths)
+
+    @property
+    def has_params(self) -> bool:
+        return self.when.params is not None
+
+    @property
+    def needs_hosts(self) -> bool:
+        return self.when.needs_hosts or (self.unless is not None and self.unless.needs_hosts)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hit:
+    """A decision one subject got: from a rule, from uncertainty, from ``unmatched`` or
+    ``opaque``."""
+
+    decision: DecisionName
+    rule: str | None
+    kind: str
+    """``rule`` | ``uncertain`` (an unknown word could decide the rule) | ``unmatched`` |
+    ``opaque``."""
+    subject: str
+    matched: str
+    """What matched, for the reason: ``command `rm -rf /```, ``path /home/u/.ssh/id_rsa``."""
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleTrace:
+    """For explain: a rule's verdict on one subject."""
+
+    rule: str
+    subject: str
+    verdict: str
+    """``matched``, ``uncertain``, ``excepted`` (its unless held), ``no match``."""
+    detail: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    decision: DecisionName | None
+    """None: no rule covers the call (the rules have no opinion)."""
+    hit: Hit | None
+    hits: tuple[Hit, ...] = ()
+    facts: CallFacts | None = None
+    traces: tuple[RuleTrace, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chosen:
+    """The rules that cover one tool, in config order, and what they need of its calls."""
+
+    rules: tuple[Rule, ...]
+    need_paths: bool
+    need_hosts: bool
+    has_params: bool
+
+
+def chosen(rules: Iterable[Rule]) -> Chosen:
+    picked = tuple(rules)
+    return Chosen(
+        rules=picked,
+        need_paths=any(r.needs_paths for r in picked),
+        need_hosts=any(r.needs_hosts for r in picked),
+        has_params=any(r.has_params for r in picked),
+    )
