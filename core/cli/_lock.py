@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
         note(f"replacing a lock that cannot be read: {exc}")
         old = None
     found = differences(old, current) if old is not None else []
+    for entry in sorted(current.values(), key=_name):
+        if entry.shadowed is not None:  # locked anyway: the files are right, the path is not
+            note(f"plugin {entry.name!r} will be refused until this is removed: {entry.shadowed}")
     text = render(current.values(), config.source.name)
     unchanged = target.is_file() and target.read_text(encoding="utf-8") == text
     if not unchanged:

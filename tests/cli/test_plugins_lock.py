@@ -183,3 +183,29 @@ def test_a_case_file_nested_3000_deep_is_a_clear_error_not_a_traceback(cli):
         result.err.strip()
         == f"toolhooks: error: {cases}: not valid TOML: nested too deeply to read"
     )
+
+
+def test_a_module_shadowing_a_locked_one_is_named_by_lock_and_check(
+    cli, install_dist, tmp_path, monkeypatch
+):
+    """Issue #32 item 7: the lock hashed the installed file, the import found another."""
+    site = install_dist("first-plugin", {"first_mod": PLUGIN}, {"first": "first_mod:Plugin"})
+    info = site / "first_plugin-1.0.dist-info"
+    listed = ["first_mod.py", *(f"{info.name}/{f}" for f in ("METADATA", "entry_points.txt"))]
+    (info / "RECORD").write_text("".join(f"{name},,\n" for name in listed))
+    cli.config("[plugins]\n")
+    assert cli("plugins", "lock").code == 0
+    earlier = tmp_path / "earlier"
+    (earlier / "first_mod").mkdir(parents=True)
+    (earlier / "first_mod" / "__init__.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(earlier))
+    _files.forget()
+    checked = cli("plugins", "lock", "--check")
+    shadow = earlier / "first_mod" / "__init__.py"
+    assert checked.code == 1, checked.out + checked.err
+    assert f"resolves to {shadow}, not the locked {site / 'first_mod.py'}" in checked.out
+    _files.forget()
+    relocked = cli("plugins", "lock")
+    assert relocked.code == 0
+    assert "plugin 'first' will be refused until this is removed" in relocked.err
+    assert f"resolves to {shadow}" in relocked.err
