@@ -152,12 +152,15 @@ def _deduplicated(
         taken = found.get(candidate.name)
         if taken is None:
             found[candidate.name] = candidate
-        elif (taken.value, taken.distribution) != (candidate.value, candidate.distribution):
-            if candidate.builtin and not taken.builtin:
-                # A third party can never take a built-in's name, whatever sys.path order says:
-                # else `only = ["policy"]` would import it instead of the policy fence.
-                found[candidate.name] = candidate
-                candidate, taken = taken, candidate
+            continue
+        if candidate.builtin and not taken.builtin:
+            # A third party can never take a built-in's name, whatever sys.path order says:
+            # else `only = ["policy"]` would import it instead of the policy fence. That holds
+            # for a copy of toolhooks' own metadata too (a stale `toolhooks.egg-info` in the
+            # working folder): same entry point, but not the distribution that is running.
+            found[candidate.name] = candidate
+            candidate, taken = taken, candidate
+        if (taken.value, taken.distribution) != (candidate.value, candidate.distribution):
             duplicates.append((candidate, _duplicate(candidate, taken)))
     ordered = sorted(found.values(), key=lambda c: (not c.builtin, c.name))
     return ordered, duplicates

@@ -151,3 +151,26 @@ def test_the_cache_is_still_used_for_third_party_rows(site, cache):
     after, _ = find_entry_points()
     assert next(c for c in after if c.name == "kept").version == "from-the-cache"
     assert any(c.builtin and c.name == "policy" for c in after)
+
+
+def test_a_stale_copy_of_toolhooks_metadata_first_on_the_path_keeps_the_builtins(
+    site, no_cache, tmp_path, monkeypatch
+):
+    """A `toolhooks.egg-info` left in the working folder by a build: the same entry points and
+    name, earlier on sys.path. It is not the running toolhooks: the built-ins stay built-in."""
+    from importlib import metadata
+
+    real = metadata.distribution("toolhooks").read_text("entry_points.txt") or ""
+    stale = tmp_path / "checkout" / "toolhooks.egg-info"
+    stale.mkdir(parents=True)
+    (stale / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: toolhooks\nVersion: 0.1.0\n")
+    (stale / "entry_points.txt").write_text(real)
+    monkeypatch.syspath_prepend(str(stale.parent))
+    candidates, duplicates = find_entry_points()
+    policy = next(c for c in candidates if c.name == "policy")
+    assert policy.builtin and policy.value == REAL_POLICY and policy.folder != str(stale)
+    assert not duplicates  # the same entry points: nothing to refuse, nothing to say
+    monkeypatch.setenv("TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.chdir(tmp_path)
+    with Runtime(config={"tools": {"profile": "minimal"}}) as rt:
+        assert blocked_exec(rt) == ("blocked", "policy")
