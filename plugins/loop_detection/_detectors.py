@@ -85,78 +85,94 @@ class Detectors:
         if new and self.quiet_first and not st.warned and not (unknown_tool and st.unknown):
             # The common case, a call not in the window: every count below is 1 (the call
             # itself), under any threshold; there is no warning to forget and no unknown-tool
-            # run to count. 6,200 of 43,300 instructions a call (callgrind, bench item 9's row).
+            # run to count (about a seventh of the plugin's work a call, BENCHMARKS.md).
             return None
-        warning = self.warning
-        critical = self.critical
-        found: Finding | None = None
-
         if self.on_breaker and st.streak >= self.breaker and sig in st.sigs:
             message = _breaker(name, st.streak)
             return Finding("critical", GLOBAL, st.streak, self.breaker, message, (GLOBAL, b""))
+        found = self._detect(st, name, sig, unknown_tool)
+        if found is None or found.level == "critical":
+            return found
+        return found if st.first_warning(found.key, found.count // self.warning) else None
 
+    def _detect(
+        self, st: SessionState, name: str, sig: bytes, unknown_tool: bool
+    ) -> Finding | None:
+        """The first critical finding in the detectors' order, else their first warning."""
+        found: Finding | None = None
         poll = self.on_poll and self.is_poll(name)
         if poll:
-            count = _poll_run(st, sig) + 1
-            if count >= critical:
-                message = _poll_critical(name, count)
-                return Finding("critical", POLL, count, critical, message, (POLL, sig))
-            if count >= warning:
-                message = _poll_warning(name, count)
-                found = Finding("warning", POLL, count, warning, message, (POLL, sig))
-            elif st.warned:
-                st.forget_warning((POLL, sig))
-
+            found = self._poll(st, name, sig)
+            if found is not None and found.level == "critical":
+                return found
         if self.on_ping_pong:
-            run = stalled = 0
-            sigs = st.sigs
-            size = len(sigs) // RECORD
-            if size >= 2:  # cheap test first: the call before the most recent one had ``sig``
-                newest = (st.total - 1) % size
-                before = ((newest - 1) % size) * RECORD
-                if sigs.startswith(sig, before) and not sigs.startswith(sig, newest * RECORD):
-                    run, stalled = _ping_pong(st, sig)
-            if run:
-                other = st.last_name
-                if stalled + 1 >= critical:
-                    message = _ping_pong_critical(name, other, stalled + 1)
-                    key = (PING_PONG, b"")
-                    return Finding("critical", PING_PONG, stalled + 1, critical, message, key)
-                if run + 1 >= warning and found is None:
-                    message = _ping_pong_warning(name, other, run + 1)
-                    found = Finding(
-                        "warning", PING_PONG, run + 1, warning, message, (PING_PONG, b"")
-                    )
-            if run + 1 < warning and st.warned:
-                st.forget_kind(PING_PONG)
-
+            finding = self._ping_pong(st, name, sig)
+            if finding is not None and (found is None or finding.level == "critical"):
+                found = finding
+                if found.level == "critical":
+                    return found
         if self.on_generic and not poll:
-            count = st.count(sig) + 1
-            if count >= critical:
-                # Only a no-progress run blocks: identical calls whose results keep changing
-                # (a job's progress, a growing log) are warned about, never blocked.
-                stalled = _poll_run(st, sig) + 1
-                if stalled >= critical:
-                    message = _generic_critical(name, stalled)
-                    key = (GENERIC, sig)
-                    return Finding("critical", GENERIC, stalled, critical, message, key)
-            if count >= warning:
-                if found is None:
-                    message = _generic_warning(name, count)
-                    found = Finding("warning", GENERIC, count, warning, message, (GENERIC, sig))
-            elif count == 1 and st.warned:
-                st.forget_warning((GENERIC, sig))
-
+            finding = self._generic(st, name, sig)
+            if finding is not None and (found is None or finding.level == "critical"):
+                found = finding
+                if found.level == "critical":
+                    return found
         if self.on_unknown and unknown_tool and st.unknown:
             count = st.unknown.get(tool_key(name), 0) + 1
             if count >= self.unknown_threshold:
-                message = _unknown_critical(name, count - 1)
-                key = (UNKNOWN, b"")
+                message, key = _unknown_critical(name, count - 1), (UNKNOWN, b"")
                 return Finding("critical", UNKNOWN, count, self.unknown_threshold, message, key)
-
-        if found is not None and not st.first_warning(found.key, found.count // warning):
-            return None
         return found
+
+    def _poll(self, st: SessionState, name: str, sig: bytes) -> Finding | None:
+        """Known-poll no progress: the same poll, its result unchanged."""
+        count = _poll_run(st, sig) + 1
+        if count >= self.critical:
+            message = _poll_critical(name, count)
+            return Finding("critical", POLL, count, self.critical, message, (POLL, sig))
+        if count >= self.warning:
+            message = _poll_warning(name, count)
+            return Finding("warning", POLL, count, self.warning, message, (POLL, sig))
+        if st.warned:
+            st.forget_warning((POLL, sig))
+        return None
+
+    def _ping_pong(self, st: SessionState, name: str, sig: bytes) -> Finding | None:
+        """Ping-pong: two calls alternating, ``... sig other sig other``."""
+        run = stalled = 0
+        size = len(st.sigs) // RECORD
+        if size >= 2:  # cheap test first: the call before the most recent one had ``sig``
+            newest = (st.total - 1) % size
+            before = ((newest - 1) % size) * RECORD
+            if st.sigs.startswith(sig, before) and not st.sigs.startswith(sig, newest * RECORD):
+                run, stalled = _ping_pong(st, sig)
+        key = (PING_PONG, b"")
+        if run and stalled + 1 >= self.critical:
+            message = _ping_pong_critical(name, st.last_name, stalled + 1)
+            return Finding("critical", PING_PONG, stalled + 1, self.critical, message, key)
+        if run and run + 1 >= self.warning:
+            message = _ping_pong_warning(name, st.last_name, run + 1)
+            return Finding("warning", PING_PONG, run + 1, self.warning, message, key)
+        if run + 1 < self.warning and st.warned:
+            st.forget_kind(PING_PONG)
+        return None
+
+    def _generic(self, st: SessionState, name: str, sig: bytes) -> Finding | None:
+        """Generic repeat: identical calls among the window's."""
+        count = st.count(sig) + 1
+        if count >= self.critical:
+            # Only a no-progress run blocks: identical calls whose results keep changing
+            # (a job's progress, a growing log) are warned about, never blocked.
+            stalled = _poll_run(st, sig) + 1
+            if stalled >= self.critical:
+                message = _generic_critical(name, stalled)
+                return Finding("critical", GENERIC, stalled, self.critical, message, (GENERIC, sig))
+        if count >= self.warning:
+            message = _generic_warning(name, count)
+            return Finding("warning", GENERIC, count, self.warning, message, (GENERIC, sig))
+        if count == 1 and st.warned:
+            st.forget_warning((GENERIC, sig))
+        return None
 
 
 def _poll_run(st: SessionState, sig: bytes) -> int:
