@@ -117,45 +117,13 @@ def classify(
         index, line, outcome.tool, dict(outcome.params or proposed), outcome.status, outcome.call_id
     )
     if resumed is not None:
-        deferred = next((e for e in events if e.event == "approval.deferred"), None)
+        deferred = _first(events, "approval.deferred")
         which = f" (approval {deferred.data.get('short_id')})" if deferred is not None else ""
         decision.add("resumed", f"finishes the call of line {resumed}{which}, under its call id")
-    asked = next(
-        (
-            e
-            for e in events
-            if e.event == "hook.decision"
-            and e.data.get("require_approval")
-            and e.data.get("applied", True)
-        ),
-        None,
-    )
+    asked = _approval_asked(events)
     asked_text = f"{asked.plugin} asked {_shown(asked.data['require_approval'])}" if asked else ""
     if outcome.status == "blocked":
-        by = outcome.blocked_by or "?"
-        reason = outcome.reason or outcome.content
-        denied = next((e for e in events if e.event == "policy.denied"), None)
-        critical = next((e for e in events if e.event == "loop.critical"), None)
-        if by == "policy" and denied is not None:
-            decision.add(
-                "blocked_by_policy",
-                f"rule {denied.data.get('rule')}: {denied.data.get('detail')}",
-                by,
-                "blocked",
-            )
-        elif asked is not None and asked.plugin != by:
-            decision.add(
-                "approval_requested_then_blocked",
-                f"{asked_text}; {by} blocked it: {reason}",
-                asked.plugin,
-                "asked_approval",
-            )
-            decision.by.append(by)
-            decision.actions.append((by, "blocked"))
-        elif critical is not None and by == critical.plugin:
-            decision.add("loop_critical", reason, by, "blocked")
-        else:
-            decision.add("blocked", reason, by, "blocked")
+        _blocked(decision, outcome, events, asked, asked_text)
     elif outcome.status == "pending" and outcome.pending is not None:
         waiting = f"deferred: approval {outcome.pending.short_id} waits for a decision"
         shown = f"{asked_text}; {waiting}" if asked else waiting
@@ -169,6 +137,49 @@ def classify(
     return decision
 
 
+def _first(events: list[Event], name: str) -> Event | None:
+    return next((e for e in events if e.event == name), None)
+
+
+def _approval_asked(events: list[Event]) -> Event | None:
+    """The hook decision that asked for approval and was applied, if one did."""
+    for event in events:
+        data = event.data
+        if (
+            event.event == "hook.decision"
+            and data.get("require_approval")
+            and data.get("applied", True)
+        ):
+            return event
+    return None
+
+
+def _blocked(
+    decision: Decision, outcome: Outcome, events: list[Event], asked: Event | None, asked_text: str
+) -> None:
+    """Who blocked the call: the policy's rule, a block after an approval request, a loop."""
+    by = outcome.blocked_by or "?"
+    reason = outcome.reason or outcome.content
+    denied = _first(events, "policy.denied")
+    critical = _first(events, "loop.critical")
+    if by == "policy" and denied is not None:
+        rule = f"rule {denied.data.get('rule')}: {denied.data.get('detail')}"
+        decision.add("blocked_by_policy", rule, by, "blocked")
+    elif asked is not None and asked.plugin != by:
+        decision.add(
+            "approval_requested_then_blocked",
+            f"{asked_text}; {by} blocked it: {reason}",
+            asked.plugin,
+            "asked_approval",
+        )
+        decision.by.append(by)
+        decision.actions.append((by, "blocked"))
+    elif critical is not None and by == critical.plugin:
+        decision.add("loop_critical", reason, by, "blocked")
+    else:
+        decision.add("blocked", reason, by, "blocked")
+
+
 def _ran(
     decision: Decision,
     proposed: dict[str, Any],
@@ -177,19 +188,13 @@ def _ran(
     asked_text: str,
     asked_by: str | None,
 ) -> None:
+    """A call that ran: its approval, rewrites, loop warnings, truncation, changed result."""
     if outcome.approval in ("allow-once", "allow-always"):
-        resolved = next((e for e in events if e.event == "approval.resolved"), None)
-        how = (
-            " (remembered allow-always)"
-            if resolved is not None and resolved.data.get("remembered")
-            else ""
-        )
-        decision.add(
-            "approval_granted",
-            f"{asked_text}; answered {outcome.approval}{how}",
-            asked_by,
-            "asked_approval",
-        )
+        resolved = _first(events, "approval.resolved")
+        remembered = resolved is not None and resolved.data.get("remembered")
+        how = " (remembered allow-always)" if remembered else ""
+        text = f"{asked_text}; answered {outcome.approval}{how}"
+        decision.add("approval_granted", text, asked_by, "asked_approval")
     elif outcome.approval == "edit":
         text = _edited(asked_text, proposed, outcome, events)
         decision.add("approval_edited", text, asked_by, "asked_approval")
@@ -203,17 +208,30 @@ def _ran(
     for event in events:
         if event.event == "loop.warning":
             decision.add("loop_warning", str(event.data.get("message", "")), event.plugin, "warned")
-    trimmed = next((e for e in events if e.event == "result.trimmed"), None)
     if outcome.truncated:
-        decision.artifact = outcome.artifact
-        if trimmed is not None:
-            data = trimmed.data
-            size = f"{data.get('original_chars'):,} chars, {data.get('kept_chars'):,} kept"
-        else:
-            size = "trimmed"
-        where = f"full result: {outcome.artifact}" if outcome.artifact else "full result not stored"
-        decision.add("truncated", size, trimmed.plugin if trimmed else None, "truncated")
-        decision.details.append(where)
+        _truncated(decision, outcome, _first(events, "result.trimmed"))
+    _results_changed(decision, events)
+    if outcome.status == "error":
+        decision.kinds.insert(0, "error")
+        decision.details.insert(0, outcome.content)
+    elif not decision.kinds:
+        decision.add("allowed", None)
+
+
+def _truncated(decision: Decision, outcome: Outcome, trimmed: Event | None) -> None:
+    decision.artifact = outcome.artifact
+    if trimmed is not None:
+        data = trimmed.data
+        size = f"{data.get('original_chars'):,} chars, {data.get('kept_chars'):,} kept"
+    else:
+        size = "trimmed"
+    where = f"full result: {outcome.artifact}" if outcome.artifact else "full result not stored"
+    decision.add("truncated", size, trimmed.plugin if trimmed else None, "truncated")
+    decision.details.append(where)
+
+
+def _results_changed(decision: Decision, events: list[Event]) -> None:
+    """After-hooks that changed the result (the built-ins that trim or warn say so elsewhere)."""
     for event in events:
         data = event.data
         if (
@@ -228,11 +246,6 @@ def _ran(
                 event.plugin,
                 "changed_result",
             )
-    if outcome.status == "error":
-        decision.kinds.insert(0, "error")
-        decision.details.insert(0, outcome.content)
-    elif not decision.kinds:
-        decision.add("allowed", None)
 
 
 def _edited(

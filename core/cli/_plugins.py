@@ -133,7 +133,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         runtime.close()
     infos = everything if args.all else [info for info in everything if info.enabled]
-    refused = [info.name for info in everything if info.locked is False]
     if args.json:
         print_json(
             {
@@ -143,6 +142,17 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return OK
+    print(_table.paragraph(f"config: {shown_config(config)}"))
+    if lock is not None:
+        print(_table.paragraph(f"lock: {lock} (only the plugins it lists load, unchanged)"))
+    print()
+    print(_plugin_table(infos, args.all, lock is not None))
+    refused = [info.name for info in everything if info.locked is False]
+    _print_not_loaded(infos, refused, args.all)
+    return OK
+
+
+def _plugin_table(infos: list[PluginInfo], show_all: bool, show_lock: bool) -> str:
     headers = [
         "NAME",
         "VERSION",
@@ -155,31 +165,28 @@ def run(args: argparse.Namespace) -> int:
         "ENABLED",
     ]
     align: list[_table.Align] = ["left", "left", "left", "left", "right"]
-    show_lock = lock is not None
     if show_lock:
         headers.append("LOCK")
     why = len(headers)
-    if args.all:
+    if show_all:
         headers.append("WHY")
-    print(_table.paragraph(f"config: {shown_config(config)}"))
-    if lock is not None:
-        print(_table.paragraph(f"lock: {lock} (only the plugins it lists load, unchanged)"))
-    print()
-    print(
-        _table.render(
-            headers,
-            rows(infos, args.all, show_lock),
-            align=align,
-            max_width=48,
-            wrap=why if args.all else None,
-            # On a narrow terminal the free text gives way first, then whole columns go.
-            flex=[why, 6] if args.all else [6],
-            drop=[1, 3, 2, 7, 5] if args.all else [1, 3, 2, 8, 7],
-            empty="(no plugins)",
-        )
+    return _table.render(
+        headers,
+        rows(infos, show_all, show_lock),
+        align=align,
+        max_width=48,
+        wrap=why if show_all else None,
+        # On a narrow terminal the free text gives way first, then whole columns go.
+        flex=[why, 6] if show_all else [6],
+        drop=[1, 3, 2, 7, 5] if show_all else [1, 3, 2, 8, 7],
+        empty="(no plugins)",
     )
+
+
+def _print_not_loaded(infos: list[PluginInfo], refused: list[str], show_all: bool) -> None:
+    """With --all, how many did not load; else the plugins the lock refused, if any."""
     hidden = [info for info in infos if not info.enabled]
-    if args.all and hidden:
+    if show_all and hidden:
         print()
         print(f"{len(infos) - len(hidden)} loaded, {len(hidden)} not loaded")
     elif refused:
@@ -190,4 +197,3 @@ def run(args: argparse.Namespace) -> int:
                 "(--all says why; `toolhooks plugins lock --check` lists every difference)"
             )
         )
-    return OK

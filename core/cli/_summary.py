@@ -42,48 +42,50 @@ def summarize(event: dict[str, Any], full: bool = False) -> str:
     def short(value: Any, width: int = 100) -> str:
         return _short(value, width, full)
 
-    name = event.get("event")
     data = {key: value for key, value in event.items() if key not in ENVELOPE}
+    line = _LINES.get(str(event.get("event")))
+    if line is None:
+        return " ".join(f"{key}={short(value, 60)}" for key, value in data.items())
+    return line(data, short)
+
+
+_Short = Callable[..., str]
+
+
+def _proposed(data: dict[str, Any], short: _Short) -> str:
+    extra = [
+        f"{key}={data.get(key)}"
+        for key in ("origin", "agent_id", "sender")
+        if data.get(key) not in (None, "agent")
+    ]
+    return " ".join([f"params={short(data.get('params', {}))}", *extra])
+
+
+def _resolved(data: dict[str, Any], short: _Short) -> str:
     get = data.get
-    if name == TOOL_PROPOSED:
-        extra = [
-            f"{key}={get(key)}"
-            for key in ("origin", "agent_id", "sender")
-            if get(key) not in (None, "agent")
-        ]
-        return " ".join([f"params={short(get('params', {}))}", *extra])
-    if name == HOOK_DECISION:
-        return _decision(data, short)
-    if name == HOOK_ERROR:
-        return f"{get('hook')} failed: {short(get('error'))} (on_error={get('on_error')})"
-    if name == PARAMS_CONFLICT:
-        return f"field {get('field')!r} written by {' then '.join(map(str, get('plugins') or []))}"
-    if name == PARAMS_FROZEN_IGNORED:
-        return f"ignored params {get('fields')} (frozen by {get('approval_plugin')}'s approval)"
-    if name == APPROVAL_IGNORED:
-        return f"ignored request {short(get('title'))!r} ({get('approval_plugin')} asked first)"
-    if name == TOOL_BLOCKED:
-        return f"blocked by {get('by')}: {short(get('reason'), 140)}"
-    if name == APPROVAL_REQUESTED:
-        return f"{get('severity')}: {short(get('title'))!r} (id {get('approval_id')})"
-    if name == APPROVAL_RESOLVED:
-        how = " (remembered)" if get("remembered") else ""
-        who = f" by {get('by')}" if get("by") else ""
-        why = f": {short(get('reason'))}" if get("reason") else ""
-        return f"{get('decision')}{how}{who}{why}"
-    if name == TOOL_FINISHED:
-        error = f" {short(get('error'))}" if get("error") else ""
-        return f"{get('status')} in {get('duration_ms')} ms{error}"
-    if name == RESULT_TRIMMED:
-        return f"{get('original_chars')} -> {get('kept_chars')} chars ({get('mode')}), artifact {get('artifact')}"
-    if name in (LOOP_WARNING, LOOP_CRITICAL):
-        return f"{get('detector')} count {get('count')}: {short(get('message'), 140)}"
-    if name == TOOL_INJECTED:
-        trimmed = f", truncated, artifact {get('artifact')}" if get("truncated") else ""
-        return f"{get('status')}, {get('chars')} chars{trimmed}{_quiet(get('quiet'), short)}"
-    if name == POLICY_DENIED:
-        return f"rule {get('rule')} ({short(get('detail'))})"
-    return " ".join(f"{key}={short(value, 60)}" for key, value in data.items())
+    how = " (remembered)" if get("remembered") else ""
+    who = f" by {get('by')}" if get("by") else ""
+    why = f": {short(get('reason'))}" if get("reason") else ""
+    return f"{get('decision')}{how}{who}{why}"
+
+
+def _finished(data: dict[str, Any], short: _Short) -> str:
+    error = f" {short(data.get('error'))}" if data.get("error") else ""
+    return f"{data.get('status')} in {data.get('duration_ms')} ms{error}"
+
+
+def _injected(data: dict[str, Any], short: _Short) -> str:
+    get = data.get
+    trimmed = f", truncated, artifact {get('artifact')}" if get("truncated") else ""
+    return f"{get('status')}, {get('chars')} chars{trimmed}{_quiet(get('quiet'), short)}"
+
+
+def _conflict(data: dict[str, Any], short: _Short) -> str:
+    return f"field {data.get('field')!r} written by {' then '.join(map(str, data.get('plugins') or []))}"
+
+
+def _loop(data: dict[str, Any], short: _Short) -> str:
+    return f"{data.get('detector')} count {data.get('count')}: {short(data.get('message'), 140)}"
 
 
 def _quiet(quiet: Any, short: Callable[..., str] = _short) -> str:
@@ -121,3 +123,36 @@ def _decision(data: dict[str, Any], short: Callable[..., str] = _short) -> str:
         said = "; ".join(parts) or "no change"
     audit = " (audit: not applied)" if data.get("applied") is False else ""
     return f"{hook}: {said}{audit}"
+
+
+_LINES: dict[str, Callable[[dict[str, Any], _Short], str]] = {
+    TOOL_PROPOSED: _proposed,
+    HOOK_DECISION: _decision,
+    HOOK_ERROR: lambda data, short: (
+        f"{data.get('hook')} failed: {short(data.get('error'))} (on_error={data.get('on_error')})"
+    ),
+    PARAMS_CONFLICT: _conflict,
+    PARAMS_FROZEN_IGNORED: lambda data, short: (
+        f"ignored params {data.get('fields')} (frozen by {data.get('approval_plugin')}'s approval)"
+    ),
+    APPROVAL_IGNORED: lambda data, short: (
+        f"ignored request {short(data.get('title'))!r} ({data.get('approval_plugin')} asked first)"
+    ),
+    TOOL_BLOCKED: lambda data, short: (
+        f"blocked by {data.get('by')}: {short(data.get('reason'), 140)}"
+    ),
+    APPROVAL_REQUESTED: lambda data, short: (
+        f"{data.get('severity')}: {short(data.get('title'))!r} (id {data.get('approval_id')})"
+    ),
+    APPROVAL_RESOLVED: _resolved,
+    TOOL_FINISHED: _finished,
+    RESULT_TRIMMED: lambda data, short: (
+        f"{data.get('original_chars')} -> {data.get('kept_chars')} chars ({data.get('mode')}), "
+        f"artifact {data.get('artifact')}"
+    ),
+    LOOP_WARNING: _loop,
+    LOOP_CRITICAL: _loop,
+    TOOL_INJECTED: _injected,
+    POLICY_DENIED: lambda data, short: f"rule {data.get('rule')} ({short(data.get('detail'))})",
+}
+"""Each event kind's line (an event of another kind shows its fields as ``key=value``)."""

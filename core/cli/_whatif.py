@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ._commands import help_of
 from ._common import (
@@ -28,6 +28,9 @@ from ._events import parse_since
 from ._output import output_width
 from ._table import clean, pairs
 from ._whatif_output import PROGRESS_EVERY_S, Progress, changed_line, print_tally, summary
+
+if TYPE_CHECKING:
+    from ..whatif import Selection, WhatIf  # imported when run: --help stays light
 
 DESCRIPTION = """\
 Replay every call an event log recorded (tool, params as proposed, sender, session, agent,
@@ -117,22 +120,16 @@ def load_plugins(specs: list[str]) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..whatif import NoLog, Selection, WhatIf
+    from ..whatif import NoLog, WhatIf
 
     config = read_config(args)
     plugins = load_plugins(args.plugins)
-    sessions = [part.strip() for text in args.session for part in text.split(",") if part.strip()]
-    select = Selection(
-        since=args.since, until=args.until, sessions=frozenset(sessions) if sessions else None
-    )
     try:
-        whatif = WhatIf(args.logs, config, plugins=plugins, select=select)
+        whatif = WhatIf(args.logs, config, plugins=plugins, select=_selection(args))
     except NoLog as error:
         note(clean(str(error)))
         return PROBLEMS
-    progress = Progress(whatif, sys.stderr, args.progress_every)
     out = sys.stdout
-    width = output_width()
     if args.json:
         out.write('{"changed": [')
     else:
@@ -140,7 +137,37 @@ def run(args: argparse.Namespace) -> int:
         shown = files[0] if len(files) == 1 else f"{files[0]} ... {files[-1]} ({len(files)} files)"
         print(pairs([("log", shown), ("config", shown_config(config))]))
         print()
-    first = True
+    try:
+        changed = _stream_changes(whatif, args, out)
+    except OSError as error:
+        note(f"cannot read the log: {clean(str(error))}")
+        return PROBLEMS
+    if args.json:
+        out.write(("\n" if changed else "") + "],\n")
+        counts = summary(whatif, config.file)
+        body = json_line(counts)[1:]  # the rest of the one object: '"unchanged": ...}'
+        out.write(f" {body}\n")
+    else:
+        if not changed:
+            print("no decision changed")
+        print_tally(whatif.tally, whatif.reading)
+    return PROBLEMS if args.fail_on_change and whatif.tally.changed else OK
+
+
+def _selection(args: argparse.Namespace) -> Selection:
+    from ..whatif import Selection
+
+    sessions = [part.strip() for text in args.session for part in text.split(",") if part.strip()]
+    return Selection(
+        since=args.since, until=args.until, sessions=frozenset(sessions) if sessions else None
+    )
+
+
+def _stream_changes(whatif: WhatIf, args: argparse.Namespace, out: TextIO) -> int:
+    """Print each changed call as it is found (a ``--json`` list item, or a line); how many."""
+    progress = Progress(whatif, sys.stderr, args.progress_every)
+    width = output_width()
+    changed = 0
     try:
         for result in whatif:
             progress.tick(whatif.tally.calls)
@@ -157,24 +184,10 @@ def run(args: argparse.Namespace) -> int:
                     "by": result.by,
                     "kinds": [change.kind for change in result.changes],
                 }
-                out.write(("\n  " if first else ",\n  ") + json_line(entry))
+                out.write(("\n  " if not changed else ",\n  ") + json_line(entry))
             else:
                 print(changed_line(result, width))
-            first = False
-    except OSError as error:
-        progress.done()
-        note(f"cannot read the log: {clean(str(error))}")
-        return PROBLEMS
+            changed += 1
     finally:
         progress.done()  # also on Ctrl-C: the terminal's line is left clean
-    tally, reading = whatif.tally, whatif.reading
-    if args.json:
-        out.write(("\n" if not first else "") + "],\n")
-        counts = summary(whatif, config.file)
-        body = json_line(counts)[1:]  # the rest of the one object: '"unchanged": ...}'
-        out.write(f" {body}\n")
-    else:
-        if first:
-            print("no decision changed")
-        print_tally(tally, reading)
-    return PROBLEMS if args.fail_on_change and tally.changed else OK
+    return changed

@@ -91,55 +91,73 @@ class Decision:
 def decision_of(events: Iterable[Mapping[str, Any]]) -> Decision:
     """The decision the events of one call show (events as log lines: ``event``, ``plugin`` and
     the data's keys at the top)."""
-    blocked_by: str | None = None
-    approver: str | None = None
-    fields: dict[str, str] = {}
-    warnings: set[tuple[str, str]] = set()
-    ran: Mapping[str, Any] | None = None
-    first_pass = True
+    reading = _FirstPass()
     for event in events:
         name = event.get("event")
-        if not isinstance(name, str):
-            continue
-        if name == TOOL_STARTED and first_pass:
+        if isinstance(name, str):
+            reading.read(name, event)
+    return reading.decision()
+
+
+class _FirstPass:
+    """What the before chain's first pass over one call showed, read event by event."""
+
+    __slots__ = ("approver", "blocked_by", "fields", "open", "ran", "warnings")
+
+    def __init__(self) -> None:
+        self.blocked_by: str | None = None
+        self.approver: str | None = None
+        self.fields: dict[str, str] = {}
+        self.warnings: set[tuple[str, str]] = set()
+        self.ran: Mapping[str, Any] | None = None
+        self.open = True
+        """False once the first pass ended (a block, an approval's events, the tool starting)."""
+
+    def read(self, name: str, event: Mapping[str, Any]) -> None:
+        if name == TOOL_STARTED and self.open:
             params = event.get("params")
-            ran = params if isinstance(params, Mapping) else None
+            self.ran = params if isinstance(params, Mapping) else None
         if name.startswith(_FIRST_PASS_ENDS):
-            first_pass = False
-        if not first_pass:
-            continue
+            self.open = False
+        if not self.open:
+            return
         plugin = str(event.get("plugin") or "?")
         if name == TOOL_BLOCKED:
-            blocked_by = str(event.get("by") or plugin)
-            first_pass = False
+            self.blocked_by = str(event.get("by") or plugin)
+            self.open = False
         elif name == HOOK_DECISION:
-            if event.get("applied") is False or event.get("hook", "before_tool_call") != (
-                "before_tool_call"
-            ):
-                continue  # audit mode, or an after hook: not a decision about the proposal
-            if event.get("require_approval") and approver is None:
-                approver = plugin
-            changed = event.get("params")
-            if isinstance(changed, (list, tuple)):
-                fields.update((str(field), plugin) for field in changed)
+            self._hook_decision(event, plugin)
         elif name.endswith(".warning"):
-            warnings.add((name[: -len(".warning")], plugin))
-    if blocked_by is not None:
-        verdict, by = "blocked", blocked_by
-    elif approver is not None:
-        verdict, by = "approval", approver
-    else:
-        verdict, by = "ok", None
-    values = None
-    if ran is not None and verdict == "ok":
-        values = {field: ran.get(field) for field in fields}
-    return Decision(
-        verdict=verdict,
-        by=by,
-        rewritten=tuple(sorted(fields.items())),
-        values=values,
-        warnings=tuple(sorted(warnings)),
-    )
+            self.warnings.add((name[: -len(".warning")], plugin))
+
+    def _hook_decision(self, event: Mapping[str, Any], plugin: str) -> None:
+        if event.get("applied") is False or event.get("hook", "before_tool_call") != (
+            "before_tool_call"
+        ):
+            return  # audit mode, or an after hook: not a decision about the proposal
+        if event.get("require_approval") and self.approver is None:
+            self.approver = plugin
+        changed = event.get("params")
+        if isinstance(changed, (list, tuple)):
+            self.fields.update((str(field), plugin) for field in changed)
+
+    def decision(self) -> Decision:
+        if self.blocked_by is not None:
+            verdict, by = "blocked", self.blocked_by
+        elif self.approver is not None:
+            verdict, by = "approval", self.approver
+        else:
+            verdict, by = "ok", None
+        values = None
+        if self.ran is not None and verdict == "ok":
+            values = {field: self.ran.get(field) for field in self.fields}
+        return Decision(
+            verdict=verdict,
+            by=by,
+            rewritten=tuple(sorted(self.fields.items())),
+            values=values,
+            warnings=tuple(sorted(self.warnings)),
+        )
 
 
 def core_checks_stand(before: Decision, after: Decision) -> Decision:
