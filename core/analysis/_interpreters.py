@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ._options import Options, read_options
@@ -116,6 +117,7 @@ INTERPRETERS: dict[str, _Kind] = {
 _SUBCOMMANDS = frozenset({"run", "x", "exec"})
 
 
+@functools.lru_cache(maxsize=512)
 def interpreter(name: str) -> str | None:
     """The interpreter ``name`` is (``python3.12`` is ``python``), or None."""
     lowered = name.lower()

@@ -7,12 +7,12 @@ they would pass that state around instead.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ._astral import TooManyCharacters, shield
 from ._grammar import parse
@@ -23,7 +23,7 @@ from ._records import Command, Word
 from ._scope import Scope
 from ._text import join_continued_lines, plain_program_name
 from ._words import GLOB_CHARS, build, expand
-from ._wrappers import see_through
+from ._wrappers import SHELLS, WRAPPERS, see_through
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -58,6 +58,7 @@ _ASSIGNING = frozenset(
     }
 )
 """Builtins that set the variables they name."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _FD_DUPLICATES = frozenset({">&", "<&", ">&-", "<&-"})
@@ -103,8 +104,10 @@ class Limit(Exception):
     """A bound was passed: the script is opaque."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Ctx:
+class _Ctx(NamedTuple):
+    """What a statement inherits from around it (a NamedTuple: copied with ``_replace`` on
+    the hot path, where ``dataclasses.replace`` costs several times more)."""
+
     stdin: str | None = None
     """Where stdin comes from: "pipe", "heredoc", "herestring", "file", or None (inherited)."""
     redirects: tuple[Word, ...] = ()
@@ -139,6 +142,8 @@ class Walker:
         self.budget = MAX_NODES
         self.depth = 0
         self.used_files = False
+        self.repeated = False
+        """Whether a part was walked twice (loops, function calls): commands may repeat."""
         self.astral: dict[int, str] = {}
         """Stand-ins for characters beyond the BMP (see _astral.py), restored at the end."""
 
@@ -151,7 +156,7 @@ class Walker:
     def script(self, text: str, scope: Scope, ctx: _Ctx) -> None:
         if len(text) > MAX_SOURCE:
             raise Limit(f"the script is longer than {MAX_SOURCE} characters")
-        if any("\ud800" <= c <= "\udfff" for c in text):
+        if not text.isascii() and _SURROGATE.search(text):
             raise Limit("the script holds a lone surrogate (not text a shell can run)")
         try:
             text = shield(join_continued_lines(text), self.astral)
@@ -180,7 +185,7 @@ class Walker:
             self.fail(f"aliases nest deeper than {MAX_REPARSE}")
             return
         self.script(
-            text, scope, replace(ctx, via=(*ctx.via, f"alias {name}"), reparse=ctx.reparse + 1)
+            text, scope, ctx._replace(via=(*ctx.via, f"alias {name}"), reparse=ctx.reparse + 1)
         )
 
     # ---- statements ----------------------------------------------------------------------
@@ -219,7 +224,7 @@ class Walker:
         # >(cmd) reads what the outer command writes: its stdin is a pipe.
         writes_in = node.child_count > 0 and node.children[0].type == ">("
         stdin = "pipe" if writes_in else ctx.stdin
-        self.sequence(node.children, scope.copy(), replace(ctx, redirects=(), stdin=stdin))
+        self.sequence(node.children, scope.copy(), ctx._replace(redirects=(), stdin=stdin))
 
     def _list(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
         named = [c for c in node.children if c.is_named and c.type != "comment"]
@@ -240,7 +245,7 @@ class Walker:
         for child in node.children:
             if not child.is_named or child.type == "comment":
                 continue
-            self.walk(child, scope.copy(), ctx if first else replace(ctx, stdin="pipe"))
+            self.walk(child, scope.copy(), ctx if first else ctx._replace(stdin="pipe"))
             first = False
 
     def _redirected(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
@@ -249,7 +254,7 @@ class Walker:
         words, stdin, after = self.redirections(
             [c for c in node.children if c.type in _REDIRECT_NODES], scope, ctx, spill
         )
-        inner = replace(ctx, redirects=ctx.redirects + tuple(words), stdin=stdin or ctx.stdin)
+        inner = ctx._replace(redirects=ctx.redirects + tuple(words), stdin=stdin or ctx.stdin)
         if body is not None and body.type == "command":
             starts = {c.start_byte for c in node.children if c.type in _REDIRECT_NODES}
             self.simple(body, scope, inner, spill, starts)
@@ -262,7 +267,7 @@ class Walker:
                 self.walk(child, scope, ctx)
         for operator, statement in after:
             if operator in ("|", "|&"):
-                self.walk(statement, scope.copy(), replace(ctx, stdin="pipe"))
+                self.walk(statement, scope.copy(), ctx._replace(stdin="pipe"))
             elif operator in ("&&", "||"):
                 self.maybe(lambda s, st=statement: self.walk(st, s, ctx), scope)  # type: ignore[misc]
             else:
@@ -424,6 +429,7 @@ class Walker:
 
     def loop(self, run: Callable[[Scope], None], scope: Scope) -> None:
         """A loop body: it may not run, and a second pass sees what the first changed."""
+        self.repeated = True
         before = scope.copy()
         self.maybe(run, scope)
         if _changed(before, scope):
@@ -527,19 +533,28 @@ class Walker:
                 continue
             elif child.is_named or kind == "$":
                 words.append(child)
-        redirect_starts = redirect_starts | {r.start_byte for r in redirects}
-        words = [w for w in words if not (w.type == "number" and w.end_byte in redirect_starts)]
+        if redirects:
+            redirect_starts = redirect_starts | {r.start_byte for r in redirects}
+        if redirect_starts:
+            words = [w for w in words if not (w.type == "number" and w.end_byte in redirect_starts)]
         on_sub = self._on_sub(scope, ctx)
         spill = list(spill)
-        targets, stdin, after = self.redirections(redirects, scope, ctx, spill)
+        targets, stdin, after = (
+            self.redirections(redirects, scope, ctx, spill) if redirects else ([], None, [])
+        )
         only_assignments = not words and not spill
         assignments = tuple(self.assignment(p, scope, ctx, apply=only_assignments) for p in prefix)
         argv: list[Word] = []
         for group in [*_groups(words), *spill]:
             found = expand(group, scope, on_sub)
-            self.used_files = self.used_files or any(w.alternatives for w in found)
+            if len(found) != 1 or found[0].alternatives:
+                self.used_files = self.used_files or any(w.alternatives for w in found)
             argv.extend(found)
-        own = replace(ctx, redirects=ctx.redirects + tuple(targets), stdin=stdin or ctx.stdin)
+        own = (
+            ctx._replace(redirects=ctx.redirects + tuple(targets), stdin=stdin or ctx.stdin)
+            if targets or stdin
+            else ctx
+        )
         text = _text(node)
         if argv:
             self.run(
@@ -567,7 +582,7 @@ class Walker:
             self.walk(
                 statement,
                 scope.copy() if operator in ("|", "|&") else scope,
-                replace(ctx, stdin="pipe") if operator in ("|", "|&") else ctx,
+                ctx._replace(stdin="pipe") if operator in ("|", "|&") else ctx,
             )
 
     def _cwd(self, cwds: tuple[str, ...]) -> str:
@@ -616,11 +631,11 @@ class Walker:
         if first.text is None:
             self.fail(f"the program is not a plain word: {first.source}")
         elif first.alternatives or (
-            first.text not in ("[", "[[") and any(c in GLOB_CHARS for c in first.text)
+            first.text not in ("[", "[[") and not GLOB_CHARS.isdisjoint(first.text)
         ):
             self.fail(f"the program is a glob: {first.source}")
         else:
-            name = posixpath.basename(first.text)
+            name = first.text.rpartition("/")[2]
             if not name or not plain_program_name(name):
                 self.fail(f"the program name is not plain ASCII or is empty: {first.source!r}")
             else:
@@ -665,11 +680,14 @@ class Walker:
         text: str,
         cwds: tuple[str, ...],
     ) -> None:
+        if _ordinary(program) and program not in scope.functions and program not in scope.aliases:
+            return  # the common case: a program that runs nothing else and changes nothing
         if not ctx.via and program in ("cd", "pushd", "popd", "chdir"):
             self.change_folder(program, argv, scope)
             return
         if program in scope.functions and program not in ctx.calls and not ctx.via:
-            self.walk(scope.functions[program], scope, replace(ctx, calls=ctx.calls | {program}))
+            self.repeated = True
+            self.walk(scope.functions[program], scope, ctx._replace(calls=ctx.calls | {program}))
             return
         alias = scope.aliases.get(program)
         if alias is not None and not ctx.via and argv[0].source == argv[0].text:
@@ -708,7 +726,7 @@ class Walker:
             self.reparse(script, (*ctx.via, label), cwds, ctx)
         remote = ssh_remote_command(program, argv)
         if remote is not None:
-            self.reparse(remote, (*ctx.via, program), cwds, replace(ctx, stdin=None))
+            self.reparse(remote, (*ctx.via, program), cwds, ctx._replace(stdin=None))
         for seen in see_through(program, argv) or ():
             if seen.opaque is not None:
                 self.fail(seen.opaque)
@@ -722,7 +740,7 @@ class Walker:
                     seen.argv,
                     assignments=assignments + seen.assignments,
                     scope=scope,
-                    ctx=replace(ctx, via=via, stdin="pipe" if program == "coproc" else ctx.stdin),
+                    ctx=ctx._replace(via=via, stdin="pipe" if program == "coproc" else ctx.stdin),
                     text=text,
                     cwds=inner_cwds,
                     option_values=seen.option_values,
@@ -778,6 +796,43 @@ class Walker:
             scope.dirs = (*scope.dirs, before)
         scope.vars.pop("PWD", None)
         scope.vars["OLDPWD"] = before[0] if len(before) == 1 else None
+
+
+_SPECIAL = frozenset(
+    {
+        "cd",
+        "pushd",
+        "popd",
+        "chdir",
+        "exec",
+        "eval",
+        "source",
+        ".",
+        "alias",
+        "trap",
+        "coproc",
+        "ssh",
+        "scp",
+        "sftp",
+        "autossh",
+        "rsync",
+        "git",
+        "tar",
+    }
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def _ordinary(program: str) -> bool:
+    """Whether ``program`` needs no more than its record: no wrapper, interpreter, builtin that
+    changes the shell, or program that hides commands in its options."""
+    return (
+        program not in _SPECIAL
+        and program not in _ASSIGNING
+        and program not in WRAPPERS
+        and program.rstrip("0123456789.-") not in SHELLS
+        and interpreter(program) is None
+    )
 
 
 def _assigned(chars: list[tuple[str, int]], scope: Scope) -> str:

@@ -46,7 +46,7 @@ class _Builder:
         self.unknown = False
 
     def add(self, text: str, kind: int) -> None:
-        self.chars.extend((c, kind) for c in text)
+        self.chars.extend(zip(text, itertools.repeat(kind, len(text)), strict=True))
 
     def node(self, node: Node, quoted: bool) -> None:
         kind = node.type
@@ -160,8 +160,29 @@ def build(nodes: Sequence[Node], scope: Scope, on_sub: OnSubstitution) -> tuple[
     return builder.chars, builder.unknown
 
 
+_PLAIN_UNSAFE = frozenset("\\{*?[~$`'\"")
+"""Characters after which a word needs the full treatment (quotes, escapes, braces, globs)."""
+
+
 def expand(nodes: Sequence[Node], scope: Scope, on_sub: OnSubstitution) -> list[Word]:
     """The words a command argument written as ``nodes`` becomes."""
+    if len(nodes) == 1:
+        node = nodes[0]
+        kind = node.type
+        if kind == "word" or kind == "number":
+            text = _text(node)
+            if _PLAIN_UNSAFE.isdisjoint(text):
+                return [Word(text=text, source=text)]
+        elif kind == "raw_string":
+            source = _text(node)
+            return [Word(text=source[1:-1], source=source)]
+        elif kind == "string" and node.named_child_count <= 1:
+            source = _text(node)
+            inner = source[1:-1]
+            if _PLAIN_UNSAFE.isdisjoint(inner) and (
+                node.named_child_count == 0 or node.named_children[0].type == "string_content"
+            ):
+                return [Word(text=inner, source=source)]
     source = "".join(_text(n) for n in nodes)
     chars, unknown = build(nodes, scope, on_sub)
     if unknown:
@@ -171,9 +192,7 @@ def expand(nodes: Sequence[Node], scope: Scope, on_sub: OnSubstitution) -> list[
 
 def expand_chars(chars: Chars, source: str, scope: Scope) -> list[Word]:
     try:
-        braced = (
-            expand_braces(chars) if any(c == "{" and k == LITERAL for c, k in chars) else [chars]
-        )
+        braced = expand_braces(chars) if ("{", LITERAL) in chars else [chars]
     except TooManyWords:
         return [Word(text=None, source=source)]
     words: list[Word] = []
@@ -212,7 +231,7 @@ def _tilde(chars: Chars, scope: Scope) -> Chars:
 def _split(chars: Chars, scope: Scope) -> list[Chars] | None:
     """Fields of an unquoted expansion's result; None when the separators are unknown."""
     if not any(k == EXPANDED for _, k in chars):
-        return [chars]
+        return [chars]  # (the common case: no expansion to split)
     if scope.ifs_changed:
         return None
     fields: list[Chars] = []
@@ -234,7 +253,9 @@ def _split(chars: Chars, scope: Scope) -> list[Chars] | None:
 
 def _globbed(chars: Chars, source: str, scope: Scope) -> Word:
     text = "".join(c for c, _ in chars)
-    if not any(c in GLOB_CHARS and k in (LITERAL, EXPANDED) for c, k in chars):
+    if GLOB_CHARS.isdisjoint(text) or not any(
+        c in GLOB_CHARS and k in (LITERAL, EXPANDED) for c, k in chars
+    ):
         return Word(text=text, source=source)
     pattern = "".join(
         c if k in (LITERAL, EXPANDED) or c not in "*?[]" else glob.escape(c) for c, k in chars
