@@ -139,6 +139,28 @@ def refusals(project: Project) -> list[dict[str, object]]:
     return [e for e in project.events() if e["event"] == "agent.refused"]
 
 
+@pytest.mark.parametrize("depth", [900, 5_000])
+def test_tool_input_nested_near_and_past_the_parsers_limit_is_answered(
+    http: tuple[Project, int, str], depth: int
+) -> None:
+    """Round 4's own attack: a depth the JSON parser takes (900) and one just past it (5,000);
+    each is answered in the agent's protocol, and the daemon answers the next event."""
+    _, port, token = http
+    from test_http_hook import post
+
+    deep = b'{"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash", '
+    deep += b'"tool_use_id": "toolu_deep_%d", "tool_input": {"command": "echo hi", "x": ' % depth
+    deep += b"[" * depth + b"]" * depth + b"}}"
+    status, body = post(port, deep, token=token)
+    assert status == 200, body
+    if depth == 900:  # parsed, then refused by the call's own input check
+        verdict, reason = decision(body)
+        assert verdict == "deny" and "nested deeper than 64 levels" in reason
+    else:
+        assert json.loads(body)["decision"] == "block"
+    assert post(port, before("echo hi", call=f"toolu_after_deep_{depth}"), token=token)[0] == 200
+
+
 def test_tool_input_nested_100000_deep_is_blocked_and_logged(
     http: tuple[Project, int, str],
 ) -> None:
@@ -172,6 +194,22 @@ def test_an_event_over_the_body_limit_is_blocked_and_logged(http: tuple[Project,
     assert len(found) == before_count + 1
     assert "over the limit" in str(found[-1]["reason"]) and found[-1]["bytes"] == len(big)
     assert post(port, before("echo hi", call="toolu_after_big"), token=token)[0] == 200
+
+
+def test_a_chunked_event_over_the_body_limit_is_blocked_too(http: tuple[Project, int, str]) -> None:
+    """Round 4's own attack: no Content-Length to refuse early, the limit is met mid-body."""
+    project, port, token = http
+    before_count = len(refusals(project))
+    head = (
+        f"POST /hook/claude-code HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Authorization: Bearer {token}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    ).encode()
+    chunk = b"x" * (1 << 20)
+    one = b"%x\r\n" % len(chunk) + chunk + b"\r\n"
+    status, body = raw_http(port, head + one * 33 + b"0\r\n\r\n", shut=False)
+    assert status == 200, body
+    assert json.loads(body)["decision"] == "block" and "too big" in json.loads(body)["reason"]
+    assert len(refusals(project)) == before_count + 1
 
 
 # -- item 15: the hook trusts the process on the socket, not the socket's file --------------------
