@@ -133,11 +133,14 @@ def command_of(params: Mapping[str, Any]) -> tuple[str | list[str] | None, str |
 
 
 def strings(value: Any, budget: list[int]) -> Iterator[str]:
-    """Every string inside ``value`` (mapping values, list items), at most ``budget[0]``."""
+    """Every string inside ``value`` (mapping values, list items), at most ``budget[0]`` of
+    them; ``budget[1]`` is set when some were left unread (the call is then partly unknown)."""
     if isinstance(value, str):
         if budget[0] > 0:
             budget[0] -= 1
             yield value
+        else:
+            budget[1] = 1
     elif isinstance(value, Mapping):
         for item in value.values():
             yield from strings(item, budget)
@@ -146,17 +149,19 @@ def strings(value: Any, budget: list[int]) -> Iterator[str]:
             yield from strings(item, budget)
 
 
-def path_values(params: Mapping[str, Any], spec_paths: frozenset[str]) -> Iterator[str]:
+def path_values(
+    params: Mapping[str, Any], spec_paths: frozenset[str], budget: list[int]
+) -> Iterator[str]:
     """The values of path params, nested tables and lists included."""
     for name, value in params.items():
         if name in PATH_PARAMS or name in spec_paths:
-            yield from strings(value, [MAX_STRINGS])
+            yield from strings(value, budget)
         elif isinstance(value, Mapping):
-            yield from path_values(value, spec_paths)
+            yield from path_values(value, spec_paths, budget)
         elif isinstance(value, (list, tuple)):
             for item in value:
                 if isinstance(item, Mapping):
-                    yield from path_values(item, spec_paths)
+                    yield from path_values(item, spec_paths, budget)
 
 
 def patch_files(text: str) -> Iterator[str]:
@@ -241,10 +246,11 @@ def call_subject(
 ) -> Subject:
     paths: list[str] = []
     named: list[str] = []
+    budget = [MAX_STRINGS, 0]
     if need_paths:
-        named = list(path_values(params, spec_path_params(spec)))
+        named = list(path_values(params, spec_path_params(spec), budget))
         if tool in PATCH_TOOLS:
-            for text in strings(params, [MAX_STRINGS]):
+            for text in strings(params, budget):
                 named += patch_files(text)
     if named:
         cwd = call_cwd(params, project)
@@ -253,10 +259,10 @@ def call_subject(
                 paths += normalise_path(value, cwd=cwd, home=home)
     hosts: list[str] = []
     if need_hosts and params:
-        for value in strings(params, [MAX_STRINGS]):
+        for value in strings(params, budget):
             hosts += hosts_in_text(value)
         for name in HOST_PARAMS:
-            for value in strings(params.get(name), [MAX_STRINGS]):
+            for value in strings(params.get(name), budget):
                 if "://" not in value and "/" not in value and " " not in value:
                     host = normalise_host(value)
                     if host:
@@ -266,4 +272,5 @@ def call_subject(
         shown=tool,
         paths=tuple(dict.fromkeys(paths)),
         hosts=tuple(dict.fromkeys(hosts)),
+        unknown=bool(budget[1]),  # strings left unread could hold any path or host
     )

@@ -70,7 +70,7 @@ class RuleSet:
         )
         if not facts.exec_call and not trace and not picked.has_params:
             subject = facts.subjects[0]
-            if not subject.paths and not subject.hosts:
+            if not subject.paths and not subject.hosts and not subject.unknown:
                 return Verdict(decision=None, hit=None, facts=facts)  # nothing a rule could hold on
         chosen_rules = picked.rules
         hits: list[Hit] = []

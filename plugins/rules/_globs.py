@@ -27,51 +27,40 @@ def word_glob(patterns: Iterable[str]) -> Matcher:
     return lambda text: match(text) is not None
 
 
+def _star_only(pattern: str) -> str:
+    """``pattern`` as an fnmatch glob in which only ``*`` is special."""
+    return pattern.replace("[", "[[]").replace("?", "[?]")
+
+
 def prefix_word(pattern: str) -> Matcher:
     """A command word: literal except ``*`` (a program name never holds ``?`` or ``[``)."""
     if "*" not in pattern:
         return pattern.__eq__
-    regex = re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.S)
-    return lambda text: regex.fullmatch(text) is not None
+    match = re.compile(fnmatch.translate(_star_only(pattern)), re.S).match
+    return lambda text: match(text) is not None
 
 
-def _path_body(pattern: str) -> str:
-    """The regex of an absolute gitignore-style pattern (no anchors)."""
-    out: list[str] = []
-    i = 0
-    n = len(pattern)
-    while i < n:
-        char = pattern[i]
-        if pattern.startswith("/**/", i):
-            out.append("/(?:.*/)?")
-            i += 4
-        elif pattern.startswith("/**", i) and i + 3 == n:
-            out.append("(?:/.*)?")  # X/** matches X itself and everything under it
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif char == "*":
-            out.append("[^/]*")
-            i += 1
-        elif char == "?":
-            out.append("[^/]")
-            i += 1
-        elif char == "[":
-            end = pattern.find("]", i + 2)
-            if end == -1:
-                out.append(re.escape(char))
-                i += 1
-            else:
-                body = pattern[i + 1 : end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
-                i = end + 1
-        else:
-            out.append(re.escape(char))
-            i += 1
-    return "".join(out)
+def _segment(text: str) -> Matcher | None:
+    """One component's glob (``*``, ``?``, ``[...]``; never crosses ``/``); None for ``**``."""
+    if text == "**":
+        return None
+    if not any(char in text for char in "*?["):
+        return text.__eq__
+    match = re.compile(fnmatch.translate(text.replace("**", "*")), re.S).match
+    return lambda name: match(name) is not None
+
+
+def _segments(pattern: str) -> tuple[Matcher | None, ...]:
+    """An absolute pattern's components; repeated ``**`` collapse (they match the same)."""
+    out: list[Matcher | None] = []
+    for part in pattern.split("/"):
+        if not part or part == ".":
+            continue
+        matcher = _segment(part)
+        if matcher is None and out and out[-1] is None:
+            continue
+        out.append(matcher)
+    return tuple(out)
 
 
 def _forms(folder: str) -> tuple[str, ...]:
@@ -81,43 +70,49 @@ def _forms(folder: str) -> tuple[str, ...]:
     return (folder,) if real == folder else (folder, real)
 
 
+def _matches(pattern: tuple[Matcher | None, ...], parts: list[str]) -> bool:
+    """Whether the components ``parts`` match ``pattern`` (``None``: any number of components).
+
+    Dynamic programming over (pattern index, component index), so a hostile path with many
+    components costs pattern length x path length, never the backtracking of a regex."""
+    reach = [False] * (len(parts) + 1)
+    reach[0] = True
+    for matcher in pattern:
+        if matcher is None:  # **: zero or more components
+            for j in range(1, len(parts) + 1):
+                reach[j] = reach[j] or reach[j - 1]
+        else:
+            reach = [False] + [reach[j] and matcher(parts[j]) for j in range(len(parts))]
+        if not any(reach):
+            return False
+    return reach[len(parts)]
+
+
 @dataclass(frozen=True, slots=True)
 class PathGlobs:
-    """Compiled ``paths`` patterns: ``any`` (one path matches) and ``every`` (all do)."""
+    """Compiled ``paths`` patterns, each a tuple of component matchers (``None``: ``**``)."""
 
-    full: re.Pattern[str] | None
-    """Patterns with a folder: anchored at the root, the project or the home folder."""
-    name: re.Pattern[str] | None
-    """Patterns without ``/``: a name at any depth (any component of the path)."""
+    patterns: tuple[tuple[Matcher | None, ...], ...]
 
     def __call__(self, path: str) -> bool:
-        if self.full is not None and self.full.fullmatch(path) is not None:
-            return True
-        if self.name is not None:
-            return any(self.name.fullmatch(part) for part in path.split("/") if part)
-        return False
+        parts = [part for part in path.split("/") if part]
+        return any(_matches(pattern, parts) for pattern in self.patterns)
 
 
 def path_globs(patterns: Iterable[str], *, project: str, home: str) -> PathGlobs:
-    full: list[str] = []
-    names: list[str] = []
+    compiled: list[tuple[Matcher | None, ...]] = []
     for raw in patterns:
         pattern = raw.rstrip("/") or "/"
         if pattern == "~" or pattern.startswith("~/"):
-            full += [re.escape(base) + _path_body(pattern[1:]) for base in _forms(home)]
-        elif pattern.startswith("/"):
-            full.append(_path_body(pattern))
-        elif pattern.startswith("**/"):
-            full.append("(?:.*/)?" + _path_body(pattern[3:]))
+            compiled += [_segments(base + pattern[1:]) for base in _forms(home)]
+        elif pattern.startswith("/") or pattern.startswith("**/"):
+            compiled.append(_segments(pattern))
         elif "/" not in pattern:
-            names.append(_path_body(pattern))
+            compiled.append(_segments(f"**/{pattern}/**"))  # a name at any depth, and under it
         else:
             relative = pattern[2:] if pattern.startswith("./") else pattern
-            full += [re.escape(base) + _path_body("/" + relative) for base in _forms(project)]
-    return PathGlobs(
-        re.compile("|".join(f"(?:{p})" for p in full), re.S) if full else None,
-        re.compile("|".join(f"(?:{p})" for p in names), re.S) if names else None,
-    )
+            compiled += [_segments(f"{base}/{relative}") for base in _forms(project)]
+    return PathGlobs(tuple(compiled))
 
 
 def host_pattern(pattern: str) -> str:
@@ -140,9 +135,6 @@ def host_pattern(pattern: str) -> str:
 
 
 def host_glob(patterns: Iterable[str]) -> Matcher:
-    parts = []
-    for raw in patterns:
-        pattern = host_pattern(raw)
-        parts.append(".*".join(re.escape(piece) for piece in pattern.split("*")))
-    regex = re.compile("|".join(f"(?:{p})" for p in parts), re.S)
-    return lambda host: regex.fullmatch(host) is not None
+    joined = "|".join(f"(?:{fnmatch.translate(_star_only(host_pattern(raw)))})" for raw in patterns)
+    match = re.compile(joined, re.S).match
+    return lambda host: match(host) is not None
