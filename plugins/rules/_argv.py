@@ -16,8 +16,6 @@ GIT_VALUE_OPTIONS: Final = frozenset(
      "--exec-path", "--list-cmds", "--attr-source"}
 )  # fmt: skip
 """git's global options that take the next word as their value (skipped before the subcommand)."""
-MAX_PREFIX_STEPS: Final = 10_000
-"""Bound on the prefix search (options that may or may not take a value branch it)."""
 
 
 def both(a: Tri, b: Tri) -> Tri:
@@ -72,48 +70,51 @@ class Prefix:
             return False, -1
         if len(self.words) == 1:
             return True, 1
-        memo: dict[tuple[int, int, bool], tuple[Tri, int]] = {}
-        steps = [0]
         git = program == "git"
+        last = len(self.words)
+        # states[ai]: (prefix words matched, "--" seen) -> True (known) or None (an unknown
+        # word on the way) for the readings that reach argv[ai]; forward only, no recursion.
+        states: list[dict[tuple[int, bool], Tri]] = [{} for _ in range(len(argv) + 2)]
+        states[1][(1, False)] = True
+        best: tuple[Tri, int] = (False, -1)
 
-        def walk(pi: int, ai: int, ended: bool) -> tuple[Tri, int]:
-            if pi == len(self.words):
-                return True, ai
-            if ai >= len(argv):
-                return False, -1
-            key = (pi, ai, ended)
-            done = memo.get(key)
-            if done is not None:
-                return done
-            steps[0] += 1
-            if steps[0] > MAX_PREFIX_STEPS:
-                return None, ai  # too many ways to read it: cannot be known
-            word = argv[ai]
-            text = word.text
-            if text is None:
-                as_word = walk(pi + 1, ai + 1, ended)
-                as_option = walk(pi, ai + 1, ended) if not ended else (False, -1)
-                best = either(both(None, as_word[0]), both(None, as_option[0]))
-                result = (best, as_word[1] if as_word[0] is not False else as_option[1])
-            else:
-                found: tuple[Tri, int] = (False, -1)
+        def reach(ai: int, pi: int, ended: bool, value: Tri) -> None:
+            nonlocal best
+            if pi == last:
+                if best[0] is not True and (value is True or best[0] is False):
+                    best = (value, ai)
+                return
+            if ai > len(argv):
+                return
+            slot = states[ai]
+            if slot.get((pi, ended)) is not True:
+                slot[(pi, ended)] = value
+
+        for ai in range(1, len(argv)):
+            text = argv[ai].text
+            for (pi, ended), value in list(states[ai].items()):
+                if text is None:  # could be the word, or an option
+                    reach(ai + 1, pi + 1, ended, None)
+                    if not ended:
+                        reach(ai + 1, pi, ended, None)
+                    continue
                 if self.words[pi](text):
-                    found = walk(pi + 1, ai + 1, ended)
-                if found[0] is not True and not ended:
-                    if text == "--":
-                        found = _better(found, walk(pi, ai + 1, True))
-                    elif is_option(text):
-                        found = _better(found, walk(pi, ai + 1, ended))
-                        takes_value = "=" not in text and (
-                            not git or text in GIT_VALUE_OPTIONS or not text.startswith("--")
-                        )
-                        if takes_value and found[0] is not True:
-                            found = _better(found, walk(pi, ai + 2, ended))
-                result = found
-            memo[key] = result
-            return result
-
-        return walk(1, 1, False)
+                    reach(ai + 1, pi + 1, ended, value)
+                if ended:
+                    continue
+                if text == "--":
+                    reach(ai + 1, pi, True, value)
+                elif is_option(text):
+                    reach(ai + 1, pi, ended, value)
+                    takes_value = "=" not in text and (
+                        not git or text in GIT_VALUE_OPTIONS or not text.startswith("--")
+                    )
+                    if takes_value:
+                        reach(ai + 2, pi, ended, value)
+            states[ai] = {}  # done with this position
+            if best[0] is True:
+                break
+        return best
 
 
 def _better(a: tuple[Tri, int], b: tuple[Tri, int]) -> tuple[Tri, int]:
