@@ -86,29 +86,27 @@ def _own_candidates(folder: str, dist: metadata.Distribution | None = None) -> l
     name, version = _own.name_and_version(folder)
     return [
         Candidate(
-            name=entry.name,
-            value=entry.value,
+            name=entry_name,
+            value=value,
             distribution=name,
             version=version,
             builtin=True,
             found=dist,
             folder=folder,
         )
-        for entry in _own.entry_points(folder)
+        for entry_name, value in _own.entry_points(folder)
     ]
 
 
 def _scan() -> list[Candidate]:
     from importlib import metadata
 
-    from ._files import metadata_folder
-
     scanned = []
     owners: dict[str, bool] = {}
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = getattr(entry_point, "dist", None)
         dist_name = dist.metadata["Name"] if dist is not None else None
-        folder = metadata_folder(dist) if dist is not None else None
+        folder = _own.metadata_folder(dist) if dist is not None else None
         where = None if folder is None else str(folder)
         if where is not None and where not in owners:
             owners[where] = _own.owns_toolhooks(where)
@@ -134,10 +132,8 @@ def _scan() -> list[Candidate]:
 def _shadowed_own(metadata: ModuleType) -> list[Candidate]:
     """The running toolhooks' entry points when ``entry_points()`` did not list them: it takes
     one distribution per name, so one called ``toolhooks`` earlier on sys.path hides ours."""
-    from ._files import metadata_folder
-
     for dist in metadata.distributions(name=_own.PACKAGE):
-        folder = metadata_folder(dist)
+        folder = _own.metadata_folder(dist)
         if folder is not None and _own.owns_toolhooks(folder):
             return _own_candidates(str(folder), dist)
     return []

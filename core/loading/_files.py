@@ -38,6 +38,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ._editable import finder_mapping, is_redirect, redirects
+from ._own import metadata_folder
 
 _finder_mapping = finder_mapping  # its name in the tests of issue #24
 
@@ -168,13 +169,6 @@ def file_sha256(path: Path) -> str:
 
 def _compiled(parts: tuple[str, ...]) -> bool:
     return "__pycache__" in parts or parts[-1].endswith((".pyc", ".pyo"))
-
-
-def metadata_folder(dist: metadata.Distribution) -> Path | None:
-    # PathDistribution keeps its .dist-info / .egg-info folder here; the public API has no name
-    # for it. Another kind of distribution (a zip, a custom finder) has none.
-    folder = getattr(dist, "_path", None)
-    return Path(folder) if isinstance(folder, (str, os.PathLike)) else None
 
 
 def _source_files(

@@ -16,19 +16,19 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = __name__.split(".", 1)[0]
 GROUP = "toolhooks"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OwnEntryPoint:
-    """One of the running toolhooks' entry points (a built-in)."""
-
-    name: str
-    value: str
+def metadata_folder(dist: object) -> Path | None:
+    """A distribution's ``.dist-info`` / ``.egg-info`` folder (here, not in ``_files``: the
+    scan needs it without the hashing's imports)."""
+    # PathDistribution keeps it here; the public API has no name for it. Another kind of
+    # distribution (a zip, a custom finder) has none.
+    folder = getattr(dist, "_path", None)
+    return Path(folder) if isinstance(folder, (str, os.PathLike)) else None
 
 
 def package_init() -> str | None:
@@ -57,13 +57,14 @@ def owns_toolhooks(folder: str | os.PathLike[str] | None) -> bool:
     return False
 
 
-def entry_points(folder: str | os.PathLike[str]) -> list[OwnEntryPoint]:
-    """The ``[toolhooks]`` section of the folder's ``entry_points.txt``, in file order."""
+def entry_points(folder: str | os.PathLike[str]) -> list[tuple[str, str]]:
+    """The ``[toolhooks]`` section of the folder's ``entry_points.txt``: (name, value) in file
+    order (pairs, not records: this module is imported by every start, a dataclass costs)."""
     try:
         text = Path(folder, "entry_points.txt").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return []
-    found: list[OwnEntryPoint] = []
+    found: list[tuple[str, str]] = []
     section = None
     for raw in text.splitlines():
         line = raw.strip()
@@ -74,7 +75,7 @@ def entry_points(folder: str | os.PathLike[str]) -> list[OwnEntryPoint]:
             continue
         if section == GROUP and "=" in line:
             name, value = line.split("=", 1)
-            found.append(OwnEntryPoint(name=name.strip(), value=value.strip()))
+            found.append((name.strip(), value.strip()))
     return found
 
 
