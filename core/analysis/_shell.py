@@ -19,7 +19,7 @@ from ._grammar import parse
 from ._hidden import hidden_commands, hidden_in_assignment, ssh_remote_command
 from ._interpreters import interpreter, program_source
 from ._options import Options, read_options
-from ._records import Command, Word
+from ._records import Command, Word, new_command
 from ._scope import Scope
 from ._text import join_continued_lines, plain_program_name
 from ._words import GLOB_CHARS, build, expand
@@ -114,6 +114,9 @@ class _Ctx(NamedTuple):
     via: tuple[str, ...] = ()
     reparse: int = 0
     calls: frozenset[str] = frozenset()
+    wrapped: bool = False
+    """Inside a wrapper (``sudo cd`` changes no folder of this shell; ``bash -c 'cd x'`` does,
+    within its own script)."""
 
 
 def _text(node: Node) -> str:
@@ -338,7 +341,8 @@ class Walker:
                     stdin = "pipe"
                 found = expand(group, scope, on_sub)
                 words.extend(found)
-                self.used_files = self.used_files or any(w.alternatives for w in found)
+                if not self.used_files:
+                    self.used_files = any(not GLOB_CHARS.isdisjoint(w.source) for w in found)
             if operator in ("<", "<>") and stdin is None:
                 stdin = "file"
         return words, stdin, after
@@ -445,6 +449,9 @@ class Walker:
             nodes = node.children_by_field_name("value")
             for group in _groups(nodes):
                 values.extend(expand(group, scope, on_sub))
+            self.used_files = self.used_files or any(
+                not GLOB_CHARS.isdisjoint(w.source) for w in values
+            )
         name = _text(variable) if variable is not None else ""
         texts: list[str | None] = []
         for word in values:
@@ -547,8 +554,8 @@ class Walker:
         argv: list[Word] = []
         for group in [*_groups(words), *spill]:
             found = expand(group, scope, on_sub)
-            if len(found) != 1 or found[0].alternatives:
-                self.used_files = self.used_files or any(w.alternatives for w in found)
+            if not self.used_files:
+                self.used_files = any(not GLOB_CHARS.isdisjoint(w.source) for w in found)
             argv.extend(found)
         own = (
             ctx._replace(redirects=ctx.redirects + tuple(targets), stdin=stdin or ctx.stdin)
@@ -648,16 +655,16 @@ class Walker:
                 if option == "-C":
                     own_cwds = self.changed_folder(own_cwds, value)
         self.emit(
-            Command(
-                program=program,
-                argv=argv,
-                redirects=ctx.redirects,
-                cwd=self._cwd(own_cwds),
-                via=ctx.via,
-                text=text,
-                option_values=option_values,
-                cwds=own_cwds,
-                assignments=assignments,
+            new_command(
+                program,
+                argv,
+                ctx.redirects,
+                own_cwds[0] if own_cwds else self._cwd(own_cwds),
+                ctx.via,
+                text,
+                option_values,
+                own_cwds,
+                assignments,
             )
         )
         if program is None:
@@ -682,15 +689,15 @@ class Walker:
     ) -> None:
         if _ordinary(program) and program not in scope.functions and program not in scope.aliases:
             return  # the common case: a program that runs nothing else and changes nothing
-        if not ctx.via and program in ("cd", "pushd", "popd", "chdir"):
+        if not ctx.wrapped and program in ("cd", "pushd", "popd", "chdir"):
             self.change_folder(program, argv, scope)
             return
-        if program in scope.functions and program not in ctx.calls and not ctx.via:
+        if program in scope.functions and program not in ctx.calls and not ctx.wrapped:
             self.repeated = True
             self.walk(scope.functions[program], scope, ctx._replace(calls=ctx.calls | {program}))
             return
         alias = scope.aliases.get(program)
-        if alias is not None and not ctx.via and argv[0].source == argv[0].text:
+        if alias is not None and not ctx.wrapped and argv[0].source == argv[0].text:
             # An alias is replaced by its text before the line is parsed: parse them together.
             self.inline(" ".join([alias, *(w.source for w in argv[1:])]), scope, ctx, program)
         if program == "exec" and len(argv) == 1 and ctx.stdin in _STDIN_NAMES:
@@ -740,7 +747,9 @@ class Walker:
                     seen.argv,
                     assignments=assignments + seen.assignments,
                     scope=scope,
-                    ctx=ctx._replace(via=via, stdin="pipe" if program == "coproc" else ctx.stdin),
+                    ctx=ctx._replace(
+                        via=via, stdin="pipe" if program == "coproc" else ctx.stdin, wrapped=True
+                    ),
                     text=text,
                     cwds=inner_cwds,
                     option_values=seen.option_values,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ._braces import LITERAL, Chars, TooManyWords, expand_braces
 from ._quotes import ansi_c, unescape_double
-from ._records import Word
+from ._records import Word, new_word
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -172,17 +172,17 @@ def expand(nodes: Sequence[Node], scope: Scope, on_sub: OnSubstitution) -> list[
         if kind == "word" or kind == "number":
             text = _text(node)
             if _PLAIN_UNSAFE.isdisjoint(text):
-                return [Word(text=text, source=text)]
+                return [new_word(text, text)]
         elif kind == "raw_string":
             source = _text(node)
-            return [Word(text=source[1:-1], source=source)]
+            return [new_word(source[1:-1], source)]
         elif kind == "string" and node.named_child_count <= 1:
             source = _text(node)
             inner = source[1:-1]
             if _PLAIN_UNSAFE.isdisjoint(inner) and (
                 node.named_child_count == 0 or node.named_children[0].type == "string_content"
             ):
-                return [Word(text=inner, source=source)]
+                return [new_word(inner, source)]
     source = "".join(_text(n) for n in nodes)
     chars, unknown = build(nodes, scope, on_sub)
     if unknown:
@@ -256,7 +256,7 @@ def _globbed(chars: Chars, source: str, scope: Scope) -> Word:
     if GLOB_CHARS.isdisjoint(text) or not any(
         c in GLOB_CHARS and k in (LITERAL, EXPANDED) for c, k in chars
     ):
-        return Word(text=text, source=source)
+        return new_word(text, source)
     pattern = "".join(
         c if k in (LITERAL, EXPANDED) or c not in "*?[]" else glob.escape(c) for c, k in chars
     )
