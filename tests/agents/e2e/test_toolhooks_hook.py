@@ -78,23 +78,61 @@ window = 8
 """
 
 
+# The built-in rules plugin, no plugin of the test's own: a disguised recursive delete is denied
+# by the shell analysis, and an ask goes to the [approvals] queue (not the agent's own prompt,
+# which nobody can answer in a non-interactive run).
+RULES_CONFIG = """
+[agents]
+sender = "e2e-tester"
+ask_agent = false
+
+[approvals]
+route = "queue"
+wait_s = 60
+db = "{project}/.toolhooks/approvals.db"
+
+[plugins.event_log]
+path = "{project}/.toolhooks/events.jsonl"
+
+[[rules]]
+id = "no-recursive-delete"
+tools = ["exec"]
+command = ["rm"]
+flags = ["-r", "-R", "--recursive"]
+decision = "deny"
+reason = "Recursive deletes are not allowed"
+
+[[rules]]
+id = "ask-for-release-files"
+tools = ["exec"]
+command = ["touch"]
+args = ["release-*"]
+decision = "ask"
+reason = "Release files are made with a person's approval"
+"""
+
+
 @pytest.fixture
 def wired(
     install_dist, make_agent, tmp_path
-) -> Iterator[Callable[[str], tuple[Agent, dict[str, str]]]]:
+) -> Iterator[Callable[..., tuple[Agent, dict[str, str]]]]:
     """An agent whose project has toolhooks.toml, the guard plugin and the installed hooks."""
     site = install_dist(
         "e2e-guard", {"e2e_guard_plugin": GUARD}, {"e2e_guard": "e2e_guard_plugin:Guard"}
     )
     agents: list[Agent] = []
 
-    def make(name: str) -> tuple[Agent, dict[str, str]]:
+    def make(
+        name: str, config_text: str = CONFIG, guard: bool = True
+    ) -> tuple[Agent, dict[str, str]]:
         agent = make_agent(name)
         agents.append(agent)
         config = agent.project / "toolhooks.toml"
         # Absolute paths: the daemon, the hook and the test's own commands share one store and log.
-        config.write_text(CONFIG.format(project=agent.project))
-        extra = {"PYTHONPATH": str(site), "TOOLHOOKS_CONFIG": str(config)}
+        config.write_text(config_text.format(project=agent.project))
+        extra = {"TOOLHOOKS_CONFIG": str(config)}
+        if guard:
+            extra["PYTHONPATH"] = str(site)
         env = {**agent.prepare("http://127.0.0.1:9"), **extra}
         done = subprocess.run(
             [TOOLHOOKS, "hook", "install", name, "--scope", "project"],
@@ -174,6 +212,33 @@ def test_a_rewritten_command_runs_rewritten(agent_name, wired, fake_model):
     assert (agent.project / "made.txt").read_text() == "rewritten\n"
 
 
+def approve_from_the_queue(agent: Agent, env: dict[str, str], approved: list[str]) -> None:
+    """Approve (allow-always) every approval that waits in the project's queue, until one was."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not approved:
+        listed = subprocess.run(
+            [TOOLHOOKS, "approvals", "list", "--state", "pending", "--json"],
+            cwd=agent.project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        rows = json.loads(listed.stdout or "[]") if listed.returncode == 0 else []
+        for row in rows:
+            decided = subprocess.run(
+                [TOOLHOOKS, "approvals", "approve", str(row["id"]), "--always", "--by", "e2e"],
+                cwd=agent.project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            assert decided.returncode == 0, decided.stderr
+            approved.append(str(row["id"]))
+        time.sleep(0.2)
+
+
 @pytest.mark.parametrize("agent_name", AGENTS)
 def test_an_approval_answered_from_the_queue_lets_the_call_run(agent_name, wired, fake_model):
     agent, extra = wired(agent_name)
@@ -181,32 +246,9 @@ def test_an_approval_answered_from_the_queue_lets_the_call_run(agent_name, wired
     env = {**os.environ, **extra}
     approved: list[str] = []
 
-    def approve_when_waiting() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not approved:
-            listed = subprocess.run(
-                [TOOLHOOKS, "approvals", "list", "--state", "pending", "--json"],
-                cwd=agent.project,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=30,
-            )
-            rows = json.loads(listed.stdout or "[]") if listed.returncode == 0 else []
-            for row in rows:
-                decided = subprocess.run(
-                    [TOOLHOOKS, "approvals", "approve", str(row["id"]), "--always", "--by", "e2e"],
-                    cwd=agent.project,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=30,
-                )
-                assert decided.returncode == 0, decided.stderr
-                approved.append(str(row["id"]))
-            time.sleep(0.2)
-
-    approver = threading.Thread(target=approve_when_waiting, daemon=True)
+    approver = threading.Thread(
+        target=approve_from_the_queue, args=(agent, env, approved), daemon=True
+    )
     approver.start()
     done = agent.run("touch it", model.url, extra)
     approver.join(timeout=70)
@@ -252,3 +294,44 @@ def test_the_audit_log_holds_one_call_per_tool_use_with_the_agent(agent_name, wi
     if agent_name != "gemini":  # the agent's tool_use_id is the call id where it gives one
         transcript = model.fake.transcript()
         assert all(call_id in transcript for call_id in call_ids)
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_a_rule_denies_a_disguised_recursive_delete(agent_name, wired, fake_model):
+    agent, extra = wired(agent_name, RULES_CONFIG, guard=False)
+    victim = agent.project / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("kept")
+    # Quotes inside the program name, split flags, and a shell -c around it all.
+    disguised = f"bash -c \"r''m -f -r {victim}\""
+    model = fake_model([ToolTurn(command=disguised), TextTurn(text="stopped")])
+
+    done = agent.run("clean up", model.url, extra)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (victim / "keep.txt").read_text() == "kept"
+    seen = next_request_text(model, 1)
+    assert "no-recursive-delete" in seen
+    blocked = [e for e in events(agent) if e["event"] == "tool.blocked"]
+    assert [e["plugin"] for e in blocked] == ["rules"], blocked
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_a_rule_ask_goes_to_the_approval_queue(agent_name, wired, fake_model):
+    agent, extra = wired(agent_name, RULES_CONFIG, guard=False)
+    model = fake_model([ToolTurn(command="touch release-1.txt"), TextTurn(text="done")])
+    env = {**os.environ, **extra}
+    approved: list[str] = []
+    approver = threading.Thread(
+        target=approve_from_the_queue, args=(agent, env, approved), daemon=True
+    )
+    approver.start()
+
+    done = agent.run("make the release file", model.url, extra)
+    approver.join(timeout=70)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(approved) == 1
+    assert (agent.project / "release-1.txt").exists()
+    requested = [e for e in events(agent) if e["event"] == "approval.requested"]
+    assert [e["plugin"] for e in requested] == ["rules"], requested
