@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..kit._process import toolhooks_argv
 from ..records._errors import ConfigError
 from ._protocol import PROTOCOLS, AgentProtocol, ProtocolError, protocol
-from ._python import toolhooks_argv
 from ._settings_files import (
     SCRIPT_MODE,
     dump,
@@ -61,7 +61,7 @@ def hook_command(agent: str) -> str:
     if here.exists():
         return f"{shlex.quote(str(here))} hook {agent}"
     # Not ``python -m toolhooks``: that puts the agent's working folder (the project) first on
-    # the import path (``_python``).
+    # the import path (``toolhooks.kit.toolhooks_argv``).
     return shlex.join(toolhooks_argv("hook", agent))
 
 

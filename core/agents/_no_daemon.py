@@ -8,9 +8,9 @@ from __future__ import annotations
 import os
 import sys
 
+from ..kit._process import toolhooks_argv
 from . import _project
 from ._project import Project
-from ._python import toolhooks_argv
 
 Answer = tuple[bytes, bytes, int]
 """What the hook writes: stdout, stderr, exit code."""

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..agents._names import CLAUDE_CODE, GEMINI, NOT_GOVERNED, double_underscore_mcp
+from ..kit._toml import toml_value
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -527,49 +528,32 @@ def render(imported: Imported) -> str:
         out.extend(f"# {comment}" for comment in rule.comments)
         out.append(f"# from {rule.source}")
         out.append("[[rules]]")
-        out.append(f"id = {_toml(rule.id)}")
+        out.append(f"id = {toml_value(rule.id)}")
         if rule.tools:
-            out.append(f"tools = {_toml(list(rule.tools))}")
-        out.append(f"decision = {_toml(rule.decision)}")
+            out.append(f"tools = {toml_value(list(rule.tools))}")
+        out.append(f"decision = {toml_value(rule.decision)}")
         if rule.reason:
-            out.append(f"reason = {_toml(rule.reason)}")
+            out.append(f"reason = {toml_value(rule.reason)}")
         if rule.command:
-            out.append(f"command = {_toml([_word(w) for w in rule.command])}")
+            out.append(f"command = {toml_value([_word(w) for w in rule.command])}")
         if rule.paths:
-            out.append(f"paths = {_toml(list(rule.paths))}")
+            out.append(f"paths = {toml_value(list(rule.paths))}")
         if rule.hosts:
-            out.append(f"hosts = {_toml(list(rule.hosts))}")
+            out.append(f"hosts = {toml_value(list(rule.hosts))}")
         if rule.match:
-            out.append(f"match = {_toml(list(rule.match))}")
+            out.append(f"match = {toml_value(list(rule.match))}")
         if rule.not_match:
-            out.append(f"not_match = {_toml(list(rule.not_match))}")
+            out.append(f"not_match = {toml_value(list(rule.not_match))}")
     if imported.skipped:
         out.append("")
         out.append("# Not translated:")
         for skip in imported.skipped:
-            out.append(f"# - {skip.where}: {_toml(skip.entry)}: {skip.why}")
+            out.append(f"# - {skip.where}: {toml_value(skip.entry)}: {skip.why}")
     return "\n".join(out) + "\n"
 
 
 def _word(word: str | tuple[str, ...]) -> str | list[str]:
     return list(word) if isinstance(word, tuple) else word
-
-
-# Controls must be escaped in TOML; C1 controls and bidirectional overrides are escaped too, so
-# the text pasted into a config reads as it is.
-_TOML_ESCAPED = re.compile(r'["\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]')
-
-
-def _toml(value: Any) -> str:
-    """A TOML value: a basic string with every control character escaped, or an array."""
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return '"' + _TOML_ESCAPED.sub(_toml_escape, str(value)) + '"'
-
-
-def _toml_escape(found: re.Match[str]) -> str:
-    char = found.group()
-    return "\\" + char if char in '"\\' else f"\\u{ord(char):04x}"
 
 
 # -- Small helpers -------------------------------------------------------------------------------

@@ -14,6 +14,10 @@ is here, so a third-party plugin can do all they do.
 - Lazy config: :class:`LazyConfig`, :class:`ConfigOnRead` and :func:`lazy_exports` keep a
   plugin's pydantic model unbuilt until a table is given or someone reads it.
 - The logger: :class:`LazyLogger` (``logging`` imported only when something is really logged).
+- Processes: :func:`toolhooks_argv` (the command line that starts toolhooks with the folder it
+  starts in kept off the import path: for an MCP client's config, a hook, a daemon).
+- TOML text: :func:`toml_string` and :func:`toml_value` (config a person pastes, ASCII only,
+  every control character escaped).
 - ``EXTERNAL_BLOCKED_TOOLS``: the tools a call of origin ``"external"`` never reaches, whatever
   config and plugins say (the core enforces it; a policy-like plugin can report it).
 - Shell, path and host analysis (``toolhooks.analysis``): :func:`analyse_script` and
@@ -40,6 +44,8 @@ if TYPE_CHECKING:
     from toolhooks.analysis._paths import command_paths, normalise_path
     from toolhooks.analysis._records import Command, Script, Word
     from toolhooks.config._lazy import ConfigOnRead, LazyConfig
+    from toolhooks.kit._process import toolhooks_argv
+    from toolhooks.kit._toml import toml_string, toml_value
     from toolhooks.pipeline._render import render_content
     from toolhooks.pipeline._visibility import EXTERNAL_BLOCKED_TOOLS
     from toolhooks.records._json import canonical_json, json_line, sanitize, short_repr
@@ -63,6 +69,9 @@ _EXPORTS = {
     "ConfigOnRead": "toolhooks.config._lazy",
     "LazyConfig": "toolhooks.config._lazy",
     "lazy_exports": "toolhooks.config._lazy",
+    "toolhooks_argv": "toolhooks.kit._process",
+    "toml_string": "toolhooks.kit._toml",
+    "toml_value": "toolhooks.kit._toml",
     "render_content": "toolhooks.pipeline._render",
     "EXTERNAL_BLOCKED_TOOLS": "toolhooks.pipeline._visibility",
     "canonical_json": "toolhooks.records._json",
@@ -109,4 +118,7 @@ __all__ = [
     "render_content",
     "sanitize",
     "short_repr",
+    "toml_string",
+    "toml_value",
+    "toolhooks_argv",
 ]

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolhooks import ConfigError
+from toolhooks.kit import toml_string, toolhooks_argv
 
 BACKUP_SUFFIX = ".before-toolhooks"
 PROXY_NAME = "toolhooks"
@@ -62,10 +62,10 @@ def wrap(data: dict[str, Any], config_path: Path, source: Path) -> Wrapped:
         f"# Undo: toolhooks mcp wrap --undo {_shell_quote(str(source))}\n"
     )
     toml = header + "\n".join(tables)
-    proxy = {
-        "command": sys.executable,
-        "args": ["-m", "toolhooks", "mcp", "serve", "--config", str(config_path.resolve())],
-    }
+    # Not ``python -m toolhooks``: the client starts the proxy in a folder of its choosing (a
+    # project), and ``-m`` would import from it first.
+    command, *args = toolhooks_argv("mcp", "serve", "--config", str(config_path.resolve()))
+    proxy = {"command": command, "args": args}
     client = {**data, "mcpServers": {PROXY_NAME: proxy}}
     return Wrapped(toml=toml, client=client, servers=tuple(names))
 
@@ -95,13 +95,15 @@ def _table(name: str, entry: Any, source: Path) -> str:
 
 
 def _is_proxy(entry: Any) -> bool:
+    """The entry ``wrap`` writes: today's, or the ``python -m toolhooks`` of earlier versions."""
     args = entry.get("args", []) if isinstance(entry, dict) else []
-    return isinstance(args, list) and args[:4] == ["-m", "toolhooks", "mcp", "serve"]
+    if not isinstance(args, list):
+        return False
+    return args[:4] == ["-m", "toolhooks", "mcp", "serve"] or args[-4:-2] == ["mcp", "serve"]
 
 
 def _string(value: Any) -> str:
-    # JSON string escapes are valid TOML basic-string escapes (\", \\, \n, \uXXXX).
-    return json.dumps(str(value), ensure_ascii=True)
+    return toml_string(str(value))
 
 
 def _key(name: str) -> str:

@@ -1,5 +1,6 @@
-"""How toolhooks starts a Python process of its own (the daemon, a hook an agent runs), so that
-the folder it starts in (a cloned project) is never on the import path.
+"""How toolhooks starts a Python process of its own (the daemon, a hook an agent runs, the MCP
+proxy a client starts), so that the folder it starts in (a cloned project) is never on the import
+path.
 
 ``python -m toolhooks`` puts its working folder first on ``sys.path`` and then imports
 ``runpy`` from the path: a ``runpy.py``, a ``pydantic.py`` or a ``*.dist-info`` plugin planted in a
@@ -11,7 +12,8 @@ itself from ``sys.path`` before anything is imported from it; ``-P`` is added wh
 the process must import the same toolhooks and plugins as the one starting it. See
 docs/decisions/agents-import-path.md.
 
-Stdlib only: the hook client imports this when it starts a daemon.
+Stdlib only: the hook client imports this module when it starts a daemon (not through the
+kit's ``__init__``, whose imports it does not need).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ raise SystemExit(main())
 
 def toolhooks_argv(*args: str) -> list[str]:
     """The argv that runs ``toolhooks ARGS...`` with this interpreter and no relative entry
-    (the working folder) on its import path."""
+    (the working folder) on its import path: use it for every command line that starts
+    toolhooks (a daemon, a hook an agent runs, a server a client starts), never
+    ``python -m toolhooks``, which imports from the folder it starts in."""
     safe = ["-P"] if sys.version_info >= (3, 11) else []
     return [sys.executable, *safe, "-c", BOOTSTRAP, *args]
