@@ -51,11 +51,16 @@ def _rules_view(runtime: Runtime, proposal: dict[str, Any]) -> dict[str, Any] | 
         view: dict[str, Any] = explain_call(proposal)
     except ValueError:  # an invalid call: the trail above already says why
         return None
+    except Exception as error:  # the trail shows the hook failing closed; say why here too
+        return {"error": f"{type(error).__name__}: {error}", "decision": None}
     return view
 
 
 def _print_rules(view: dict[str, Any]) -> None:
     clean = _table.clean
+    if view.get("error"):
+        print(f"rules: could not explain the call: {clean(view['error'])}")
+        return
     covering = view.get("covering", [])
     print(
         _table.paragraph(
