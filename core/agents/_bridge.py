@@ -125,7 +125,20 @@ class AgentBridge:
             return before(self, proto, event)
         if event.phase == "after":
             return after(self, proto, event)
+        if event.phase == "prompt":
+            self.trust(event)
         return HookAnswer(action="none")
+
+    def trust(self, event: HookEvent) -> None:
+        """The user's prompt is the session's trusted input (``from`` rules); a store that
+        cannot be written is logged, and the prompt goes on (only ``from`` gets stricter)."""
+        prompt = event.params.get("prompt")
+        if not event.session_id or not isinstance(prompt, str) or not prompt:
+            return
+        try:
+            self.rt.trust(event.session_id, prompt)
+        except Exception:
+            logger.exception("toolhooks: could not record the %s prompt as trusted", event.agent)
 
     # -- the call and its id ------------------------------------------------------------
 

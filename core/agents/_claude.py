@@ -1,7 +1,8 @@
 """Claude Code's hook protocol (written against Claude Code 2.1.332's hook schema).
 
 Events around a tool call: ``PreToolUse`` (before), ``PostToolUse`` and ``PostToolUseFailure``
-(after). Payload: ``session_id``, ``cwd``, ``hook_event_name``, ``tool_name``, ``tool_input``,
+(after); and ``UserPromptSubmit`` (prompt: the user's words, toolhooks' trusted input for
+``from`` rules, answered with a no-op). Payload: ``session_id``, ``cwd``, ``hook_event_name``, ``tool_name``, ``tool_input``,
 ``tool_use_id``; after adds ``tool_response`` (``error`` on a failure). Answers are JSON on
 stdout with exit 0: before, ``hookSpecificOutput`` with ``permissionDecision`` (deny / ask),
 ``permissionDecisionReason``, ``updatedInput`` and ``additionalContext``; after,
@@ -24,6 +25,7 @@ from ._hooks_json import (
     field,
     json_reply,
     other_event,
+    prompt_event,
     tool_input,
     unwire_hooks,
     wire_hooks,
@@ -41,6 +43,7 @@ class ClaudeStyleProtocol:
         "PreToolUse": "before",
         "PostToolUse": "after",
         "PostToolUseFailure": "after",
+        "UserPromptSubmit": "prompt",
     }
     names: Mapping[str, str] = CLAUDE_CODE
     settings_dir = ".claude"
@@ -58,6 +61,8 @@ class ClaudeStyleProtocol:
         phase = self.events.get(name)
         if phase is None:
             raise ProtocolError(f"{self.name} sent an event toolhooks does not know: {name!r}")
+        if phase == "prompt":
+            return prompt_event(self.name, name, payload)
         original = field(payload, "tool_name")
         assert original is not None
         tool = toolhooks_name(self.names, original)
@@ -141,6 +146,10 @@ class ClaudeStyleProtocol:
             )
         if phase == "after":
             return json_reply(self.refuse_after(str(name), reason))
+        if phase == "prompt":
+            # Never erase the user's prompt: a prompt not recorded as trusted only makes
+            # ``from`` rules stricter (fail closed on the calls, not on the user).
+            return json_reply({})
         return blocking_exit(reason)
 
     def refuse_after(self, name: str, reason: str) -> dict[str, Any]:

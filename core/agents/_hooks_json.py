@@ -112,6 +112,23 @@ def other_event(agent: str, name: str, payload: Mapping[str, Any]) -> HookEvent:
     )
 
 
+def prompt_event(agent: str, name: str, payload: Mapping[str, Any]) -> HookEvent:
+    """The user's prompt (``params["prompt"]``): trusted input for the session's ``from`` rules."""
+    prompt = payload.get("prompt")
+    return HookEvent(
+        agent=agent,
+        phase="prompt",
+        event_name=name,
+        tool="",
+        original_tool="",
+        params={"prompt": prompt if isinstance(prompt, str) else ""},
+        call_id=None,
+        session_id=_text(payload.get("session_id")),
+        cwd=_text(payload.get("cwd")),
+        raw=payload,
+    )
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 

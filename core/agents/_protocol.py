@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-PHASES = ("before", "after", "other")
+PHASES = ("before", "after", "prompt", "other")
 """``other`` is every event that is not around a tool call (session start, prompt submit, stop):
 answered with a no-op so an agent wired for every event keeps working."""
 

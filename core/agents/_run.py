@@ -17,9 +17,13 @@ from pathlib import Path
 from ..config._settings import LoadedConfig, discover, load_config
 from ..runtime._runtime import Runtime
 from ..stores._contract import ApprovalStore
+from ..stores._labels_sqlite import SQLiteLabelStore
 from ..stores._sqlite import SQLiteStore
 from ._bridge import AgentBridge
 from ._protocol import HookAnswer, HookReply, ProtocolError, protocol, read_payload
+
+LABELS_FILE = "labels.db"
+"""Next to the approvals database: labels, labelled result tokens and trusted input."""
 
 
 def load(config: Path | None) -> LoadedConfig:
@@ -43,7 +47,21 @@ def build_runtime(config: LoadedConfig) -> Runtime:
         store = SQLiteStore(
             table.db, retention_s=table.retention_s, poll_interval_s=table.poll_interval_s
         ).open()
-    return Runtime(config=config, approval_store=store)
+    runtime = Runtime(config=config, approval_store=store)
+    if config.state.url is None:
+        # Labels and trusted input outlive the hook process too (``from`` rules): a file next
+        # to the approvals database, unless Redis keeps them.
+        runtime.label_store = SQLiteLabelStore(Path(table.db).expanduser().parent / LABELS_FILE)
+    return runtime
+
+
+def _has_rules(config: Path | None) -> bool:
+    """Whether the config may have ``[[rules]]`` (a prompt is trusted input only for them);
+    True when unsure, so the prompt is recorded."""
+    try:
+        return bool(load(config).data.get("rules"))
+    except Exception:
+        return True
 
 
 def run_in_process(agent: str, raw: bytes, *, config: Path | None) -> HookReply:
@@ -55,6 +73,8 @@ def run_in_process(agent: str, raw: bytes, *, config: Path | None) -> HookReply:
     try:  # an event that is not about a governed call needs no runtime
         event = proto.parse(read_payload(raw))
         if event.phase == "other":
+            return proto.render(event, HookAnswer(action="none"))
+        if event.phase == "prompt" and not _has_rules(config):
             return proto.render(event, HookAnswer(action="none"))
     except ProtocolError:
         pass  # the bridge refuses it, in the log too

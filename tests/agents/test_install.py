@@ -21,7 +21,7 @@ SETTINGS = {
     "gemini": ".gemini/settings.json",
 }
 EVENTS = {
-    "claude-code": ["PreToolUse", "PostToolUse", "PostToolUseFailure"],
+    "claude-code": ["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit"],
     "codex": ["PreToolUse", "PostToolUse"],
     "gemini": ["BeforeTool", "AfterTool"],
 }
