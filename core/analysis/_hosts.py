@@ -197,7 +197,8 @@ def _program_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
             if read.index >= len(argv):
                 break
             word = argv[read.index]
-            if word.text and "://" not in word.text:
+            # An option curl does not take (read.problem) is skipped, never read as a host.
+            if word.text and "://" not in word.text and not word.text.startswith("-"):
                 host = _bare_host(
                     word.text.rsplit("@", 1)[-1] if "@" in word.text.split("/")[0] else word.text
                 )

@@ -58,6 +58,35 @@ _ASSIGNING = frozenset(
     }
 )
 """Builtins that set the variables they name."""
+_BACKQUOTED = re.compile(r"\\([$`\\\"])")
+_RESERVED = frozenset(
+    {
+        "{",
+        "}",
+        "(",
+        ")",
+        "then",
+        "do",
+        "done",
+        "fi",
+        "esac",
+        "in",
+        "elif",
+        "else",
+        "if",
+        "for",
+        "while",
+        "until",
+        "case",
+        "select",
+        "function",
+        "[[",
+        "]]",
+        "!",
+    }
+)
+"""Reserved words: as a program they mean tree-sitter-bash misread the line (``time { ...;
+}``, ``coproc NAME { ...; }``)."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
@@ -225,8 +254,21 @@ class Walker:
 
     def substitution(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
         # >(cmd) reads what the outer command writes: its stdin is a pipe.
-        writes_in = node.child_count > 0 and node.children[0].type == ">("
-        stdin = "pipe" if writes_in else ctx.stdin
+        opener = node.children[0].type if node.child_count else ""
+        stdin = "pipe" if opener == ">(" else ctx.stdin
+        if opener == "`":
+            body = _text(node)[1:-1]
+            if "\\" in body:
+                # Inside backquotes bash drops the backslash before $, ` and \ first, then
+                # parses: "`echo \`rm x\``" runs rm. tree-sitter parses the raw text.
+                if ctx.reparse >= MAX_REPARSE:
+                    self.fail(f"backquotes nest deeper than {MAX_REPARSE}")
+                    return
+                unescaped = _BACKQUOTED.sub(r"\1", body)
+                self.script(
+                    unescaped, scope.copy(), ctx._replace(redirects=(), reparse=ctx.reparse + 1)
+                )
+                return
         self.sequence(node.children, scope.copy(), ctx._replace(redirects=(), stdin=stdin))
 
     def _list(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
@@ -647,6 +689,8 @@ class Walker:
                 self.fail(f"the program name is not plain ASCII or is empty: {first.source!r}")
             else:
                 program = name
+        if program in _RESERVED and first.source == first.text:
+            self.fail(f"the grammar misreads this line (a reserved word as a command): {text}")
         own_cwds = cwds
         if program == "git":
             read = read_options(argv, 1, _GIT)

@@ -56,6 +56,13 @@ ATTACKS = {
         ("cat <(rm -rf /)", SEEN),
         ("[[ $(rm -rf /) ]]", SEEN),
         ('bash -c "$(echo rm -rf /)"', OPAQUE),
+        ('echo "`echo \\`rm -rf /\\``"', SEEN),
+        ("echo `echo \\`rm -rf /\\``", SEEN),
+    ],
+    "misread forms": [
+        ("time { rm -rf /; }", OPAQUE),
+        ("coproc NAME { rm -rf /; }", OPAQUE),
+        ("cat <<EOF; rm -rf /\nx\nEOF", OPAQUE),
     ],
     "variables": [
         ("X=rm; $X -rf /", SEEN),

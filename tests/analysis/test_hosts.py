@@ -68,3 +68,9 @@ def test_a_refspec_is_no_host():
 
 def test_an_output_file_is_no_host():
     assert hosts("curl -o page.html https://ok.example") == {"ok.example"}
+
+
+def test_an_option_word_is_no_host():
+    assert hosts("curl --version") == set()
+    assert hosts("curl --fail-with-body https://ok.example") == {"ok.example"}
+    assert hosts("wget --no-verbose ok.example") == {"ok.example"}
