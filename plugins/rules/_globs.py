@@ -15,7 +15,6 @@ import fnmatch
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 Matcher = Callable[[str], bool]
 
@@ -88,31 +87,52 @@ def _matches(pattern: tuple[Matcher | None, ...], parts: list[str]) -> bool:
     return reach[len(parts)]
 
 
-@dataclass(frozen=True, slots=True)
 class PathGlobs:
-    """Compiled ``paths`` patterns, each a tuple of component matchers (``None``: ``**``)."""
+    """Compiled ``paths`` patterns: names (a pattern without ``/``: any component) and full
+    patterns (component matchers, ``None`` for ``**``); answers are kept per path (bounded)."""
 
-    patterns: tuple[tuple[Matcher | None, ...], ...]
+    __slots__ = ("_known", "full", "names")
+    CACHE_SIZE = 4096
+
+    def __init__(
+        self, full: tuple[tuple[Matcher | None, ...], ...], names: tuple[Matcher, ...]
+    ) -> None:
+        self.full = full
+        self.names = names
+        self._known: dict[str, bool] = {}
 
     def __call__(self, path: str) -> bool:
-        parts = [part for part in path.split("/") if part]
-        return any(_matches(pattern, parts) for pattern in self.patterns)
+        known = self._known.get(path)
+        if known is None:
+            parts = [part for part in path.split("/") if part]
+            known = any(name(part) for part in parts for name in self.names) or any(
+                _matches(pattern, parts) for pattern in self.full
+            )
+            if len(self._known) >= self.CACHE_SIZE:
+                self._known.clear()
+            self._known[path] = known
+        return known
 
 
 def path_globs(patterns: Iterable[str], *, project: str, home: str) -> PathGlobs:
-    compiled: list[tuple[Matcher | None, ...]] = []
+    full: list[tuple[Matcher | None, ...]] = []
+    names: list[Matcher] = []
     for raw in patterns:
         pattern = raw.rstrip("/") or "/"
         if pattern == "~" or pattern.startswith("~/"):
-            compiled += [_segments(base + pattern[1:]) for base in _forms(home)]
+            full += [_segments(base + pattern[1:]) for base in _forms(home)]
         elif pattern.startswith("/") or pattern.startswith("**/"):
-            compiled.append(_segments(pattern))
+            full.append(_segments(pattern))
         elif "/" not in pattern:
-            compiled.append(_segments(f"**/{pattern}/**"))  # a name at any depth, and under it
+            name = _segment(pattern)  # a name at any depth (and what is under it)
+            if name is None:
+                full.append((None,))
+            else:
+                names.append(name)
         else:
             relative = pattern[2:] if pattern.startswith("./") else pattern
-            compiled += [_segments(f"{base}/{relative}") for base in _forms(project)]
-    return PathGlobs(tuple(compiled))
+            full += [_segments(f"{base}/{relative}") for base in _forms(project)]
+    return PathGlobs(tuple(full), tuple(names))
 
 
 def host_pattern(pattern: str) -> str:
