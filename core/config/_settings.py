@@ -62,6 +62,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(
             f"invalid TOML: not UTF-8 ({exc.reason} at byte {exc.start})", file=str(path)
         ) from None
+    except RecursionError:
+        # tomllib parses arrays and inline tables by recursion: thousands deep exhaust the stack.
+        raise ConfigError("invalid TOML: nested too deeply to read", file=str(path)) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config: {exc.strerror or exc}", file=str(path)) from None
 

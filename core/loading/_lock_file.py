@@ -90,16 +90,7 @@ def read_lock(path: Path) -> PluginLock:
     seen = _read.get(str(path))
     if seen is not None and seen[0] == stamp:
         return seen[1]
-    try:
-        data = read_toml(path)
-    except RecursionError:
-        # tomllib parses arrays and inline tables by recursion: a file nested a few thousand
-        # deep exhausts the stack. No lock we write is nested more than three tables deep.
-        raise ConfigError(
-            "not a toolhooks plugin lock: nested too deeply to read (write it again with "
-            "`toolhooks plugins lock`)",
-            file=str(path),
-        ) from None
+    data = read_toml(path)  # a file nested too deeply is a ConfigError there
     checker = LoadedConfig(data, path)
     try:
         table = _LockTable.model_validate(data)

@@ -3,6 +3,8 @@ the nearest key (issue #10 item 26, the config part)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,30 @@ def test_the_agents_table_is_strict_and_names_the_nearest_key(tmp_path) -> None:
     with pytest.raises(ConfigError, match=r"agents\.on_error"):
         load_config(path)
     assert load_config({"agents": {"sender": "ci"}}).agents.sender == "ci"
+
+
+@pytest.mark.parametrize("opening", ["[", "{a = "])
+def test_a_config_nested_thousands_deep_is_a_config_error(tmp_path, opening) -> None:
+    # tomllib reads arrays and inline tables by recursion: this exhausted the stack with a
+    # RecursionError traceback instead of naming the file.
+    path = tmp_path / "toolhooks.toml"
+    path.write_text("x = " + opening * 3000)
+    with pytest.raises(ConfigError, match="nested too deeply to read") as raised:
+        Runtime(config=path)
+    assert str(path) in str(raised.value)
+
+
+def test_the_command_says_so_without_a_traceback(tmp_path) -> None:
+    path = tmp_path / "toolhooks.toml"
+    path.write_text("x = " + "[" * 3000)
+    result = subprocess.run(
+        [sys.executable, "-m", "toolhooks", "plugins", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    said = result.stdout + result.stderr
+    assert result.returncode == 1
+    assert "Traceback" not in said and "RecursionError" not in said
+    assert "nested too deeply to read" in said
