@@ -9,9 +9,11 @@ from collections.abc import Sequence
 from threading import Lock
 
 from ._astral import restore
+from ._links import through_links
 from ._records import Command, Script, Word
 from ._scope import Scope
 from ._shell import Limit, Walker, _Ctx
+from ._staged import runs_a_written_file
 
 CACHE_SIZE = 2048
 """Scripts remembered per (text, cwd, home); a result that read the file system (a glob's
@@ -52,9 +54,12 @@ def uncached(text: str, *, cwd: str, home: str) -> tuple[Script, Walker]:
     cwd, home = _absolute(cwd), _absolute(home)
     walker = Walker(cwd=cwd, home=home)
     _guarded(walker, lambda: walker.script(text, Scope(cwd=cwd, home=home), _Ctx()))
+    commands = _commands(walker)
+    if walker.opaque is None:
+        walker.opaque = runs_a_written_file(commands, home)
     script = Script(
         source=text,
-        commands=_commands(walker),
+        commands=commands,
         opaque=None if walker.opaque is None else walker.opaque.translate(walker.astral),
     )
     return script, walker
@@ -104,4 +109,5 @@ def clear_cache() -> None:
 
 def _commands(walker: Walker) -> tuple[Command, ...]:
     unique = dict.fromkeys(walker.commands) if walker.repeated else walker.commands
-    return tuple(restore(c, walker.astral) for c in unique)
+    restored = tuple(restore(c, walker.astral) for c in unique)
+    return through_links(restored, walker.links, walker.home)

@@ -120,6 +120,13 @@ def hidden_commands(program: str, argv: tuple[Word, ...]) -> list[tuple[str, Wor
                 found.append(("rsync -e", _literal(text[2:], word.source)))
     elif program == "git":
         found.extend(_git(words))
+    elif program == "zip":
+        for i, word in enumerate(words):
+            text = word.text or ""
+            if text in ("-TT", "--unzip-command") and i + 1 < len(words):
+                found.append((f"zip {text}", words[i + 1]))  # zip -T tests with this command
+            elif text.startswith("--unzip-command="):
+                found.append(("zip --unzip-command", _literal(text.split("=", 1)[1], word.source)))
     elif program == "tar":
         for i, word in enumerate(words):
             text = word.text or ""
@@ -160,6 +167,9 @@ def _git(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
             if _GIT_KEYS.match(key):
                 found.append(("git --config-env", Word(text=None, source=text)))
             continue
+        elif text == "-u" and i + 1 < len(words) and "clone" in [w.text for w in words[:i]]:
+            found.append(("git clone -u", words[i + 1]))  # clone's -u is --upload-pack
+            continue
         elif text in ("--upload-pack", "--receive-pack", "--exec") and i + 1 < len(words):
             found.append((f"git {text}", words[i + 1]))
             continue
@@ -174,7 +184,9 @@ def _git(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
             found.append(("git -c", pair))
             continue
         key, eq, value = pair.text.partition("=")
-        if eq and _GIT_KEYS.match(key.lower()):
+        if eq and key.lower().startswith("alias.") and not value.lstrip().startswith("!"):
+            found.append((f"git -c {key}", _git_alias(key[6:], value, words, pair.source)))
+        elif eq and _GIT_KEYS.match(key.lower()):
             found.append((f"git -c {key}", _script_value(_literal(value, pair.source))))
     found.extend(_git_subcommand_scripts(words))
     # git config KEY VALUE: the command runs on a later git call.
@@ -183,8 +195,28 @@ def _git(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
         at = texts.index("config")
         operands = [w for w in words[at + 1 :] if not (w.text or "").startswith("-")]
         if len(operands) >= 2 and operands[0].text and _GIT_KEYS.match(operands[0].text.lower()):
-            found.append((f"git config {operands[0].text}", _script_value(operands[1])))
+            name = operands[0].text
+            setting = operands[1]
+            if name.lower().startswith("alias.") and not (setting.text or "!").lstrip().startswith(
+                "!"
+            ):
+                found.append((f"git config {name}", _git_alias("", setting.text or "", (), name)))
+            else:
+                found.append((f"git config {name}", _script_value(setting)))
     return found
+
+
+def _git_alias(name: str, value: str, words: tuple[Word, ...], source: str) -> Word:
+    """A git alias without ``!`` is more git arguments: ``alias.p='push -f'`` then ``git p`` runs
+    ``git push -f`` and the words after ``p``; where it is used later (``git config alias.p``) the
+    words after it are unknown."""
+    texts = [w.text for w in words]
+    if name and name in texts:
+        rest = words[texts.index(name) + 1 :]
+        if all(w.text is not None for w in rest):
+            tail = " ".join(shlex.quote(w.text or "") for w in rest)
+            return Word(text=f"git {value} {tail}".rstrip(), source=source)
+    return Word(text=f'git {value} "$GIT_ALIAS_ARGUMENTS"', source=source)
 
 
 SSH_OPTIONS = Options(short_values="BbcDEeFIiJLlmOoPpQRSWw")

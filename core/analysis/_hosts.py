@@ -14,6 +14,7 @@ from ._options import read_options
 from ._records import Command, Word
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}:(?://|\\\\|/\\|\\/)([^\s/?#\"'<>`]*)")
+_EXTRA_SLASHES = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,30}):[/\\]{3,}([^\s/\\?#\"'<>`]*)")
 _HOST_CHARS = re.compile(r"[a-z0-9._-]+\Z")
 _LOOKS_LIKE_HOST = re.compile(r"[A-Za-z0-9._~%\[\]:-]+\Z")
 _PROXY_VARIABLES = frozenset(
@@ -36,7 +37,7 @@ def normalise_host(host: str) -> str | None:
     """``host`` lower-cased, IDNA-encoded, without port, brackets or trailing dot; None when it
     is no host name."""
     host = host.strip()
-    if "@" in host:
+    if "@" in host and not host.startswith("["):
         host = host.rsplit("@", 1)[1]
     if host.startswith("["):
         end = host.find("]")
@@ -44,7 +45,10 @@ def normalise_host(host: str) -> str | None:
         try:
             return str(ipaddress.IPv6Address(inner.split("%")[0]))
         except ValueError:
-            return None
+            # scp and ssh strip the brackets from any host (user@[host]:path)
+            host = inner.rsplit("@", 1)[-1]
+            if not host or "[" in host:
+                return None
     if host.count(":") > 1:
         try:
             return str(ipaddress.IPv6Address(host))
@@ -93,6 +97,14 @@ def hosts_in_text(text: str) -> tuple[str, ...]:
             host = normalise_host(candidate)
             if host:
                 found.append(host)
+    # curl (and WHATWG for special schemes) skip any number of slashes: https:///evil.example
+    for match in _EXTRA_SLASHES.finditer(text):
+        if match.group(1).lower() == "file":
+            continue  # file:///path names a file (command_paths has it), not a host
+        for candidate in _authority_hosts(match.group(2)):
+            host = normalise_host(candidate)
+            if host:
+                found.append(host)
     return tuple(dict.fromkeys(found))
 
 
@@ -101,10 +113,16 @@ def _scp_host(text: str) -> str | None:
     if text.startswith(("/", ".", "-", "~")) or ":" not in text or "://" in text:
         return None
     head = text.split(":", 1)[0]
+    if "[" in head and "]" in text:
+        # [host]:path, user@[2001:db8::1]:path: the brackets hold the host, colons and all
+        head = text.split("]", 1)[0] + "]"
+        at = head.rfind("@", 0, head.find("["))
+        return normalise_host(head[at + 1 :] if at >= 0 else head)
     if "/" in head or not head:
         return None
     if head.startswith("["):
-        return normalise_host(text.split("]", 1)[0] + "]")
+        inner = text[1:].split("]", 1)[0]
+        return normalise_host(f"[{inner}]")
     return normalise_host(head)
 
 
@@ -190,6 +208,18 @@ def _program_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
                         h = normalise_host(one.strip("[]") if one.count(":") > 1 else one)
                         if h:
                             found.append(h)
+                elif option in ("-e", "--execute"):
+                    # wget -e http_proxy=HOST: a wgetrc command naming the proxy
+                    key, _, setting = value.text.partition("=")
+                    if key.strip().lower().replace("_", "") in (
+                        "httpproxy",
+                        "httpsproxy",
+                        "ftpproxy",
+                    ):
+                        setting = setting.strip().split("://", 1)[-1].rsplit("@", 1)[-1]
+                        host = _bare_host(setting)
+                        if host:
+                            found.append(host)
                 elif option == "--url":
                     host = _bare_host(value.text.split("://", 1)[-1].rsplit("@", 1)[-1])
                     if host:
@@ -241,6 +271,14 @@ def _program_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
                         found.append(host)
         return found
     if program == "git":
+        for i, word in enumerate(argv[:-1]):
+            pair = argv[i + 1].text or ""
+            key, _, setting = pair.partition("=")
+            key = key.lower()
+            if word.text == "-c" and key.endswith(".proxy") and key.startswith(("http", "remote.")):
+                host = _bare_host(setting.split("://", 1)[-1].rsplit("@", 1)[-1])
+                if host:
+                    found.append(host)
         for text in _git_repositories(argv):
             host = _scp_host(text) or (
                 _bare_host(text.rsplit("@", 1)[-1]) if "@" in text.split("/")[0] else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from urllib.parse import unquote
 
 from ._records import Command, Word
 
@@ -77,9 +78,23 @@ def command_paths(command: Command, *, home: str | None = None) -> tuple[str, ..
     home = home or os.path.expanduser("~")
     cwds = command.cwds or (command.cwd,)
     out: list[str] = []
-    for text in _candidates(command):
-        if "://" in text:
+    texts = _candidates(command)
+    # curl -d @FILE, -F name=@FILE, -T: the file after the @ is read and sent
+    texts.extend(t[1:] for t in list(texts) if t.startswith("@") and len(t) > 1)
+    if command.program == "git":
+        # git show REV:PATH reads PATH as of REV
+        texts.extend(
+            t.split(":", 1)[1] for t in list(texts) if ":" in t and "://" not in t and t[0] != ":"
+        )
+    for text in texts:
+        if text[:7].lower() == "file://":
+            # file:///path and file://localhost/path name a file
+            text = unquote(text[7:])
+            text = text[text.find("/") :] if "/" in text else ""
+        elif "://" in text:
             continue  # a URL names a host, not a file
+        if not text:
+            continue
         for cwd in cwds:
             out.extend(normalise_path(text, cwd=cwd, home=home))
     return tuple(dict.fromkeys(out))

@@ -18,6 +18,7 @@ from ._astral import TooManyCharacters, shield
 from ._grammar import parse
 from ._hidden import hidden_commands, hidden_in_assignment, ssh_remote_command
 from ._interpreters import interpreter, program_source
+from ._links import MAX_LINKS, symlinks_made
 from ._options import Options, read_options
 from ._records import Command, Word, new_command
 from ._scope import Scope
@@ -176,6 +177,8 @@ class Walker:
         self.used_files = False
         self.repeated = False
         """Whether a part was walked twice (loops, function calls): commands may repeat."""
+        self.links: list[tuple[str, str]] = []
+        """Symlinks the script makes (link, target), absolute (see _links.py)."""
         self.astral: dict[int, str] = {}
         """Stand-ins for characters beyond the BMP (see _astral.py), restored at the end."""
 
@@ -399,6 +402,12 @@ class Walker:
         name_node = node.child_by_field_name("name")
         value_node = node.child_by_field_name("value")
         name = _text(name_node) if name_node is not None else ""
+        if name_node is not None and name_node.type == "subscript":
+            # arr[$(cmd)]=1: the index is expanded (and its substitutions run)
+            build(name_node.named_children[1:], scope, self._on_sub(scope, ctx))
+            name = _text(name_node.named_children[0]) if name_node.named_children else ""
+            apply = False
+            scope.vars[name] = None
         operator = next((c.type for c in node.children if not c.is_named), "=")
         value: str | None = ""
         if value_node is not None:
@@ -754,6 +763,10 @@ class Walker:
                     scope.vars[name] = None
         if program == "eval":
             self.fail("eval runs a string as a script")
+        elif program == "hash" and any((w.text or "-p").startswith("-p") for w in argv[1:]):
+            self.fail("hash -p makes a name run another program")
+        elif program == "enable" and any((w.text or "-f").startswith("-f") for w in argv[1:]):
+            self.fail("enable -f loads a builtin from a file")
         elif program in ("source", "."):
             self.fail(f"{program} runs a file as a script")
         elif program in ("alias", "trap"):
@@ -773,6 +786,14 @@ class Walker:
                 self.fail(f"{program} reads its program from {_STDIN_NAMES[ctx.stdin]}")
             elif isinstance(source, Word) and source.text is None:
                 self.fail(f"{program} runs a program that is not a plain word: {source.source}")
+        made = symlinks_made(program, argv, cwds, self.home)
+        if made is None:
+            self.fail("ln -s makes a link from or to a word that is not plain")
+        elif made:
+            self.used_files = True
+            self.links.extend(made)
+            if len(self.links) > MAX_LINKS:
+                raise Limit(f"the script makes more than {MAX_LINKS} symlinks")
         for label, script in hidden_commands(program, argv):
             self.reparse(script, (*ctx.via, label), cwds, ctx)
         remote = ssh_remote_command(program, argv)

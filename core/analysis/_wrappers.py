@@ -465,6 +465,98 @@ def _chroot(name: str, argv: tuple[Word, ...]) -> list[Seen]:
     return [Seen(via=name, argv=argv[start:])]
 
 
+def _coproc(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``coproc CMD``, and ``coproc NAME { CMD; }`` which tree-sitter-bash reads as one simple
+    command ``coproc NAME { CMD`` (the name and the brace are not the program)."""
+    rest = argv[1:]
+    if len(rest) >= 2 and _NAME.match(rest[0].text or "") and rest[1].text in ("{", "("):
+        rest = rest[2:]
+    elif rest and rest[0].text in ("{", "("):
+        rest = rest[1:]
+    return [Seen(via=name, argv=rest)] if rest else []
+
+
+def _parallel(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """GNU parallel: the words before ``:::`` are a command line its shell runs with each input
+    (``{}`` and the input are any words); with no command it runs each input line itself."""
+    cut = len(argv)
+    for i, word in enumerate(argv):
+        if word.text in (":::", "::::", ":::+", "::::+"):
+            cut = i
+            break
+    if any(w.text in ("--version", "--help", "--citation", "--number-of-cpus") for w in argv):
+        return []
+    seen = _loose()(name, argv[:cut])
+    if not seen:
+        return [_shell_on_stdin(name, name)]
+    out: list[Seen] = []
+    for one in seen:
+        if one.opaque or any(w.text is None for w in one.argv):
+            out.append(Seen(via=name, opaque=f"{name}: a command that is not literal"))
+            continue
+        text = " ".join(w.text or "" for w in one.argv) + ' "$PARALLEL_INPUT"'
+        out.append(Seen(via=name, script=Word(text=text, source=_joined(one.argv).source)))
+    return out
+
+
+def _queued(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``at`` / ``batch``: the job is a script read from stdin (or from ``-f FILE``)."""
+    texts = [w.text for w in argv]
+    if "-f" in texts[:-1]:
+        return [Seen(via=name, argv=(Word(text="sh", source=name), argv[texts.index("-f") + 1]))]
+    if any(t in ("-l", "-r", "-d", "-c", "-V") for t in texts[1:]):
+        return []  # lists, removes or prints jobs
+    return [_shell_on_stdin(name, name)]
+
+
+def _nix_shell(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``nix-shell --run|--command SCRIPT``."""
+    for i, word in enumerate(argv[:-1]):
+        if word.text in ("--run", "--command"):
+            return [Seen(via=f"{name} {word.text}", script=argv[i + 1])]
+    return []
+
+
+def _session(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``tmux new-session|new-window|split-window|respawn-pane|run-shell CMD`` and
+    ``screen [-dmS NAME] CMD``: the command (a shell command line for tmux) runs detached."""
+    if name == "screen":
+        return _loose()(name, argv)
+    texts = [w.text for w in argv]
+    verbs = (
+        "new-session",
+        "new",
+        "new-window",
+        "neww",
+        "split-window",
+        "splitw",
+        "respawn-pane",
+        "respawnp",
+        "respawn-window",
+        "respawnw",
+        "run-shell",
+        "run",
+        "send-keys",
+        "send",
+        "display-popup",
+        "popup",
+        "pipe-pane",
+        "pipep",
+        "if-shell",
+        "if",
+    )
+    for at, text in enumerate(texts):
+        if text in verbs:
+            rest = argv[at + 1 :]
+            operands = [w for w in rest if not (w.text or "-").startswith("-")]
+            if any(w.text is None for w in rest):
+                return [Seen(via=f"{name} {text}", opaque=f"{name} {text}: an unknown word")]
+            if operands:
+                return [Seen(via=f"{name} {text}", script=w) for w in operands]
+            return []
+    return []
+
+
 def _busybox(name: str, argv: tuple[Word, ...]) -> list[Seen]:
     if len(argv) < 2 or (argv[1].text or "").startswith("-"):
         return []
@@ -630,6 +722,8 @@ _LOOSE = {
             "setpriv",
             "softlimit",
             "envdir",
+            "entr",
+            "flatpak-spawn",
         ),
         _loose(),
     ),
@@ -725,7 +819,14 @@ WRAPPERS: dict[str, Callable[[str, tuple[Word, ...]], list[Seen]]] = {
     "chroot": _chroot,
     "busybox": _busybox,
     "script": _script,
-    "coproc": _builtin,
+    "coproc": _coproc,
+    "toybox": _busybox,
+    "parallel": _parallel,
+    "nix-shell": _nix_shell,
+    "at": _queued,
+    "batch": _queued,
+    "tmux": _session,
+    "screen": _session,
     **dict.fromkeys(SHELLS, _shell),
 }
 """Each wrapper's reader: given its name and argv, what it runs."""
