@@ -892,6 +892,10 @@ _SPECIAL = frozenset(
         "rsync",
         "git",
         "tar",
+        "zip",
+        "ln",
+        "hash",
+        "enable",
     }
 )
 
