@@ -2,8 +2,8 @@
 
 ``toolhooks --help`` (and ``--version``) is answered from this table alone. A command's module,
 and what it imports (pydantic, pluggy, the runtime), is imported only when that command runs:
-importing every command up front made the console script take 520 ms to print its help on the
-shared 2-core machine, against 60 ms for Python itself.
+importing every command up front made ``--help`` several times slower than Python's own start
+(BENCHMARKS.md, choices made for speed).
 
 A module named here has ``add_parser(subparsers)``, which adds the command (``help=`` from
 :func:`help_of`) with ``func`` set to a function taking the parsed args and returning the exit

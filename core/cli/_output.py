@@ -69,7 +69,7 @@ def terminal_width(default: int = 100) -> int:
     """The terminal's width in cells; ``$COLUMNS`` wins, ``default`` when not a terminal.
 
     What ``shutil.get_terminal_size`` does, without importing shutil (and with it bz2 and
-    lzma: 3 to 12 ms of ``toolhooks --help``, measured with ``python -X importtime``).
+    lzma, milliseconds of ``toolhooks --help``: BENCHMARKS.md, choices made for speed).
     """
     columns = os.environ.get("COLUMNS", "")
     if columns.isdigit() and int(columns) > 0:

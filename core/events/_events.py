@@ -73,8 +73,8 @@ class Event(tuple):  # type: ignore[type-arg]  # a fixed shape: the properties b
     (``ts`` defaults to now, ``data`` to ``{}``); assigning a field raises
     ``dataclasses.FrozenInstanceError``. The runtime makes four or more per call, without
     validation (every field comes from the runtime itself), so it is a tuple underneath: a
-    frozen slotted dataclass sets each field through ``object.__setattr__``, 1.37 µs an event
-    against 0.33 µs for this (timeit, 2-core AMD EPYC, idle), 4 µs of a default call.
+    frozen slotted dataclass sets each field through ``object.__setattr__``, about four times
+    the cost an event (BENCHMARKS.md, choices made for speed).
     """
 
     __slots__ = ()

@@ -128,8 +128,7 @@ class Handler:
             "block" if hook in ("before_tool_call", "tool_visible") else "ignore"
         )
         self.seq = (record.seq, index)
-        # Its entry in tool.injected's ``quiet``, copied with a latency: 0.15 against 0.19 µs
-        # for a four-key literal (timeit, 2-core EPYC), five a default call.
+        # Its entry in tool.injected's ``quiet``, built once and copied with a latency.
         quiet = {"plugin": self.plugin, "hook": hook, "priority": self.priority}
         self.quiet: dict[str, Any] = {**quiet, "latency_ms": 0.0}
 

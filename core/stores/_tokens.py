@@ -43,7 +43,7 @@ def text_tokens(text: str) -> set[str]:
     """The tokens of ``text`` (with their pieces), lower-cased."""
     found: set[str] = set()
     if text.isascii():
-        # translate + split runs in C: about 4x faster than the regex on a 1 KB param, and
+        # translate + split runs in C, several times faster than the regex (BENCHMARKS.md, choices made for speed), and
         # the same runs (ASCII \w is letters, digits and the underscore).
         for run in text.lower().translate(_ASCII_GAPS).split():
             if len(run) >= MIN_TOKEN:

@@ -85,9 +85,8 @@ class Chain:
 
     def linked(self, lines: Sequence[bytes]) -> bytes:
         """``lines`` (each a JSON object and a newline), each with its ``chain`` field added, as
-        one ``bytes``: what the writer writes. A call's four lines: 4.28 µs against 4.60 µs
-        linked one by one and joined (timeit, median of 15, 2-core EPYC, load 2.7); 104.8k
-        instructions against 109.5k (callgrind; most of either is the SHA-256 itself)."""
+        one ``bytes``: what the writer writes, in one pass rather than one by one and joined
+        (BENCHMARKS.md, choices made for speed)."""
         head, seq, opening, sha256 = self._head, self.seq, self._opening, hashlib.sha256
         out = []
         for line in lines:

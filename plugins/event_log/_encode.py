@@ -36,9 +36,8 @@ def head_and_tail(text: str, keep: int) -> str:
 def flat(event: Event) -> dict[str, Any]:
     """The line's fields: the envelope, then ``data``'s (an envelope key in data is dropped)."""
     if type(event) is Event:
-        # An Event is a tuple underneath: one unpacking instead of eight property reads. A
-        # call's four events: 2.75 against 3.52 µs (timeit, median of 15, load 3.1), 36.0k
-        # instructions against 43.3k (callgrind).
+        # An Event is a tuple underneath: one unpacking instead of eight property reads
+        # (BENCHMARKS.md, choices made for speed).
         name, ts, trace_id, call_id, session_id, tool, plugin, data = event
     else:  # an Event subclass, or anything shaped like one
         name, ts, trace_id, call_id = event.event, event.ts, event.trace_id, event.call_id

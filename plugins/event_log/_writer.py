@@ -109,10 +109,8 @@ class JsonlWriter:
         self._timer: threading.Thread | None = None
         self._stop = threading.Event()
         # A quarter of the queue bound wakes the writer thread before its interval is up, so
-        # that a caller calling back to back does not fill the queue and write it itself: at
-        # 40,000 calls a second the default 4 MiB filled in about 100 ms, and the caller wrote
-        # half the batches: 42.5 µs a call on its thread, 31-34 µs with this wake (10,000 calls
-        # back to back, 5 runs, medians; 2-core EPYC).
+        # that a caller calling back to back does not fill the queue and write it itself
+        # (without it the caller wrote half the batches: BENCHMARKS.md, choices made for speed).
         self._wake = threading.Event()
         self._wake_at = queue_bytes // WAKE_FRACTION
         self._woken = False

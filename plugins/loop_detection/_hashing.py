@@ -82,7 +82,7 @@ class Signer:
             data = tool.encode("utf-8", "surrogatepass") + b"\x00" + flat
         if self.stable:
             return hashlib.sha256(data).digest()[:8]
-        # hash() is keyed SipHash: 0.1 µs here against sha256's 0.4 (bench/builtin_plugins.py)
+        # hash() is keyed SipHash, a quarter of sha256's cost (BENCHMARKS.md)
         return (hash(data) & _SIG_MASK).to_bytes(8, "little")
 
 
@@ -95,15 +95,15 @@ def _flat_key(tool: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
     """``(tool, key, type, value, ...)`` over key-sorted params, when they are string keys to
     plain scalars whose hash() tells them apart; else None.
 
-    The in-process signature is hash() of this tuple: 0.32 µs for ``{"path": ...}`` against
-    1.27 µs to encode the JSON text and hash it (timeit, one process, load 2). It separates what
+    The in-process signature is hash() of this tuple, a quarter of the cost of encoding the
+    JSON text and hashing it (BENCHMARKS.md, choices made for speed). It separates what
     the JSON text does: the type is in the tuple (True and 1 hash alike, "true" and "1" differ),
     and ints whose hash is not themselves (-1, beyond 2**61) take the JSON way. The tuple hash
     mixes each item's hash in turn, strings with the keyed SipHash: as wide as the text's.
     """
     if len(params) == 1:
         [(name, value)] = params.items()
-        if type(value) is str and type(name) is str:  # most calls: 0.2 µs, not 0.3 (timeit)
+        if type(value) is str and type(name) is str:  # most calls: no sort, no loop
             return (tool, name, str, value)
         items: Any = ((name, value),)
     else:
@@ -126,8 +126,8 @@ def _flat_json(params: Mapping[str, Any]) -> bytes | None:
     """Key-sorted JSON of params that are string keys to plain scalars, else None.
 
     Most calls look like this (``{"path": ...}``, ``{"command": ..., "timeout": 30}``), and
-    pydantic_core's encoder makes their signature 1.8 µs -> 0.9 µs (``bench/builtin_plugins.py``, the
-    stdlib encoder being most of the canonical path's cost). The text cannot equal the canonical
+    pydantic_core's encoder halves their signature's cost (BENCHMARKS.md, choices made for speed; the stdlib encoder is most of
+    the canonical path's cost). The text cannot equal the canonical
     text of other params: both are JSON, and what the canonical path sees always holds a float,
     a container or a tagged object, which this text never does. Exact types only: a str or int
     subclass (an enum, say) goes the canonical way, which describes it.

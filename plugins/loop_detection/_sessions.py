@@ -29,8 +29,8 @@ class SessionStore:
         self._stripes = tuple(threading.Lock() for _ in range(_STRIPES))
         self._recent: tuple[SessionKey, SessionState] | None = None
         """The most recently used session: an agent's calls come in runs from one session, and
-        for those the LRU is already in order. Skipping the lock and the reordering saves
-        0.4 µs of loop detection's 5.8 per call (two lookups; bench/builtin_plugins.py)."""
+        for those the LRU is already in order: the lock and the reordering are skipped
+        (BENCHMARKS.md, choices made for speed)."""
 
     def get(self, key: SessionKey) -> SessionState:
         """The state for ``key``, created when new, and marked most recently used."""
@@ -121,9 +121,9 @@ class PendingCalls(OrderedDict[PendingKey, Pending]):
 
     No lock of its own: every operation is one OrderedDict operation, atomic in CPython (and
     locked per object in the free-threaded build). Two threads adding at once may each drop one
-    oldest call: the map stays bounded either way. The two locks it took cost 0.5 µs of loop
-    detection's 5.1 per call (bench/builtin_plugins.py). The map itself, not a wrapper around
-    one: ``in`` and ``pop(key, None)`` are then C calls, 0.06 µs less a call (timeit, load 4).
+    oldest call: the map stays bounded either way, and the two locks it took are saved. The
+    map itself, not a wrapper around one: ``in`` and ``pop(key, None)`` are then C calls
+    (BENCHMARKS.md, choices made for speed).
     """
 
     __slots__ = ("limit",)

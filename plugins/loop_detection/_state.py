@@ -25,8 +25,8 @@ NO_OUTCOME = bytes(RECORD)
 """The outcome of a call that has not finished (or never ran); real outcomes are never zero."""
 _put = struct.Struct(f"{RECORD}s").pack_into
 """Writes one record in place: ``_put(ring, offset, value)``. Not ``ring[a:b] = value``: a
-bytearray copies a bytes value into a new bytearray before assigning it, 0.14-0.22 µs against
-0.05-0.08 µs (timeit), three times a call."""
+bytearray copies a bytes value into a new bytearray before assigning it, three times a call
+(BENCHMARKS.md, choices made for speed)."""
 _WARNED_LIMIT = 32
 _UNKNOWN_LIMIT = 16
 
