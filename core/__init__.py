@@ -2,7 +2,12 @@
 
 Every name below is imported when it is first used (PEP 562), not by ``import toolhooks``: the
 ``toolhooks`` command starts without pydantic, pluggy or the runtime, and ``--help`` answers in
-a fraction of the time (see ``_EXPORTS``).
+a fraction of the time (BENCHMARKS.md, "Choices made for speed").
+
+The names are ``_EXPORTS``'s keys; ``__all__`` is made from them. Type checkers cannot read a
+table, so the ``if TYPE_CHECKING:`` block imports each name again (``X as X``: exported under
+mypy's strict no-implicit-reexport); tests/architecture/test_public_names.py proves the two
+agree (docs/decisions/public-names.md).
 """
 
 from __future__ import annotations
@@ -13,42 +18,51 @@ from __future__ import annotations
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from .approvals._resolve import ApprovalUnavailable
-    from .config._settings import LoadedConfig, load_config
-    from .events._events import EVENT_NAMES, Event
-    from .events._scope import emit
-    from .loading._inventory import HandlerInfo, PluginInfo
-    from .records._errors import (
-        ConfigError,
-        HookResultError,
-        InvalidToolCall,
-        ParamsError,
-        PluginLoadError,
-        PluginValidationError,
-        ToolhooksError,
-    )
-    from .records._frozen import FrozenDict, FrozenList, thaw
-    from .records._models import REMOVE, UNSET, Origin, Status, ToolCall, ToolSpec
-    from .records._results import (
-        AfterToolCallResult,
-        ApprovalDecision,
-        ApprovalRequest,
-        BeforeToolCallResult,
-        Decision,
-        Outcome,
-        PendingApproval,
-        ToolError,
-        ToolResult,
-    )
-    from .records._sender import Sender
-    from .registry._hookimpl import hookimpl
-    from .runtime._runtime import Runtime
-    from .stores._contract import AmbiguousId, ApprovalStore, Grant, StoredApproval, StoreError
-    from .stores._memory import MemoryStore
-    from .stores._sqlite import SQLiteStore
+    from .approvals._resolve import ApprovalUnavailable as ApprovalUnavailable
+    from .config._settings import LoadedConfig as LoadedConfig
+    from .config._settings import load_config as load_config
+    from .events._events import EVENT_NAMES as EVENT_NAMES
+    from .events._events import Event as Event
+    from .events._scope import emit as emit
+    from .loading._inventory import HandlerInfo as HandlerInfo
+    from .loading._inventory import PluginInfo as PluginInfo
+    from .records._errors import ConfigError as ConfigError
+    from .records._errors import HookResultError as HookResultError
+    from .records._errors import InvalidToolCall as InvalidToolCall
+    from .records._errors import ParamsError as ParamsError
+    from .records._errors import PluginLoadError as PluginLoadError
+    from .records._errors import PluginValidationError as PluginValidationError
+    from .records._errors import ToolhooksError as ToolhooksError
+    from .records._frozen import FrozenDict as FrozenDict
+    from .records._frozen import FrozenList as FrozenList
+    from .records._frozen import thaw as thaw
+    from .records._models import REMOVE as REMOVE
+    from .records._models import UNSET as UNSET
+    from .records._models import Origin as Origin
+    from .records._models import Status as Status
+    from .records._models import ToolCall as ToolCall
+    from .records._models import ToolSpec as ToolSpec
+    from .records._results import AfterToolCallResult as AfterToolCallResult
+    from .records._results import ApprovalDecision as ApprovalDecision
+    from .records._results import ApprovalRequest as ApprovalRequest
+    from .records._results import BeforeToolCallResult as BeforeToolCallResult
+    from .records._results import Decision as Decision
+    from .records._results import Outcome as Outcome
+    from .records._results import PendingApproval as PendingApproval
+    from .records._results import ToolError as ToolError
+    from .records._results import ToolResult as ToolResult
+    from .records._sender import Sender as Sender
+    from .registry._hookimpl import hookimpl as hookimpl
+    from .runtime._runtime import Runtime as Runtime
+    from .stores._contract import AmbiguousId as AmbiguousId
+    from .stores._contract import ApprovalStore as ApprovalStore
+    from .stores._contract import Grant as Grant
+    from .stores._contract import StoredApproval as StoredApproval
+    from .stores._contract import StoreError as StoreError
+    from .stores._memory import MemoryStore as MemoryStore
+    from .stores._sqlite import SQLiteStore as SQLiteStore
 
-# The module that defines each public name. Importing them all up front cost 390 ms of the
-# console script's 520 ms (`python -X importtime -m toolhooks --help`, shared 2-core machine).
+# The module that defines each public name, imported when the name is first read.
 _EXPORTS = {
     "ApprovalUnavailable": "toolhooks.approvals._resolve",
     "ConfigError": "toolhooks.records._errors",
@@ -111,48 +125,4 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-__all__ = [
-    "EVENT_NAMES",
-    "REMOVE",
-    "UNSET",
-    "AfterToolCallResult",
-    "AmbiguousId",
-    "ApprovalDecision",
-    "ApprovalRequest",
-    "ApprovalStore",
-    "ApprovalUnavailable",
-    "BeforeToolCallResult",
-    "ConfigError",
-    "Decision",
-    "Event",
-    "FrozenDict",
-    "FrozenList",
-    "Grant",
-    "HandlerInfo",
-    "HookResultError",
-    "InvalidToolCall",
-    "LoadedConfig",
-    "MemoryStore",
-    "Origin",
-    "Outcome",
-    "ParamsError",
-    "PendingApproval",
-    "PluginInfo",
-    "PluginLoadError",
-    "PluginValidationError",
-    "Runtime",
-    "SQLiteStore",
-    "Sender",
-    "Status",
-    "StoreError",
-    "StoredApproval",
-    "ToolCall",
-    "ToolError",
-    "ToolResult",
-    "ToolSpec",
-    "ToolhooksError",
-    "emit",
-    "hookimpl",
-    "load_config",
-    "thaw",
-]
+__all__ = sorted(_EXPORTS)

@@ -1,6 +1,6 @@
 """What happened to one call, in words: the decision kinds the demo and replay print.
 
-Kinds (``Decision.kinds``, in this order): ``resumed`` (a paused call finished by a later line),
+Kinds (``CallReport.kinds``, in this order): ``resumed`` (a paused call finished by a later line),
 ``blocked_by_policy``, ``approval_requested_then_blocked``, ``loop_critical``, ``blocked`` (any
 other hook, or the core), ``approval_pending`` (deferred: the call waits for a decision),
 ``approval_denied``, ``approval_granted``, ``approval_edited`` (a person edited the params and
@@ -39,7 +39,7 @@ _QUIET_AFTER = ("loop_detection", "result_budget")
 
 
 @dataclass
-class Decision:
+class CallReport:
     """One call's fate: status, decision kinds, the plugins involved and a sentence per kind."""
 
     index: int
@@ -110,10 +110,10 @@ def classify(
     outcome: Outcome,
     events: list[Event],
     resumed: int | None = None,
-) -> Decision:
+) -> CallReport:
     """Explain ``outcome`` with the events recorded for its call (``resumed``: the number of the
     line whose paused call this line finished)."""
-    decision = Decision(
+    decision = CallReport(
         index, line, outcome.tool, dict(outcome.params or proposed), outcome.status, outcome.call_id
     )
     if resumed is not None:
@@ -155,7 +155,11 @@ def _approval_asked(events: list[Event]) -> Event | None:
 
 
 def _blocked(
-    decision: Decision, outcome: Outcome, events: list[Event], asked: Event | None, asked_text: str
+    decision: CallReport,
+    outcome: Outcome,
+    events: list[Event],
+    asked: Event | None,
+    asked_text: str,
 ) -> None:
     """Who blocked the call: the policy's rule, a block after an approval request, a loop."""
     by = outcome.blocked_by or "?"
@@ -181,7 +185,7 @@ def _blocked(
 
 
 def _ran(
-    decision: Decision,
+    decision: CallReport,
     proposed: dict[str, Any],
     outcome: Outcome,
     events: list[Event],
@@ -218,7 +222,7 @@ def _ran(
         decision.add("allowed", None)
 
 
-def _truncated(decision: Decision, outcome: Outcome, trimmed: Event | None) -> None:
+def _truncated(decision: CallReport, outcome: Outcome, trimmed: Event | None) -> None:
     decision.artifact = outcome.artifact
     if trimmed is not None:
         data = trimmed.data
@@ -230,7 +234,7 @@ def _truncated(decision: Decision, outcome: Outcome, trimmed: Event | None) -> N
     decision.details.append(where)
 
 
-def _results_changed(decision: Decision, events: list[Event]) -> None:
+def _results_changed(decision: CallReport, events: list[Event]) -> None:
     """After-hooks that changed the result (the built-ins that trim or warn say so elsewhere)."""
     for event in events:
         data = event.data
@@ -265,7 +269,7 @@ def _edited(
     return "; ".join([*parts, said, "the chain ran again on the edited params"])
 
 
-def summarize(decisions: list[Decision]) -> dict[str, Any]:
+def summarize(decisions: list[CallReport]) -> dict[str, Any]:
     """Counts by status (each call's last decision: a paused call may be finished by a later
     line), by decision kind, and by plugin and action (once per call)."""
     last = {d.call_id: d for d in decisions}

@@ -9,13 +9,15 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from ..records._errors import ToolhooksError
+
 Command = Callable[[argparse.Namespace], int]
 """What a subcommand's ``func`` default is: it gets the parsed args and returns the exit code."""
 
 OK, PROBLEMS, USAGE = 0, 1, 2
 
 
-class UsageError(Exception):
+class UsageError(ToolhooksError):
     """A command line that parsed but cannot be used (exit 2, like an argparse error)."""
 
 

@@ -33,7 +33,7 @@ from ._common import (
     shown_config,
     with_tables,
 )
-from ._decisions import ACTIONS, Decision, classify, summarize
+from ._decisions import ACTIONS, CallReport, classify, summarize
 from ._transcript import Answers, Line, Recorder, Transcript, load_transcript, run_lines
 
 DESCRIPTION = """\
@@ -114,13 +114,13 @@ def replay_config(config: LoadedConfig, events: Path | None, artifacts: Path) ->
 
 def replay(
     config: LoadedConfig, transcript: Transcript, answers: Answers, plugins: Sequence[Any] = ()
-) -> tuple[list[Decision], Recorder]:
+) -> tuple[list[CallReport], Recorder]:
     """Run every line through a runtime of ``config`` (plus ``plugins``); the decisions and the
     recorder (which counted the events)."""
     recorder = Recorder()
     runtime = build_runtime(config, plugins=plugins, approver=answers)
     runtime._register_observer(recorder, recorder.name)  # not subject to [plugins] only
-    decisions: list[Decision] = []
+    decisions: list[CallReport] = []
 
     calls = {line.number: line.call for line in transcript.lines}
 
@@ -206,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     return PROBLEMS if problems else OK
 
 
-def decision_table(decisions: list[Decision]) -> str:
+def decision_table(decisions: list[CallReport]) -> str:
     rows = [[d.index, d.line, d.tool, d.status, d.label, d.detail] for d in decisions]
     return _table.render(
         ["#", "LINE", "TOOL", "STATUS", "DECISION", "DETAIL"],

@@ -31,7 +31,7 @@ from ._api_models import (
     call_out,
     grant_out,
 )
-from ._desk import Desk, DeskError, Outcome
+from ._desk import Desk, DeskError, FollowUp
 
 STREAM_POLL_S = 0.5
 STREAM_HEARTBEAT_S = 15.0
@@ -95,7 +95,7 @@ def decide(request: Request, key: Key, body: DecisionIn) -> DecisionOut:
 @router.get("/approvals/{key}/outcome", response_model=OutcomeOut)
 def outcome(request: Request, key: Key) -> OutcomeOut:
     """What became of the call after the decision (approved, blocked, a new approval, ...)."""
-    found: Outcome = _desk(request).outcome(key)
+    found: FollowUp = _desk(request).outcome(key)
     return OutcomeOut(
         result=found.result,
         status=found.status,

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from ..config._settings import LoadedConfig
 from ..loading._lock import LockReport, lock_path, lock_report
-from ..records._errors import ConfigError, ParamsError
+from ..records._errors import ConfigError, ParamsError, ToolhooksError
 from ..records._frozen import freeze_params, thaw
 from ..stores._contract import AmbiguousId, ApprovalStore, Grant, StoredApproval
 from ..stores._memory import MemoryStore
@@ -29,7 +29,7 @@ Result = Literal[
 FINAL_STATUSES = ("ok", "error", "blocked", "denied")
 
 
-class DeskError(Exception):
+class DeskError(ToolhooksError):
     """A request the desk refuses: ``status`` is the HTTP status, the message says why."""
 
     def __init__(self, status: int, message: str) -> None:
@@ -39,7 +39,7 @@ class DeskError(Exception):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Outcome:
+class FollowUp:
     """What became of a decided approval, as far as the store and the event log tell."""
 
     result: Result
@@ -158,18 +158,18 @@ class Desk:
                 409, f"approval {row.short_id} was already decided: {row.decision}{who}"
             )
 
-    def outcome(self, key: str) -> Outcome:
+    def outcome(self, key: str) -> FollowUp:
         row = self.find(key)
         if row.state in ("pending", "expired"):
-            return Outcome(result="waiting" if row.state == "pending" else "expired")
+            return FollowUp(result="waiting" if row.state == "pending" else "expired")
         if row.state == "decided":
-            return Outcome(result="decided")
+            return FollowUp(result="decided")
         newer = self.store.for_call(row.call_id)
         if newer is not None and newer.id != row.id and newer.state == "pending":
-            return Outcome(result="new-approval", status="pending", new_approval_id=newer.id)
+            return FollowUp(result="new-approval", status="pending", new_approval_id=newer.id)
         summary = self.calls.call(row.call_id)
         if summary is None or summary.status not in FINAL_STATUSES:
-            return Outcome(result="running")
+            return FollowUp(result="running")
         result: Result
         if summary.status in ("ok", "error"):
             edited = row.decision == "edit"
@@ -178,7 +178,7 @@ class Desk:
                 result = "error"
         else:
             result = "blocked" if summary.status == "blocked" else "denied"
-        return Outcome(result=result, status=summary.status, reason=summary.reason)
+        return FollowUp(result=result, status=summary.status, reason=summary.reason)
 
     def grants(self) -> list[Grant]:
         return sorted(self.store.grants(), key=lambda g: g.created_at, reverse=True)

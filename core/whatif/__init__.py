@@ -14,13 +14,13 @@ stands in for the tool), and the decision it gets now is compared with the one i
 
 from ..events._calls import RecordedCall, rebuilt
 from ._compare import Result, Selection, Tally, WhatIf, compare, whatif
-from ._decision import Change, Decision, changes, decision_of
+from ._decision import ChainAnswer, Change, changes, decision_of
 from ._rehearsal import Rehearsal
 from ._sources import NoLog, Reading, Skipped, log_groups
 
 __all__ = [
+    "ChainAnswer",
     "Change",
-    "Decision",
     "NoLog",
     "Reading",
     "RecordedCall",

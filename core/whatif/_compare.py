@@ -16,7 +16,7 @@ from typing import Any
 
 from ..config._settings import LoadedConfig
 from ..events._calls import CallReader, RecordedCall
-from ._decision import Change, Decision, changes, core_checks_stand, decision_of, wanted
+from ._decision import ChainAnswer, Change, changes, core_checks_stand, decision_of, wanted
 from ._rehearsal import Rehearsal
 from ._sources import Reading, events, log_groups, reading_of
 
@@ -32,8 +32,8 @@ class Result:
     tool: str
     session_id: str | None
     params: Mapping[str, Any]
-    before: Decision | None = None
-    after: Decision | None = None
+    before: ChainAnswer | None = None
+    after: ChainAnswer | None = None
     changes: tuple[Change, ...] = ()
     problem: str | None = None
     """Why the call was not replayed ("cannot replay"); None when it was."""

@@ -58,7 +58,7 @@ def wanted(name: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Decision:
+class ChainAnswer:
     """The policy's answer to one proposed call."""
 
     verdict: str
@@ -88,7 +88,7 @@ class Decision:
         return " + ".join(parts)
 
 
-def decision_of(events: Iterable[Mapping[str, Any]]) -> Decision:
+def decision_of(events: Iterable[Mapping[str, Any]]) -> ChainAnswer:
     """The decision the events of one call show (events as log lines: ``event``, ``plugin`` and
     the data's keys at the top)."""
     reading = _FirstPass()
@@ -141,7 +141,7 @@ class _FirstPass:
         if isinstance(changed, (list, tuple)):
             self.fields.update((str(field), plugin) for field in changed)
 
-    def decision(self) -> Decision:
+    def decision(self) -> ChainAnswer:
         if self.blocked_by is not None:
             verdict, by = "blocked", self.blocked_by
         elif self.approver is not None:
@@ -151,7 +151,7 @@ class _FirstPass:
         values = None
         if self.ran is not None and verdict == "ok":
             values = {field: self.ran.get(field) for field in self.fields}
-        return Decision(
+        return ChainAnswer(
             verdict=verdict,
             by=by,
             rewritten=tuple(sorted(self.fields.items())),
@@ -160,12 +160,12 @@ class _FirstPass:
         )
 
 
-def core_checks_stand(before: Decision, after: Decision) -> Decision:
+def core_checks_stand(before: ChainAnswer, after: ChainAnswer) -> ChainAnswer:
     """``after``, unless the core blocked the recorded call and the new chain lets it through:
     the core's own checks (the tool's schema above all) are not in the log, and they did not
     change with the config, so that block stands."""
     if before.verdict == "blocked" and before.by == CORE and after.verdict == "ok":
-        return Decision(
+        return ChainAnswer(
             verdict="blocked",
             by=CORE,
             rewritten=after.rewritten,
@@ -184,7 +184,7 @@ class Change:
     detail: str = ""
 
 
-def changes(before: Decision, after: Decision) -> list[Change]:
+def changes(before: ChainAnswer, after: ChainAnswer) -> list[Change]:
     """How ``after`` differs from ``before``; empty when the policy answers the same.
 
     Kinds: ``<verdict> -> <verdict>`` (``ok -> blocked``, ``blocked -> approval``, ...),

@@ -37,7 +37,7 @@ from ..records._results import ApprovalDecision, Outcome, PendingApproval, ToolE
 from ..registry._hookimpl import hookimpl
 from ..runtime._offline import offline_runtime
 from ..stores._memory import MemoryStore
-from ._decision import Decision, decision_of, wanted
+from ._decision import ChainAnswer, decision_of, wanted
 
 PURGE_EVERY = 5_000
 """Calls between two purges of the answered approvals (the memory store keeps them otherwise)."""
@@ -115,7 +115,7 @@ class Rehearsal:
     def close(self) -> None:
         self.runtime.close()
 
-    def run(self, call: RecordedCall) -> tuple[Decision, Outcome]:
+    def run(self, call: RecordedCall) -> tuple[ChainAnswer, Outcome]:
         """The decision the config gives ``call`` now, and the outcome."""
         assert call.proposal is not None
         self._approver.answer = answer_of(call.events)

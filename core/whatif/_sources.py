@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..records._errors import ToolhooksError
+
 _ROTATED = re.compile(r"(.+)\.([1-9][0-9]{0,5})")
 MAX_SKIPS_KEPT = 100
 """Unreadable lines listed by file and line number; beyond this they are only counted."""
@@ -49,7 +51,7 @@ class Reading:
             self.kept.append(Skipped(file=file, line=line, problem=problem))
 
 
-class NoLog(ValueError):
+class NoLog(ToolhooksError, ValueError):
     """A named file or folder holds no event log."""
 
 

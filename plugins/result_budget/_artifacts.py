@@ -19,6 +19,8 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from toolhooks import ToolhooksError
+
 from ._defaults import DEFAULT_ARTIFACT_DIR
 from ._pages import CHUNK, ENCODING, ERRORS, ArtifactPage, check_int, recall, remember, scan
 from ._retention import DEFAULT_MAX_AGE_S, DEFAULT_MAX_BYTES, Retention
@@ -31,7 +33,7 @@ _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _READ_FLAGS = os.O_RDONLY | _NO_FOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
-class ArtifactNotFoundError(FileNotFoundError):
+class ArtifactNotFoundError(ToolhooksError, FileNotFoundError):
     """A well-formed reference with no artifact behind it."""
 
 
