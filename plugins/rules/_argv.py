@@ -133,6 +133,8 @@ class Parsed:
 
     flags: frozenset[str]
     long_flags: tuple[str, ...]
+    short_words: tuple[str, ...]
+    """Single-dash option words as written (``-rf``, ``-delete``): a word or a cluster."""
     args: tuple[str, ...]
     unknown_option: bool
     unknown_arg: bool
@@ -144,6 +146,7 @@ def parse_words(argv: Sequence[Any], start: int, cwd: str) -> Parsed:
 
     flags: set[str] = set()
     long_flags: list[str] = []
+    short_words: list[str] = []
     args: list[str] = []
     unknown_option = unknown_arg = False
     ended = False
@@ -167,6 +170,7 @@ def parse_words(argv: Sequence[Any], start: int, cwd: str) -> Parsed:
             continue
         if not ended and is_option(text):
             flags.add(text.partition("=")[0])  # a word option (find's -delete)
+            short_words.append(text.partition("=")[0])
             for char in text[1:]:
                 flags.add("-" + char)
             continue
@@ -179,4 +183,7 @@ def parse_words(argv: Sequence[Any], start: int, cwd: str) -> Parsed:
         for alternative in getattr(word, "alternatives", ()):
             args.append(alternative)
             args.append(os.path.relpath(alternative, cwd))
-    return Parsed(frozenset(flags), tuple(long_flags), tuple(args), unknown_option, unknown_arg)
+    return Parsed(
+        frozenset(flags), tuple(long_flags), tuple(short_words), tuple(args), unknown_option,
+        unknown_arg,
+    )  # fmt: skip

@@ -118,9 +118,18 @@ class Compiled:
             # two listed options share is one of them either way.
             present.update(f for f in self.long_flags if f.startswith(given))
         if every:
-            if not present:
+            # Each option word is listed: a long one (or what its prefix stands for), a word
+            # option as a whole (-delete), or a cluster letter by letter (-rf: -r and -f).
+            words = [
+                *(
+                    [f for f in self.long_flags if f.startswith(g)] or [g]
+                    for g in parsed.long_flags
+                ),
+                *([w] if w in wanted else [f"-{c}" for c in w[1:]] for w in parsed.short_words),
+            ]
+            if not words:
                 return None if parsed.unknown_option else False
-            if not present <= wanted:
+            if not all(all(name in wanted for name in word) for word in words):
                 return False
             return None if parsed.unknown_option else True
         if present & wanted:

@@ -286,3 +286,27 @@ def test_self_tests_fail_the_config_with_the_rule_and_the_example(project):
         Runtime(config={"rules": [{**rule, "match": ["git push -f"]}]})
     with pytest.raises(ConfigError, match="cannot be decided"):
         Runtime(config={"rules": [{**rule, "not_match": ["git $X --force"]}]})
+
+
+def test_unless_flags_hold_when_every_option_given_is_listed(project):
+    rule = {
+        "id": "clean",
+        "command": ["git", "clean"],
+        "decision": "ask",
+        "unless": {"flags": ["-n", "--dry-run", "-q"]},
+    }
+    check(
+        project,
+        [rule],
+        {
+            "git clean -n": "allow",
+            "git clean -nq": "allow",
+            "git clean --dry": "allow",
+            "git clean -n --dry-run": "allow",
+            "git clean -nd": "ask",
+            "git clean -fd": "ask",
+            "git clean": "ask",
+            "git clean -n -x": "ask",
+            "git clean -$F": "ask",
+        },
+    )
