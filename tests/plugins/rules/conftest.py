@@ -11,12 +11,17 @@ ROOT = Path(__file__).resolve().parents[3]
 HOWTO = ROOT / "docs" / "how-to" / "write-rules.md"
 
 
+def howto_toml(index: int) -> str:
+    """The how-to's ``index``-th ```toml block (0: the starter policy, 1: its case file)."""
+    text = HOWTO.read_text(encoding="utf-8")
+    found = re.findall(r"^```toml\n(.*?)^```$", text, re.S | re.M)
+    assert len(found) > index, "the how-to has its starter policy and its case file"
+    return str(found[index])
+
+
 def starter_policy() -> str:
     """The starter policy exactly as the how-to shows it (its first ```toml block)."""
-    text = HOWTO.read_text(encoding="utf-8")
-    found = re.search(r"^```toml\n(.*?)^```$", text, re.S | re.M)
-    assert found is not None, "the how-to has its starter policy"
-    return found.group(1)
+    return howto_toml(0)
 
 
 @pytest.fixture

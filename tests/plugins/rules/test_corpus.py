@@ -8,6 +8,9 @@ import json
 from pathlib import Path
 
 from toolhooks import Runtime
+from toolhooks.testing import load_cases, run_case
+
+from .conftest import howto_toml
 
 CORPUS = Path(__file__).with_name("corpus.txt")
 STATUS = {"allowed": "allow", "pending": "ask", "blocked": "deny"}
@@ -65,3 +68,11 @@ def test_a_block_reason_names_the_rule_and_what_matched(starter: Path):
 
 def _rank(decision: str) -> int:
     return {"allow": 0, "ask": 1, "deny": 2}[decision]
+
+
+def test_the_howtos_case_file_passes_under_its_starter_policy(starter: Path):
+    cases = starter.parent / "rules.cases.toml"
+    cases.write_text(howto_toml(1))
+    results = [run_case(case) for case in load_cases(cases)]
+    assert len(results) == 4
+    assert [r.problem for r in results] == [None] * 4
