@@ -153,12 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_call(args)
     sender = parse_sender(args.sender)
-    if args.tag and not args.tool:
-        raise UsageError("--tag applies to the --tool tools; give --tool NAME too")
-    for tag in dict.fromkeys(args.tag):
-        if tag not in KNOWN_TAGS:
-            known = ", ".join(sorted(KNOWN_TAGS))
-            note(f"--tag {tag!r} is not a tag toolhooks knows ({known}): it changes no verdict")
+    _check_tags(args)
     config = read_config(args)
     runtime = build_runtime(config)
     try:
@@ -208,33 +203,44 @@ def run(args: argparse.Namespace) -> int:
     if not callable(explain):
         print("the policy plugin is not loaded: no tool is denied by policy")
     elif not args.tool:
-        rows = [
-            [v.tool, "allow" if v.allowed else "deny", v.decided_by, v.detail] for v in verdicts
-        ]
-        print(
-            _table.render(
-                ["TOOL", "VERDICT", "DECIDED BY", "DETAIL"],
-                rows,
-                wrap=3,
-                flex=[3, 0, 2],
-                status=[1],
-                empty="(no tools known)",
-            )
-        )
-        allowed = sum(1 for v in verdicts if v.allowed)
-        print()
-        print(
-            _table.paragraph(
-                f"{allowed} allowed, {len(verdicts) - allowed} denied; "
-                "`--tool NAME` shows every step and the handler chain"
-            )
-        )
+        _print_verdicts(verdicts)
     for index, name in enumerate(args.tool):
         verdict = next((v for v in verdicts if v.tool == name), None)
         if index:
             print()
         _print_tool(name, verdict, chains[name])
     return OK
+
+
+def _check_tags(args: argparse.Namespace) -> None:
+    if args.tag and not args.tool:
+        raise UsageError("--tag applies to the --tool tools; give --tool NAME too")
+    for tag in dict.fromkeys(args.tag):
+        if tag not in KNOWN_TAGS:
+            known = ", ".join(sorted(KNOWN_TAGS))
+            note(f"--tag {tag!r} is not a tag toolhooks knows ({known}): it changes no verdict")
+
+
+def _print_verdicts(verdicts: list[Any]) -> None:
+    rows = [[v.tool, "allow" if v.allowed else "deny", v.decided_by, v.detail] for v in verdicts]
+    print(
+        _table.render(
+            ["TOOL", "VERDICT", "DECIDED BY", "DETAIL"],
+            rows,
+            wrap=3,
+            flex=[3, 0, 2],
+            status=[1],
+            empty="(no tools known)",
+        )
+    )
+    allowed = sum(1 for v in verdicts if v.allowed)
+    print()
+    print(
+        _table.paragraph(
+            f"{allowed} allowed, {len(verdicts) - allowed} denied; "
+            "`--tool NAME` shows every step and the handler chain"
+        )
+    )
 
 
 def _print_tool(name: str, verdict: Any, chain: list[HandlerInfo]) -> None:

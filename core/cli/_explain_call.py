@@ -62,45 +62,55 @@ def _print_rules(view: dict[str, Any]) -> None:
         print(f"rules: could not explain the call: {clean(view['error'])}")
         return
     covering = view.get("covering", [])
+    named = f" ({', '.join(map(clean, covering))})" if covering else ""
     print(
         _table.paragraph(
             f"rules: {view.get('rules', 0)} in the config, {len(covering)} cover "
-            f"{clean(view.get('tool'))}"
-            + (f" ({', '.join(map(clean, covering))})" if covering else "")
+            f"{clean(view.get('tool'))}{named}"
         )
     )
     if view.get("opaque"):
         print(_table.paragraph(f"opaque: {clean(view['opaque'])}", indent="  "))
     commands = view.get("commands", [])
-    if commands:
-        print("commands:")
-        for number, command in enumerate(commands, 1):
-            argv = " ".join("<unknown>" if w is None else clean(w) for w in command["argv"])
-            via = f" via {clean(' > '.join(command['via']))}" if command["via"] else ""
-            print(f"  {number}. {argv}{via} (in {clean(command['cwd'])})")
+    _print_commands(commands)
     for kind in ("paths", "hosts"):
         items = view.get(kind, [])
         print(f"{kind}: " + (", ".join(clean(item) for item in items) if items else "(none)"))
-    verdicts = view.get("verdicts", [])
+    _print_verdicts(view.get("verdicts", []), bool(commands))
+    print(f"rules decision: {_decision(view)}")
+
+
+def _print_commands(commands: list[dict[str, Any]]) -> None:
+    clean = _table.clean
+    if commands:
+        print("commands:")
+    for number, command in enumerate(commands, 1):
+        argv = " ".join("<unknown>" if w is None else clean(w) for w in command["argv"])
+        via = f" via {clean(' > '.join(command['via']))}" if command["via"] else ""
+        print(f"  {number}. {argv}{via} (in {clean(command['cwd'])})")
+
+
+def _print_verdicts(verdicts: list[dict[str, Any]], exec_call: bool) -> None:
+    """One row per rule that matched, was uncertain or excepted a command; one "no match" row
+    for a rule that matched nothing."""
+    clean = _table.clean
     rows = []
     for rule in dict.fromkeys(v["rule"] for v in verdicts):
         own = [v for v in verdicts if v["rule"] == rule and v["verdict"] != "no match"]
         if not own:
-            rows.append([clean(rule), "(every command)" if commands else "", "no match", ""])
+            rows.append([clean(rule), "(every command)" if exec_call else "", "no match", ""])
         rows += [[clean(rule), clean(v["subject"]), v["verdict"], clean(v["detail"])] for v in own]
     if rows:
-        print(
-            _table.render(
-                ["RULE", "SUBJECT", "VERDICT", "DETAIL"], rows, wrap=3, flex=[1, 0, 2], indent="  "
-            )
-        )
-    by = view.get("by")
+        headers = ["RULE", "SUBJECT", "VERDICT", "DETAIL"]
+        print(_table.render(headers, rows, wrap=3, flex=[1, 0, 2], indent="  "))
+
+
+def _decision(view: dict[str, Any]) -> str:
     decision = view.get("decision")
     if decision is None:
-        print("rules decision: none (no rule covers this call)")
-    else:
-        said = "" if by is None else f" ({clean(by['kind'])}"
-        if by is not None:
-            said += f" {clean(by['rule'])}" if by.get("rule") else ""
-            said += f": {clean(by['matched'])})"
-        print(f"rules decision: {decision}{said}")
+        return "none (no rule covers this call)"
+    by = view.get("by")
+    if by is None:
+        return str(decision)
+    rule = f" {_table.clean(by['rule'])}" if by.get("rule") else ""
+    return f"{decision} ({_table.clean(by['kind'])}{rule}: {_table.clean(by['matched'])})"

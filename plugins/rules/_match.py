@@ -112,26 +112,13 @@ class Compiled:
     def _flags(self, parsed: Parsed, every: bool) -> Tri:
         wanted = self.flags
         assert wanted is not None
+        if every:
+            return _every_flag(parsed, wanted, self.long_flags)
         present = set(parsed.flags)
         for given in parsed.long_flags:
             # An unambiguous prefix of a long option counts as it (`--recur`); a prefix that
             # two listed options share is one of them either way.
             present.update(f for f in self.long_flags if f.startswith(given))
-        if every:
-            # Each option word is listed: a long one (or what its prefix stands for), a word
-            # option as a whole (-delete), or a cluster letter by letter (-rf: -r and -f).
-            words = [
-                *(
-                    [f for f in self.long_flags if f.startswith(g)] or [g]
-                    for g in parsed.long_flags
-                ),
-                *([w] if w in wanted else [f"-{c}" for c in w[1:]] for w in parsed.short_words),
-            ]
-            if not words:
-                return None if parsed.unknown_option else False
-            if not all(all(name in wanted for name in word) for word in words):
-                return False
-            return None if parsed.unknown_option else True
         if present & wanted:
             return True
         return None if parsed.unknown_option else False
@@ -173,6 +160,18 @@ def _text(value: Any) -> str:
     import json
 
     return json.dumps(value, sort_keys=True, default=str)
+
+
+def _every_flag(parsed: Parsed, wanted: frozenset[str], long_flags: tuple[str, ...]) -> Tri:
+    """unless.flags: each option word is listed: a long one (or what its prefix stands for), a
+    word option as a whole (-delete), or a cluster letter by letter (-rf: -r and -f)."""
+    words = [[f for f in long_flags if f.startswith(g)] or [g] for g in parsed.long_flags]
+    words += [[w] if w in wanted else [f"-{c}" for c in w[1:]] for w in parsed.short_words]
+    if not words:
+        return None if parsed.unknown_option else False
+    if not all(name in wanted for word in words for name in word):
+        return False
+    return None if parsed.unknown_option else True
 
 
 def _args(parsed: Parsed, matcher: Matcher, every: bool) -> Tri:
