@@ -71,6 +71,11 @@ def hidden_in_assignment(word: Word) -> Word | None:
     """The command a ``NAME=VALUE`` word hides, when NAME is one a program runs."""
     source = word.text if word.text is not None else word.source
     name, eq, value = source.partition("=")
+    if eq and name == "GIT_CONFIG_PARAMETERS":
+        # git -c in the environment ('core.sshCommand'='...'): not read here, so opaque.
+        return Word(text=None, source=word.source)
+    if eq and name.startswith("GIT_CONFIG_VALUE_"):
+        return _script_value(_literal(value, word.source)) if word.text is not None else word
     if not eq or name not in COMMAND_VARIABLES:
         return None
     if word.text is None:

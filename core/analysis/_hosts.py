@@ -184,7 +184,33 @@ def command_hosts(command: Command) -> tuple[str, ...]:
     program = command.program or ""
     if program in _NETWORK:
         found.extend(_program_hosts(program, command.argv))
+    found.extend(ip for host in found for ip in _ipv4_forms(host))
     return tuple(dict.fromkeys(found))
+
+
+def _ipv4_forms(host: str) -> list[str]:
+    """The dotted quad a URL parser reads in a numeric host (``2130706433``, ``0x7f.1``,
+    ``0177.0.0.1`` are all 127.0.0.1 to curl and browsers)."""
+    parts = host.split(".")
+    if not 1 <= len(parts) <= 4 or not all(parts) or host[0] not in "0123456789":
+        return []
+    numbers: list[int] = []
+    for part in parts:
+        try:
+            if part.lower().startswith("0x"):
+                numbers.append(int(part[2:] or "0", 16))
+            elif len(part) > 1 and part.startswith("0"):
+                numbers.append(int(part, 8))
+            else:
+                numbers.append(int(part, 10))
+        except ValueError:
+            return []
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 256 ** (5 - len(numbers)):
+        return []
+    value = sum(n << (8 * (3 - i)) for i, n in enumerate(head)) + last
+    dotted = str(ipaddress.IPv4Address(value))
+    return [dotted] if dotted != host else []
 
 
 def _program_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
@@ -223,6 +249,10 @@ def _program_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
                         host = _bare_host(setting)
                         if host:
                             found.append(host)
+                elif option in ("-H", "--header") and value.text.lower().startswith("host:"):
+                    host = normalise_host(value.text.split(":", 1)[1])
+                    if host:
+                        found.append(host)
                 elif option == "--url":
                     host = _bare_host(value.text.split("://", 1)[-1].rsplit("@", 1)[-1])
                     if host:
@@ -282,6 +312,19 @@ def _program_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
                 host = _bare_host(setting.split("://", 1)[-1].rsplit("@", 1)[-1])
                 if host:
                     found.append(host)
+        for index, word in enumerate(argv[1:-1], start=1):
+            option_value = argv[index + 1].text or ""
+            # -c url.<base>.insteadOf=<prefix>: the remote really is <base>.
+            if (
+                word.text == "-c"
+                and option_value.lower().startswith("url.")
+                and "=" in option_value
+            ):
+                base = option_value[4:].split("=", 1)[0].rsplit(".", 1)[0]
+                found.extend(hosts_in_text(base))
+                scp = _scp_host(base)
+                if scp:
+                    found.append(scp)
         for text in _git_repositories(argv):
             host = _scp_host(text) or (
                 _bare_host(text.rsplit("@", 1)[-1]) if "@" in text.split("/")[0] else None

@@ -429,7 +429,7 @@ class Walker:
                 scope.vars.pop("PWD", None)
                 scope.vars["PWD"] = value
         word = Word(text=None if value is None else f"{name}={value}", source=_text(node))
-        hidden = hidden_in_assignment(word)
+        hidden = hidden_in_assignment(word) if apply else None  # a prefix's: in _run
         if hidden is not None:
             self.reparse(hidden, (*ctx.via, f"{name}="), scope.cwds, ctx)
         return word

@@ -74,3 +74,18 @@ def test_an_option_word_is_no_host():
     assert hosts("curl --version") == set()
     assert hosts("curl --fail-with-body https://ok.example") == {"ok.example"}
     assert hosts("wget --no-verbose ok.example") == {"ok.example"}
+
+
+@pytest.mark.parametrize(
+    "script",
+    ["curl http://2130706433/", "curl http://0x7f.1/", "curl 0177.0.0.1", "wget http://127.1/"],
+)
+def test_a_numeric_host_also_counts_as_its_dotted_quad(script):
+    assert "127.0.0.1" in hosts(script)
+
+
+def test_a_host_header_and_a_git_url_rewrite_count():
+    assert "evil.example" in hosts("curl -H 'Host: evil.example' http://1.2.3.4/")
+    assert "evil.example" in hosts(
+        "git -c url.https://evil.example/.insteadOf=https://github.com/ clone https://github.com/a/b"
+    )

@@ -49,6 +49,7 @@ OPAQUE = [
     'rsync -e "$X" a b:c',
     "GIT_SSH_COMMAND=$X git fetch",
     'alias x="$Y"',
+    "GIT_CONFIG_PARAMETERS=\"'core.sshCommand'='rm -rf /'\" git fetch",
 ]
 
 
@@ -99,6 +100,7 @@ def test_hidden_commands_are_parsed_as_scripts():
         "trap 'rm -rf /' EXIT",
         "ssh host 'rm -rf /'",
         "tar --to-command='rm -rf /' -xf a.tar",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.sshCommand GIT_CONFIG_VALUE_0='rm -rf /' git fetch",
     ):
         result = analyse(script)
         assert any(
