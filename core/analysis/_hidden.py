@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Sequence
 
+from ._git_runs import git_subcommand_scripts
 from ._options import Options, read_options
 from ._records import Word
 
@@ -193,7 +193,7 @@ def _git(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
             found.append((f"git -c {key}", _git_alias(key[6:], value, words, pair.source)))
         elif eq and _GIT_KEYS.match(key.lower()):
             found.append((f"git -c {key}", _script_value(_literal(value, pair.source))))
-    found.extend(_git_subcommand_scripts(words))
+    found.extend(git_subcommand_scripts(words))
     # git config KEY VALUE: the command runs on a later git call.
     texts = [w.text for w in words]
     if "config" in texts:
@@ -240,62 +240,3 @@ def ssh_remote_command(program: str, argv: tuple[Word, ...]) -> Word | None:
     if any(w.text is None for w in words):
         return Word(text=None, source=source)
     return Word(text=" ".join(w.text or "" for w in words), source=source)
-
-
-_GIT_EXEC_OPTIONS = {
-    "rebase": ("-x", "--exec"),
-    "difftool": ("-x", "--extcmd"),
-    "filter-branch": (
-        "--env-filter",
-        "--tree-filter",
-        "--index-filter",
-        "--parent-filter",
-        "--msg-filter",
-        "--commit-filter",
-        "--tag-name-filter",
-    ),
-}
-
-
-def _git_subcommand_scripts(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
-    """Commands git subcommands run: ``rebase --exec``, ``difftool --extcmd``, ``submodule
-    foreach``, ``bisect run``, ``filter-branch --*-filter``."""
-    texts = [w.text for w in words]
-    found: list[tuple[str, Word]] = []
-    for verb, options in _GIT_EXEC_OPTIONS.items():
-        if verb not in texts:
-            continue
-        start = texts.index(verb) + 1
-        for i in range(start, len(words)):
-            text = words[i].text or ""
-            if text in options and i + 1 < len(words):
-                found.append((f"git {verb} {text}", words[i + 1]))
-            elif "=" in text and text.split("=", 1)[0] in options:
-                value = _literal(text.split("=", 1)[1], words[i].source)
-                found.append((f"git {verb} {text.split('=', 1)[0]}", value))
-    if "submodule" in texts:
-        rest = words[texts.index("submodule") + 1 :]
-        rest_texts = [w.text for w in rest]
-        if "foreach" in rest_texts:
-            after = rest[rest_texts.index("foreach") + 1 :]
-            operands = [w for w in after if not (w.text or "").startswith("--")]
-            if operands:
-                script = " ".join(w.text or "" for w in operands)
-                unknown = any(w.text is None for w in operands)
-                source = " ".join(w.source for w in operands)
-                found.append(
-                    ("git submodule foreach", Word(text=None if unknown else script, source=source))
-                )
-    if "bisect" in texts:
-        rest = words[texts.index("bisect") + 1 :]
-        if rest and rest[0].text == "run" and len(rest) > 1:
-            found.append(("git bisect run", joined(rest[1:])))
-    return found
-
-
-def joined(words: Sequence[Word]) -> Word:
-    """Words a program hands on as one command line: a script of the words, quoted."""
-    source = " ".join(w.source for w in words)
-    if any(w.text is None for w in words):
-        return Word(text=None, source=source)
-    return Word(text=" ".join(shlex.quote(w.text or "") for w in words), source=source)

@@ -1,0 +1,67 @@
+"""Commands git subcommands run from their arguments: ``rebase --exec``, ``difftool
+--extcmd``, ``submodule foreach``, ``bisect run``, ``filter-branch --*-filter``."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+
+from ._records import Word
+
+_GIT_EXEC_OPTIONS = {
+    "rebase": ("-x", "--exec"),
+    "difftool": ("-x", "--extcmd"),
+    "filter-branch": (
+        "--env-filter",
+        "--tree-filter",
+        "--index-filter",
+        "--parent-filter",
+        "--msg-filter",
+        "--commit-filter",
+        "--tag-name-filter",
+    ),
+}
+
+
+def git_subcommand_scripts(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
+    """Commands git subcommands run: ``rebase --exec``, ``difftool --extcmd``, ``submodule
+    foreach``, ``bisect run``, ``filter-branch --*-filter``."""
+    texts = [w.text for w in words]
+    found: list[tuple[str, Word]] = []
+    for verb, options in _GIT_EXEC_OPTIONS.items():
+        if verb not in texts:
+            continue
+        start = texts.index(verb) + 1
+        for i in range(start, len(words)):
+            text = words[i].text or ""
+            if text in options and i + 1 < len(words):
+                found.append((f"git {verb} {text}", words[i + 1]))
+            elif "=" in text and text.split("=", 1)[0] in options:
+                value = Word(text=text.split("=", 1)[1], source=words[i].source)
+                found.append((f"git {verb} {text.split('=', 1)[0]}", value))
+    if "submodule" in texts:
+        rest = words[texts.index("submodule") + 1 :]
+        rest_texts = [w.text for w in rest]
+        if "foreach" in rest_texts:
+            after = rest[rest_texts.index("foreach") + 1 :]
+            operands = [w for w in after if not (w.text or "").startswith("--")]
+            if operands:
+                script = " ".join(w.text or "" for w in operands)
+                unknown = any(w.text is None for w in operands)
+                source = " ".join(w.source for w in operands)
+                found.append(
+                    ("git submodule foreach", Word(text=None if unknown else script, source=source))
+                )
+    if "bisect" in texts:
+        rest = words[texts.index("bisect") + 1 :]
+        if rest and rest[0].text == "run" and len(rest) > 1:
+            found.append(("git bisect run", joined(rest[1:])))
+    return found
+
+
+def joined(words: Sequence[Word]) -> Word:
+    """Words a program hands on as one command line: a script of the words, quoted."""
+    source = " ".join(w.source for w in words)
+    if any(w.text is None for w in words):
+        return Word(text=None, source=source)
+    return Word(text=" ".join(shlex.quote(w.text or "") for w in words), source=source)
