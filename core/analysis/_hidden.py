@@ -41,6 +41,7 @@ COMMAND_VARIABLES = frozenset(
 )
 """Variables whose value a program runs as a command."""
 
+_LOADERS = frozenset({"LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES"})
 _SSH_KEYS = frozenset({"proxycommand", "localcommand", "knownhostscommand", "remotecommand"})
 _GIT_KEYS = re.compile(
     r"(core\.(sshcommand|pager|editor|fsmonitor|askpass)|sequence\.editor|alias\..+|"
@@ -71,6 +72,9 @@ def hidden_in_assignment(word: Word) -> Word | None:
     """The command a ``NAME=VALUE`` word hides, when NAME is one a program runs."""
     source = word.text if word.text is not None else word.source
     name, eq, value = source.partition("=")
+    if eq and name in _LOADERS:
+        # A library loaded into every program it starts: what runs cannot be seen.
+        return Word(text=None, source=word.source)
     if eq and name == "GIT_CONFIG_PARAMETERS":
         # git -c in the environment ('core.sshCommand'='...'): not read here, so opaque.
         return Word(text=None, source=word.source)
@@ -191,6 +195,9 @@ def _git(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
         key, eq, value = pair.text.partition("=")
         if eq and key.lower().startswith("alias.") and not value.lstrip().startswith("!"):
             found.append((f"git -c {key}", _git_alias(key[6:], value, words, pair.source)))
+        elif eq and key.lower() == "core.hookspath":
+            # a folder of hook scripts git runs: their content cannot be seen
+            found.append((f"git -c {key}", Word(text=None, source=pair.source)))
         elif eq and _GIT_KEYS.match(key.lower()):
             found.append((f"git -c {key}", _script_value(_literal(value, pair.source))))
     found.extend(git_subcommand_scripts(words))
@@ -202,9 +209,11 @@ def _git(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
         if len(operands) >= 2 and operands[0].text and _GIT_KEYS.match(operands[0].text.lower()):
             name = operands[0].text
             setting = operands[1]
-            if name.lower().startswith("alias.") and not (setting.text or "!").lstrip().startswith(
-                "!"
-            ):
+            if name.lower() == "core.hookspath":
+                found.append((f"git config {name}", Word(text=None, source=setting.source)))
+            elif name.lower().startswith("alias.") and not (
+                setting.text or "!"
+            ).lstrip().startswith("!"):
                 found.append((f"git config {name}", _git_alias("", setting.text or "", (), name)))
             else:
                 found.append((f"git config {name}", _script_value(setting)))

@@ -249,10 +249,6 @@ def _program_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
                         host = _bare_host(setting)
                         if host:
                             found.append(host)
-                elif option in ("-H", "--header") and value.text.lower().startswith("host:"):
-                    host = normalise_host(value.text.split(":", 1)[1])
-                    if host:
-                        found.append(host)
                 elif option == "--url":
                     host = _bare_host(value.text.split("://", 1)[-1].rsplit("@", 1)[-1])
                     if host:

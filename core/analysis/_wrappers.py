@@ -509,6 +509,18 @@ def _queued(name: str, argv: tuple[Word, ...]) -> list[Seen]:
     return [_shell_on_stdin(name, name)]
 
 
+def _crontab(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``crontab [-u USER] [FILE|-]``: without a file the table (commands run later) is read
+    from stdin, like a shell reading its program."""
+    read = read_options(argv, 1, Options(short_values="u"))
+    if _has(read, "-l", "-r", "-e", "-V", "-T"):
+        return []
+    operand = argv[read.index] if read.index < len(argv) else None
+    if operand is None or operand.text == "-":
+        return [_shell_on_stdin(name, name)]
+    return []
+
+
 def _nix_shell(name: str, argv: tuple[Word, ...]) -> list[Seen]:
     """``nix-shell --run|--command SCRIPT``."""
     for i, word in enumerate(argv[:-1]):
@@ -824,6 +836,7 @@ WRAPPERS: dict[str, Callable[[str, tuple[Word, ...]], list[Seen]]] = {
     "parallel": _parallel,
     "nix-shell": _nix_shell,
     "at": _queued,
+    "crontab": _crontab,
     "batch": _queued,
     "tmux": _session,
     "screen": _session,

