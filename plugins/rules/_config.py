@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._defaults import DEFAULTS, DecisionName
+from ._history import FromTable, Label
 
 Text = Annotated[str, Field(strict=True, min_length=1, max_length=4096)]
 Word = Text | Annotated[list[Text], Field(min_length=1)]
@@ -65,6 +66,12 @@ class Conditions(BaseModel):
     ) = None
     """Param name (dotted for nested) -> glob or list of globs, matched on that param alone (a
     list param matches when an element does)."""
+    session: Annotated[list[Label], Field(min_length=1)] | None = None
+    """Labels: holds when the session carries one of them (a labelled call ran before)."""
+    from_: FromTable | None = Field(default=None, alias="from")
+    """Labels (or a table: ``labels``, ``params``, ``only = "hosts"``): holds when a param value
+    holds a token that came from an earlier result with one of these labels and that the user
+    did not say (``Runtime.trust``)."""
 
     @field_validator("command", mode="before")
     @classmethod
@@ -87,14 +94,18 @@ class Conditions(BaseModel):
                 )
         return flags
 
-    @field_validator("flags", "args", "paths", "hosts", mode="before")
+    @field_validator("flags", "args", "paths", "hosts", "session", mode="before")
     @classmethod
     def _one_is_a_list(cls, value: Any) -> Any:
         return _listed(value)
 
     def given(self) -> list[str]:
         """The names of the conditions this table gives, in field order."""
-        return [name for name in Conditions.model_fields if getattr(self, name) is not None]
+        return [
+            field.alias or name
+            for name, field in Conditions.model_fields.items()
+            if getattr(self, name) is not None
+        ]
 
 
 class RuleConfig(Conditions):
@@ -107,6 +118,9 @@ class RuleConfig(Conditions):
     (built-in or ``[tools.groups]``) and aliases (``bash`` is ``exec``); default every tool."""
     decision: DecisionName | None = None
     """``allow``, ``ask`` (an approval whose question is ``reason``) or ``deny``."""
+    label: Label | None = None
+    """The label a matching call gives its session and its result once it ran (``session``
+    and ``from`` conditions of later calls read it). A rule has a decision, a label, or both."""
     reason: Annotated[str, Field(strict=True, min_length=1, max_length=400)] | None = None
     """What the model (deny) or the approver (ask) reads; the rule id and what matched are
     added."""
@@ -126,6 +140,6 @@ class RuleConfig(Conditions):
 
     @model_validator(mode="after")
     def _needs_a_decision(self) -> RuleConfig:
-        if self.decision is None:
-            raise ValueError("a rule needs a decision: 'allow', 'ask' or 'deny'")
+        if self.decision is None and self.label is None:
+            raise ValueError("a rule needs a decision ('allow', 'ask' or 'deny'), a label, or both")
         return self

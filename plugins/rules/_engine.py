@@ -13,9 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ._argv import Found, Tri
+from ._argv import Found, Tri, both
 from ._calls import EXEC_TOOLS, Subject, call_facts, canonical_tool
 from ._defaults import STRICTNESS, DecisionName
+from ._history import HistoryView
 from ._records import Chosen, Hit, Rule, RuleTrace, Verdict, chosen
 
 GROUP_PREFIX: Final = "group:"
@@ -55,7 +56,10 @@ class RuleSet:
         *,
         trace: bool = False,
         rules: Chosen | None = None,
+        history: HistoryView | None = None,
     ) -> Verdict:
+        """The call's verdict; ``history`` answers ``session`` / ``from`` conditions (without
+        one, as in the config's own examples, they hold)."""
         picked = self.for_tool(tool_name) if rules is None else rules
         if not picked.rules:
             return Verdict(decision=None, hit=None)
@@ -68,7 +72,7 @@ class RuleSet:
             need_paths=picked.need_paths,
             need_hosts=picked.need_hosts,
         )
-        if not facts.exec_call and not trace and not picked.has_params:
+        if not facts.exec_call and not trace and not picked.has_params and not picked.has_history:
             subject = facts.subjects[0]
             if not subject.paths and not subject.hosts and not subject.unknown:
                 return Verdict(decision=None, hit=None, facts=facts)  # nothing a rule could hold on
@@ -86,7 +90,11 @@ class RuleSet:
                 )
             )
         for subject in facts.subjects:
-            own = [h for r in chosen_rules if (h := self._apply(r, subject, params, traces, trace))]
+            own = [
+                h
+                for r in chosen_rules
+                if (h := self._apply(r, subject, params, traces, trace, history))
+            ]
             if not own and facts.exec_call:
                 own.append(
                     Hit(
@@ -112,12 +120,19 @@ class RuleSet:
         params: Mapping[str, Any],
         traces: list[RuleTrace],
         trace: bool,
+        history: HistoryView | None = None,
     ) -> Hit | None:
         verdict, found = rule.when.holds(subject, params)
+        if verdict is not False and rule.history is not None and history is not None:
+            past = history.check(rule.history)
+            verdict = both(verdict, past.value)
+            found = [*found, past]
         missed: Found | None = None
         excepted = False
-        if verdict is not False and rule.unless is not None:
+        gate = _unless_gate(rule, history, verdict)
+        if verdict is not False and rule.unless is not None and gate is not False:
             exception, missed = rule.unless.every(subject, params)
+            exception = both(exception, gate)
             if exception is True:
                 excepted = True
                 verdict = False
@@ -137,6 +152,7 @@ class RuleSet:
                 matched=matched + " (an unknown word could decide the rule)",
                 reason=rule.reason,
             )
+        assert rule.decision is not None  # only rules with a decision are chosen to decide
         return Hit(
             decision=rule.decision,
             rule=rule.id,
@@ -146,22 +162,39 @@ class RuleSet:
             reason=rule.reason,
         )
 
-    def holds(self, rule: Rule, tool: str, params: Mapping[str, Any]) -> Tri:
-        """Whether ``rule`` alone holds for a call (its ``match`` / ``not_match`` examples)."""
+    def holds(
+        self,
+        rule: Rule,
+        tool: str,
+        params: Mapping[str, Any],
+        *,
+        spec: Any = None,
+        history: HistoryView | None = None,
+    ) -> Tri:
+        """Whether ``rule`` alone holds for a call (its ``match`` / ``not_match`` examples, and
+        a labelling rule after its call ran)."""
+        past: Tri = True
+        if rule.history is not None and history is not None:
+            past = history.check(rule.history).value
+            if past is False:
+                return False
         facts = call_facts(
             canonical_tool(tool),
             params,
-            None,
+            spec,
             project=self.project,
             home=self.home,
             need_paths=rule.needs_paths,
             need_hosts=rule.needs_hosts,
         )
         result: Tri = None if facts.opaque is not None else False
+        gate = _unless_gate(rule, history, past)
         for subject in facts.subjects:
             verdict, _ = rule.when.holds(subject, params)
-            if verdict is not False and rule.unless is not None:
+            verdict = both(verdict, past)
+            if verdict is not False and rule.unless is not None and gate is not False:
                 exception, _ = rule.unless.every(subject, params)
+                exception = both(exception, gate)
                 if exception is True:
                     verdict = False
                 elif exception is None:
@@ -171,6 +204,16 @@ class RuleSet:
             if verdict is None:
                 result = None
         return result
+
+
+def _unless_gate(rule: Rule, history: HistoryView | None, verdict: Tri) -> Tri:
+    """Whether the history conditions of the rule's unless table hold: True when it has none;
+    False without a view of the session (the rule is then as strict as it can be)."""
+    if rule.unless_history is None or verdict is False:
+        return True
+    if history is None:
+        return False
+    return history.check(rule.unless_history).value
 
 
 def _selects(
@@ -221,10 +264,13 @@ def _matched(subject: Subject, found: list[Found], missed: Found | None) -> str:
         if hit is not None:
             item = f"{kind} {hit.item}"
             break
+    past = next((one.item for one in found if one.kind == "history" and one.item), None)
     if subject.command is not None:
         command = f"command `{_clip(subject.shown)}`"
-        return f"{command}: {item}" if item else command
-    return item or f"tool {subject.shown}"
+        shown = f"{command}: {item}" if item else command
+    else:
+        shown = item or f"tool {subject.shown}"
+    return f"{shown}; {past}" if past else shown
 
 
 def _trace(

@@ -14,6 +14,7 @@ from toolhooks import ConfigError
 from ._config import Conditions, RuleConfig
 from ._defaults import DecisionName
 from ._engine import RuleSet
+from ._history import History
 from ._match import Compiled
 from ._records import Rule
 
@@ -119,10 +120,11 @@ def load_rules(
                     f"{where}: tools: unknown group {entry!r} (known groups: {known})", "tools"
                 )
         given = config.given()
-        if not given:
+        if not given and config.decision is not None:
             raise fail(
-                f"{where}: a rule needs a condition (command, flags, args, paths, hosts or "
-                "params): without one it would decide every call of its tools",
+                f"{where}: a rule needs a condition (command, flags, args, paths, hosts, "
+                "params, session or from): without one it would decide every call of its tools "
+                "(a rule with only a label may label every call of its tools)",
                 None,
             )
         unless = None
@@ -130,7 +132,6 @@ def load_rules(
             if not config.unless.given():
                 raise fail(f"{where}: unless: an empty table excepts nothing", "unless")
             unless = Compiled(config.unless, project=project, home=home)
-        assert config.decision is not None
         compiled.append(
             Rule(
                 id=config.id,
@@ -141,6 +142,9 @@ def load_rules(
                 when=Compiled(config, project=project, home=home),
                 unless=unless,
                 config=config,
+                label=config.label,
+                history=History.of(config),
+                unless_history=None if config.unless is None else History.of(config.unless),
             )
         )
     rules = RuleSet(

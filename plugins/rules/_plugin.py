@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from toolhooks import ApprovalRequest, BeforeToolCallResult, ToolCall, emit, hookimpl
+from toolhooks import (
+    AfterToolCallResult,
+    ApprovalRequest,
+    BeforeToolCallResult,
+    ToolCall,
+    ToolResult,
+    emit,
+    hookimpl,
+)
+from toolhooks.stores import LabelStore
 
 from ._config import RulesSettings
 from ._engine import RuleSet, default_project
+from ._labelling import label_result, store_getter, uses_history, view_for
 from ._load import load_rules
 from ._records import Hit, Verdict
 
@@ -54,12 +64,16 @@ class RulesPlugin:
         self._key: tuple[Any, ...] | None = None
         self._lock = threading.Lock()
         self.rules: RuleSet | None = None
+        self._store_of: Callable[[], LabelStore | None] = lambda: None
+        self._history = False
         if rules is not None:
             self._compile(None, (), {})
 
     def attach_runtime(self, runtime: Any) -> None:
         """Compile the rules against the runtime's config (its file, its ``[tools.groups]``);
         idempotent, and a bad rule is a ConfigError raised here, when the runtime is built."""
+        if hasattr(runtime, "label_store"):
+            self._store_of = store_getter(runtime)
         config = getattr(runtime, "config", None)
         if config is None:
             return
@@ -92,6 +106,7 @@ class RulesPlugin:
             source=source,
             prefix=prefix,
         )
+        self._history = uses_history(self.rules)
 
     # -- the hook ----------------------------------------------------------------------------
 
@@ -103,7 +118,8 @@ class RulesPlugin:
         chosen = rules.for_tool(call.name)
         if not chosen.rules:
             return None
-        verdict = rules.decide(call.name, call.params, call.spec, rules=chosen)
+        view = view_for(self._store_of, call) if chosen.has_history else None
+        verdict = rules.decide(call.name, call.params, call.spec, rules=chosen, history=view)
         hit = verdict.hit
         if hit is None or verdict.decision in (None, "allow"):
             return None
@@ -113,10 +129,20 @@ class RulesPlugin:
             decision=hit.decision,
             kind=hit.kind,
             matched=hit.matched,
+            labels_used=[] if view is None else view.used,
         )
         if hit.decision == "deny":
             return BeforeToolCallResult(block=True, block_reason=block_reason(hit))
         return BeforeToolCallResult(require_approval=approval_request(hit))
+
+    @hookimpl(priority=-20_000)
+    def after_tool_call(self, call: ToolCall, result: ToolResult) -> AfterToolCallResult | None:
+        """Last of all: keep the labels of a call that ran (labelling rules, other plugins'
+        ``labels``) for the session, with the tokens of the text the model reads."""
+        rules = self.rules
+        if rules is None or not self._history:
+            return None
+        return label_result(rules, self._store_of, call, result)
 
     # -- explain -------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ._calls import CallFacts
 from ._config import RuleConfig
 from ._defaults import DecisionName
+from ._history import History
 from ._match import Compiled
 
 
@@ -18,12 +19,17 @@ class Rule:
 
     id: str
     index: int
-    decision: DecisionName
+    decision: DecisionName | None
+    """None for a rule that only labels."""
     reason: str | None
     tools: tuple[str, ...]
     when: Compiled
     unless: Compiled | None
     config: RuleConfig
+    label: str | None = None
+    history: History | None = None
+    """The rule's ``session`` / ``from`` conditions (None: it has none)."""
+    unless_history: History | None = None
 
     @property
     def needs_paths(self) -> bool:
@@ -80,16 +86,24 @@ class Chosen:
     """The rules that cover one tool, in config order, and what they need of its calls."""
 
     rules: tuple[Rule, ...]
+    """The rules with a decision."""
     need_paths: bool
     need_hosts: bool
     has_params: bool
+    has_history: bool = False
+    """A rule reads the session's history: the call is never decided without looking."""
+    labelling: tuple[Rule, ...] = ()
+    """The rules with a label (they label the calls they match, once they ran)."""
 
 
 def chosen(rules: Iterable[Rule]) -> Chosen:
-    picked = tuple(rules)
+    every = tuple(rules)
+    picked = tuple(r for r in every if r.decision is not None)
     return Chosen(
         rules=picked,
         need_paths=any(r.needs_paths for r in picked),
         need_hosts=any(r.needs_hosts for r in picked),
         has_params=any(r.has_params for r in picked),
+        has_history=any(r.history is not None or r.unless_history is not None for r in picked),
+        labelling=tuple(r for r in every if r.label is not None),
     )

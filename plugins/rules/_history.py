@@ -1,0 +1,162 @@
+"""History conditions: ``session`` (the session carries one of these labels) and ``from`` (a
+param value holds a token of an earlier labelled result that the user did not say).
+
+Both are about the call as a whole, not one command of a script, and both read the runtime's
+label store (memory, SQLite or Redis): :class:`HistoryView` reads it at most once per question
+for one call. A store that cannot be read makes the condition unknown (``None``), which gives
+the call the ``opaque`` decision, as any uncertainty does (fail closed).
+
+``from`` takes a list of labels (every param counts, as DESIGN.md says), or a table that narrows
+it: ``params`` (param names, dotted for nested: only these values count) and ``only = "hosts"``
+(only tokens that name a host: ``www.evil.example``, ``evil.example/path``), so a policy can
+follow where a message goes, not every word in it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from toolhooks import ToolhooksError
+from toolhooks.stores import LabelStore, Provenance, value_tokens
+
+from ._argv import Found, Tri
+
+Label = Annotated[str, Field(strict=True, min_length=1, max_length=128)]
+_HOST: Final = re.compile(r"(?:^|[@/:.])[a-z0-9][a-z0-9-]*\.[a-z]{2,}(?:$|[/:])|\.[a-z]{2,}$")
+"""A token that names a host: a dotted name whose last label is letters (at its end, or before a
+path or port). Tokens are lower-cased already."""
+MISSING: Final = object()
+
+
+class FromTable(BaseModel):
+    """``from``: the labels, and optionally which params and which tokens count."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    labels: Annotated[list[Label], Field(min_length=1)]
+    """A token counts when it came from a result carrying one of these labels."""
+    params: Annotated[list[Label], Field(min_length=1)] | None = None
+    """Only these params' values count (dotted names for nested ones); default every param."""
+    only: Literal["hosts"] | None = None
+    """``"hosts"``: only tokens that name a host count (where a message or a fetch goes)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_list_is_the_labels(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"labels": [value]}
+        if isinstance(value, list):
+            return {"labels": value}
+        return value
+
+
+def history_given(conditions: Any) -> bool:
+    return getattr(conditions, "session", None) is not None or (
+        getattr(conditions, "from_", None) is not None
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class History:
+    """A conditions table's history conditions, compiled."""
+
+    session: frozenset[str] | None = None
+    source: FromTable | None = None
+    params: tuple[tuple[str, ...], ...] | None = None
+
+    @classmethod
+    def of(cls, conditions: Any) -> History | None:
+        if not history_given(conditions):
+            return None
+        source: FromTable | None = conditions.from_
+        session = conditions.session
+        return cls(
+            session=None if session is None else frozenset(session),
+            source=source,
+            params=None
+            if source is None or source.params is None
+            else tuple(tuple(name.split(".")) for name in source.params),
+        )
+
+    @property
+    def labels(self) -> frozenset[str]:
+        """Every label these conditions read (for the events)."""
+        found = set(self.session or ())
+        if self.source is not None:
+            found |= set(self.source.labels)
+        return frozenset(found)
+
+
+@dataclass
+class HistoryView:
+    """One call's view of its session's history; each store question asked once."""
+
+    store: Callable[[], LabelStore | None]
+    session: str
+    params: Mapping[str, Any]
+    _labels: frozenset[str] | None = None
+    _answers: dict[tuple[Any, ...], Provenance | None] = field(default_factory=dict)
+    used: list[dict[str, Any]] = field(default_factory=list)
+    """What the history conditions that held found (for the ``rules.matched`` event)."""
+
+    def check(self, history: History) -> Found:
+        """Whether every history condition holds: True, False, or None (the store failed)."""
+        store = self.store()
+        if store is None:
+            return Found(value=None, item="no label store", kind="history")
+        try:
+            verdict: Tri = True
+            shown: list[str] = []
+            if history.session is not None:
+                if self._labels is None:
+                    self._labels = store.labels(self.session)
+                carried = history.session & self._labels
+                if not carried:
+                    return Found(value=False)
+                shown.append(f"session labelled {', '.join(sorted(carried))}")
+                self.used.append({"session": sorted(carried)})
+            if history.source is not None:
+                found = self._provenance(store, history)
+                if found is None:
+                    return Found(value=False)
+                shown.append(f"value {found.describe()}")
+                self.used.append(
+                    {
+                        "from": sorted(found.labels),
+                        "token": found.token,
+                        "overflow": found.overflow,
+                    }
+                )
+        except (ToolhooksError, ValueError) as error:
+            return Found(value=None, item=f"labels unavailable: {error}", kind="history")
+        return Found(value=verdict, item="; ".join(shown), kind="history")
+
+    def _provenance(self, store: LabelStore, history: History) -> Provenance | None:
+        source = history.source
+        assert source is not None
+        key = (tuple(source.labels), history.params, source.only)
+        if key in self._answers:
+            return self._answers[key]
+        if history.params is None:
+            values: Any = self.params
+        else:
+            values = [v for path in history.params if (v := _dig(self.params, path)) is not MISSING]
+        tokens = value_tokens(values)
+        if source.only == "hosts":
+            tokens = {token for token in tokens if _HOST.search(token)}
+        answer = store.provenance(self.session, tokens, source.labels) if tokens else None
+        self._answers[key] = answer
+        return answer
+
+
+def _dig(params: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = params
+    for part in path:
+        if not isinstance(value, Mapping) or part not in value:
+            return MISSING
+        value = value[part]
+    return value
