@@ -16,7 +16,7 @@ from typing import Any, Final
 from ._argv import Found, Tri, both
 from ._calls import EXEC_TOOLS, Subject, call_facts, canonical_tool
 from ._defaults import STRICTNESS, DecisionName
-from ._history import HistoryView
+from ._history import HistoryView, unless_gate
 from ._records import Chosen, Hit, Rule, RuleTrace, Verdict, chosen
 
 GROUP_PREFIX: Final = "group:"
@@ -129,7 +129,7 @@ class RuleSet:
             found = [*found, past]
         missed: Found | None = None
         excepted = False
-        gate = _unless_gate(rule, history, verdict)
+        gate = unless_gate(rule.unless_history, history, verdict)
         if verdict is not False and rule.unless is not None and gate is not False:
             exception, missed = rule.unless.every(subject, params)
             exception = both(exception, gate)
@@ -188,7 +188,7 @@ class RuleSet:
             need_hosts=rule.needs_hosts,
         )
         result: Tri = None if facts.opaque is not None else False
-        gate = _unless_gate(rule, history, past)
+        gate = unless_gate(rule.unless_history, history, past)
         for subject in facts.subjects:
             verdict, _ = rule.when.holds(subject, params)
             verdict = both(verdict, past)
@@ -204,16 +204,6 @@ class RuleSet:
             if verdict is None:
                 result = None
         return result
-
-
-def _unless_gate(rule: Rule, history: HistoryView | None, verdict: Tri) -> Tri:
-    """Whether the history conditions of the rule's unless table hold: True when it has none;
-    False without a view of the session (the rule is then as strict as it can be)."""
-    if rule.unless_history is None or verdict is False:
-        return True
-    if history is None:
-        return False
-    return history.check(rule.unless_history).value
 
 
 def _selects(

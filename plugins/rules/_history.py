@@ -153,6 +153,16 @@ class HistoryView:
         return answer
 
 
+def unless_gate(unless: History | None, history: HistoryView | None, verdict: Tri) -> Tri:
+    """Whether the history conditions of a rule's unless table hold: True when it has none;
+    False without a view of the session (the rule is then as strict as it can be)."""
+    if unless is None or verdict is False:
+        return True
+    if history is None:
+        return False
+    return history.check(unless).value
+
+
 def _dig(params: Mapping[str, Any], path: tuple[str, ...]) -> Any:
     value: Any = params
     for part in path:
