@@ -125,22 +125,34 @@ def installed_files(dist: metadata.Distribution, editable: bool) -> Iterator[tup
     """(name in the hash, file on disk) for every file the fingerprint covers."""
     recorded = dist.files if _has_install_record(dist) else None
     for file in recorded or ():
-        parts = file.parts
-        if not parts or parts[0] == ".." or os.path.isabs(str(file)) or _compiled(parts):
-            continue
-        if len(parts) == 2 and parts[0].endswith(".dist-info") and parts[1] in INSTALLER_NOTES:
-            continue
-        if editable and len(parts) == 1 and is_redirect(parts[0]):
-            continue  # names this checkout's path: hashed without it (_redirects)
-        yield file.as_posix(), Path(str(dist.locate_file(file)))
+        if _covered(file, editable):
+            yield file.as_posix(), Path(str(dist.locate_file(file)))
     if recorded is not None and not editable:
         return
+    if recorded is None:
+        yield from _metadata_files(dist)
+    yield from _source_files(dist, recorded or [])
+
+
+def _covered(file: metadata.PackagePath, editable: bool) -> bool:
+    """A recorded file the fingerprint hashes: inside the install, not bytecode, not a note the
+    installer writes, not an editable install's redirect (it names this checkout's path:
+    hashed without it, by _redirects)."""
+    parts = file.parts
+    if not parts or parts[0] == ".." or os.path.isabs(str(file)) or _compiled(parts):
+        return False
+    if len(parts) == 2 and parts[0].endswith(".dist-info") and parts[1] in INSTALLER_NOTES:
+        return False
+    return not (editable and len(parts) == 1 and is_redirect(parts[0]))
+
+
+def _metadata_files(dist: metadata.Distribution) -> Iterator[tuple[str, Path]]:
+    """The metadata folder's files, for a distribution with no install record."""
     folder = metadata_folder(dist)
-    if recorded is None and folder is not None and folder.is_dir():
+    if folder is not None and folder.is_dir():
         for path in sorted(folder.iterdir()):
             if path.is_file() and path.name not in INSTALLER_NOTES:
                 yield f"{folder.name}/{path.name}", path
-    yield from _source_files(dist, recorded or [])
 
 
 def _has_install_record(dist: metadata.Distribution) -> bool:
