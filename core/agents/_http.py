@@ -3,8 +3,12 @@ Code's ``type: "http"`` hook, on 127.0.0.1.
 
 One protocol for both listeners, so the hook client, ``curl --unix-socket`` and Claude Code all
 speak to the same code. Written out by hand rather than with ``http.server``: the reads are
-capped (head 16 KiB, body ``limit``), a slow or broken peer costs one thread for at most the
-socket's timeout, and nothing is parsed that the routes do not use.
+capped (head 16 KiB, body ``limit``), a slow or broken peer costs one thread for at most
+``READ_DEADLINE_S`` (the whole request, not each read: a peer sending a byte at a time is cut
+off), and nothing is parsed that the routes do not use.
+
+Over 300 lines on purpose: the reader, its limits and the guard of the TCP listener are one
+wire protocol, read together when its attack surface is reviewed.
 
 The TCP listener (``Guard``) is for a hook that cannot run a command: it answers only a request
 whose ``Host`` is loopback (a web page that resolved its own name to 127.0.0.1 is refused, 403),
@@ -24,6 +28,7 @@ import json
 import os
 import secrets
 import socket
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -76,6 +81,24 @@ class TooLarge(BadRequest):
         self.unread = unread
 
 
+READ_DEADLINE_S = 10.0
+"""How long a whole request (head and body) may take to arrive. The socket's own timeout bounds
+each read only: a peer sending a byte at a time would hold a worker forever, and 64 such peers
+every worker, so that the agents' HTTP hooks time out and (Claude Code) run the tool unchecked."""
+
+
+def _recv(conn: socket.socket, size: int, deadline: float | None) -> bytes:
+    """``conn.recv(size)``, failing with ``TimeoutError`` once ``deadline`` (``time.monotonic()``)
+    has passed."""
+    if deadline is not None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request took longer than its deadline to arrive")
+        previous = conn.gettimeout()
+        conn.settimeout(left if previous is None else min(previous, left))
+    return conn.recv(size)
+
+
 def read_request(conn: socket.socket, limit: int) -> Request:
     """One request from ``conn``: the head (at most ``MAX_HEAD`` bytes) and a body of at most
     ``limit`` bytes (``Content-Length``, or chunked); ``BadRequest`` for anything else."""
@@ -83,13 +106,13 @@ def read_request(conn: socket.socket, limit: int) -> Request:
     return with_body(conn, request, rest, limit)
 
 
-def read_head(conn: socket.socket) -> tuple[Request, bytes]:
+def read_head(conn: socket.socket, deadline: float | None = None) -> tuple[Request, bytes]:
     """The request's head (a ``Request`` with no body yet) and the bytes read past it: who is
     asking is checked from the head before any body is read (issue #32 item 9)."""
     buffer = bytearray()
     end = -1
     while end < 0:
-        chunk = conn.recv(65536)
+        chunk = _recv(conn, 65536, deadline)
         if not chunk:
             raise BadRequest(400, "the connection closed before the request's head ended")
         start = max(0, len(buffer) - 3)
@@ -112,16 +135,18 @@ def read_head(conn: socket.socket) -> tuple[Request, bytes]:
     return Request(method=parts[0], path=parts[1], headers=headers), bytes(buffer[end + 4 :])
 
 
-def with_body(conn: socket.socket, request: Request, rest: bytes, limit: int) -> Request:
+def with_body(
+    conn: socket.socket, request: Request, rest: bytes, limit: int, deadline: float | None = None
+) -> Request:
     """``request`` with its body read (``rest``: what ``read_head`` read past the head);
     ``TooLarge`` past ``limit`` bytes, before reading them."""
     headers = request.headers
     if headers.get("transfer-encoding", "").lower() == "chunked":
-        body = _read_chunked(conn, rest, limit)
+        body = _read_chunked(conn, rest, limit, deadline)
     elif "transfer-encoding" in headers:
         raise BadRequest(400, "only the chunked transfer encoding is understood")
     else:
-        body = _read_sized(conn, rest, headers, limit)
+        body = _read_sized(conn, rest, headers, limit, deadline)
     return Request(method=request.method, path=request.path, headers=headers, body=body)
 
 
@@ -145,7 +170,13 @@ def drain(conn: socket.socket, unread: int | None, deadline: float) -> None:
             left -= len(chunk)
 
 
-def _read_sized(conn: socket.socket, rest: bytes, headers: Mapping[str, str], limit: int) -> bytes:
+def _read_sized(
+    conn: socket.socket,
+    rest: bytes,
+    headers: Mapping[str, str],
+    limit: int,
+    deadline: float | None = None,
+) -> bytes:
     given = headers.get("content-length")
     if given is None:
         if rest:
@@ -160,16 +191,18 @@ def _read_sized(conn: socket.socket, rest: bytes, headers: Mapping[str, str], li
             size=size,
             unread=size - len(rest),
         )
-    return _read_exactly(conn, rest, size)
+    return _read_exactly(conn, rest, size, deadline)
 
 
-def _read_exactly(conn: socket.socket, rest: bytes, size: int) -> bytes:
+def _read_exactly(
+    conn: socket.socket, rest: bytes, size: int, deadline: float | None = None
+) -> bytes:
     if len(rest) >= size:
         return rest[:size]
     parts = [rest]
     missing = size - len(rest)
     while missing:
-        chunk = conn.recv(min(missing, 1 << 20))
+        chunk = _recv(conn, min(missing, 1 << 20), deadline)
         if not chunk:
             raise BadRequest(400, "the connection closed before the body ended")
         parts.append(chunk)
@@ -177,7 +210,9 @@ def _read_exactly(conn: socket.socket, rest: bytes, size: int) -> bytes:
     return b"".join(parts)
 
 
-def _read_chunked(conn: socket.socket, rest: bytes, limit: int) -> bytes:
+def _read_chunked(
+    conn: socket.socket, rest: bytes, limit: int, deadline: float | None = None
+) -> bytes:
     pending = bytearray(rest)
     body = bytearray()
 
@@ -185,7 +220,7 @@ def _read_chunked(conn: socket.socket, rest: bytes, limit: int) -> bytes:
         while (end := pending.find(b"\r\n")) < 0:
             if len(pending) > 1024:
                 raise BadRequest(400, "a chunk's size line is too long")
-            more = conn.recv(65536)
+            more = _recv(conn, 65536, deadline)
             if not more:
                 raise BadRequest(400, "the connection closed inside a chunked body")
             pending.extend(more)
@@ -205,7 +240,7 @@ def _read_chunked(conn: socket.socket, rest: bytes, limit: int) -> bytes:
             return bytes(body)
         if len(body) + size > limit:
             raise TooLarge(f"the body is over the limit of {limit} bytes", size=len(body) + size)
-        chunk = _read_exactly(conn, bytes(pending), size + 2)
+        chunk = _read_exactly(conn, bytes(pending), size + 2, deadline)
         del pending[: min(len(pending), size + 2)]
         body += chunk[:size]
 

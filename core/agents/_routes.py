@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 from ._client import STDIN_LIMIT
 from ._http import (
+    READ_DEADLINE_S,
     BadRequest,
     Guard,
     Request,
@@ -70,7 +71,9 @@ class Routes:
         limit = max(STDIN_LIMIT + 1, self.resident.settings.max_payload_bytes + 1)
         too_large: TooLarge | None = None
         try:
-            head, rest = read_head(conn)
+            deadline = time.monotonic() + READ_DEADLINE_S
+            timeout = conn.gettimeout()
+            head, rest = read_head(conn, deadline)
             if kind == "tcp":
                 # Who asks is known from the head: nobody without the token makes the daemon
                 # read (and hold) a body.
@@ -79,7 +82,7 @@ class Routes:
                 if refused is not None:
                     raise refused
             try:
-                request = with_body(conn, head, rest, limit)
+                request = with_body(conn, head, rest, limit, deadline)
             except TooLarge as big:
                 answer, too_large = self._too_large(head, kind, big), big
             else:
@@ -89,6 +92,7 @@ class Routes:
         except (OSError, TimeoutError):
             return  # the peer went away or stalled: nobody to answer
         with contextlib.suppress(OSError):
+            conn.settimeout(timeout)  # the answer gets the socket's own timeout again
             conn.sendall(answer)
         if too_large is not None:
             with contextlib.suppress(OSError):
