@@ -44,7 +44,9 @@ def attempts() -> Iterator[object]:
         if expect.startswith("open:"):
             marks.append(pytest.mark.xfail(strict=True, reason=OPEN[expect[5:]]))
         else:
-            assert expect in ("deny", "safe", "allow"), f"redteam.txt:{number}: {line!r}"
+            assert expect in ("deny", "safe", "allow", "harmless"), (
+                f"redteam.txt:{number}: {line!r}"
+            )
         yield pytest.param(expect, command, id=f"{number}: {command[:60]!r}", marks=marks)
 
 
@@ -90,6 +92,8 @@ def test_the_attempt_gets_the_safe_decision(rt: Runtime, expect: str, command: s
         assert got == "deny", reason
     elif expect == "allow":
         assert got == "allow", reason
+    elif expect == "harmless":  # the program defeats it: any decision, with a reason if not allow
+        assert got in ("allow", "ask", "deny") and (got == "allow" or reason), reason
     else:  # safe, and the open bypasses (xfail): never allowed
         assert got in ("deny", "ask"), reason
 
