@@ -14,6 +14,7 @@ from ._records import Command, Script, Word
 from ._scope import Scope
 from ._shell import Limit, Walker, _Ctx
 from ._staged import runs_a_written_file
+from ._words import globs_matched
 
 CACHE_SIZE = 2048
 """Scripts remembered per (text, cwd, home); a result that read the file system (a glob's
@@ -53,7 +54,10 @@ def uncached(text: str, *, cwd: str, home: str) -> tuple[Script, Walker]:
     """The analysis itself, without the cache (the benchmark times this)."""
     cwd, home = _absolute(cwd), _absolute(home)
     walker = Walker(cwd=cwd, home=home)
+    globs = globs_matched()
     _guarded(walker, lambda: walker.script(text, Scope(cwd=cwd, home=home), _Ctx()))
+    if globs_matched() != globs:
+        walker.used_files = True
     commands = _commands(walker)
     if walker.opaque is None:
         walker.opaque = runs_a_written_file(commands, home)

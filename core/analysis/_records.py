@@ -94,7 +94,16 @@ def new_command(
 ) -> Command:
     """``Command(...)`` through the slot descriptors (see ``new_word``)."""
     command = _new(Command)
-    values = (program, argv, redirects, cwd, via, text, option_values, cwds, assignments)
-    for setter, value in zip(_command_fields, values, strict=True):
-        setter(command, value)
+    s_program, s_argv, s_redirects, s_cwd, s_via, s_text, s_values, s_cwds, s_assigned = (
+        _command_fields
+    )
+    s_program(command, program)
+    s_argv(command, argv)
+    s_redirects(command, redirects)
+    s_cwd(command, cwd)
+    s_via(command, via)
+    s_text(command, text)
+    s_values(command, option_values)
+    s_cwds(command, cwds)
+    s_assigned(command, assignments)
     return command

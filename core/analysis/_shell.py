@@ -386,8 +386,6 @@ class Walker:
                     stdin = "pipe"
                 found = expand(group, scope, on_sub)
                 words.extend(found)
-                if not self.used_files:
-                    self.used_files = any(not GLOB_CHARS.isdisjoint(w.source) for w in found)
             if operator in ("<", "<>") and stdin is None:
                 stdin = "file"
         return words, stdin, after
@@ -500,9 +498,6 @@ class Walker:
             nodes = node.children_by_field_name("value")
             for group in _groups(nodes):
                 values.extend(expand(group, scope, on_sub))
-            self.used_files = self.used_files or any(
-                not GLOB_CHARS.isdisjoint(w.source) for w in values
-            )
         name = _text(variable) if variable is not None else ""
         texts: list[str | None] = []
         for word in values:
@@ -601,12 +596,14 @@ class Walker:
             self.redirections(redirects, scope, ctx, spill) if redirects else ([], None, [])
         )
         only_assignments = not words and not spill
-        assignments = tuple(self.assignment(p, scope, ctx, apply=only_assignments) for p in prefix)
+        assignments = (
+            tuple(self.assignment(p, scope, ctx, apply=only_assignments) for p in prefix)
+            if prefix
+            else ()
+        )
         argv: list[Word] = []
-        for group in [*_groups(words), *spill]:
+        for group in [*_groups(words), *spill] if spill else _groups(words):
             found = expand(group, scope, on_sub)
-            if not self.used_files:
-                self.used_files = any(not GLOB_CHARS.isdisjoint(w.source) for w in found)
             argv.extend(found)
         own = (
             ctx._replace(redirects=ctx.redirects + tuple(targets), stdin=stdin or ctx.stdin)

@@ -8,6 +8,7 @@ import itertools
 import os
 import posixpath
 import pwd
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -251,12 +252,23 @@ def _split(chars: Chars, scope: Scope) -> list[Chars] | None:
     return fields
 
 
+_globs = threading.local()
+
+
+def globs_matched() -> int:
+    """How many globs this thread has matched against the file system (the cache keeps no
+    result that depended on one)."""
+    count: int = getattr(_globs, "count", 0)
+    return count
+
+
 def _globbed(chars: Chars, source: str, scope: Scope) -> Word:
     text = "".join(c for c, _ in chars)
     if GLOB_CHARS.isdisjoint(text) or not any(
         c in GLOB_CHARS and k in (LITERAL, EXPANDED) for c, k in chars
     ):
         return new_word(text, source)
+    _globs.count = globs_matched() + 1
     pattern = "".join(
         c if k in (LITERAL, EXPANDED) or c not in "*?[]" else glob.escape(c) for c, k in chars
     )
