@@ -148,8 +148,8 @@ class _Execution:
 
     def request_with(self, params: dict[str, Any]) -> ToolCallRequest:
         """The request with exactly the params the hooks (and the approver) decided on: itself
-        when they are the proposed args, same values of the same types (the override is 2.6 µs
-        a call, the check 0.3 µs; timeit)."""
+        when they are the proposed args, same values of the same types (the check costs a tenth
+        of the override: BENCHMARKS.md, choices made for speed)."""
         request = self.request
         if same_json(params, request.tool_call.get("args")):
             return request

@@ -46,7 +46,7 @@ _CALLERS = 4096
 
 def caller_of(ctx: Any, proxy: Proxy) -> Caller:
     """Who sends this request. The same token on the same session is the same caller: made
-    once and kept (a Sender and a Caller, about 4 µs a call otherwise; timeit)."""
+    once and kept (else a Sender and a Caller made each call: BENCHMARKS.md, choices made for speed)."""
     token = get_access_token()
     request = getattr(ctx, "request", None)
     headers = getattr(request, "headers", None)

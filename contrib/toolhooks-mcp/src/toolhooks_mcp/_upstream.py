@@ -197,9 +197,9 @@ class Upstream:
         timeout = self.call_timeout_s
         self.in_flight += 1
         try:
-            # anyio.fail_after's own code, without its two generator context managers: 6.5 µs
-            # a call against 17.6 µs (timeit, loaded 2-core EPYC), out of about 35 µs of the
-            # proxy's own work on a call. A deadline that passed is the same TimeoutError.
+            # anyio.fail_after's own code, without its two generator context managers: a
+            # third of its cost, and fail_after was a third of the proxy's own work on a call
+            # (BENCHMARKS.md, choices made for speed). A deadline that passed is the same TimeoutError.
             scope = anyio.CancelScope(deadline=anyio.current_time() + timeout)
             with scope:
                 return await client.call_tool(tool, arguments, read_timeout_seconds=timeout)

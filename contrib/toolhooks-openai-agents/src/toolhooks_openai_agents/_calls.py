@@ -36,7 +36,7 @@ class CallScope:
         """The call under the SDK's call id, so a decision and its execution share one id.
 
         ``spec``: the tool's registered spec, which the runtime would otherwise attach to a copy
-        of the call, once for the decision and once for the execution (1.2 µs each; timeit).
+        of the call, once for the decision and once for the execution (BENCHMARKS.md, choices made for speed).
         """
         return ToolCall(
             name=name,

@@ -58,8 +58,8 @@ class GuardedTool:
         self.approvals = Approvals(runtime, scope)
         # The call made for needs_approval, by call id, for the tool call to use again: the SDK
         # evaluates needs_approval on the very arguments it then invokes the tool with (it
-        # checks the invocation is unchanged), so parsing them into a second ToolCall is 4.7 µs
-        # of work a call (timeit) that can only give the same call.
+        # checks the invocation is unchanged), so parsing them into a second ToolCall is work
+        # that can only give the same call.
         self._proposed: OrderedDict[str, ToolCall] = OrderedDict()
 
     # -- the three fields the guarded copy replaces --------------------------------------------

@@ -48,7 +48,7 @@ class ToolhooksCapability(AbstractCapability[Any]):
     _known: set[str] = dataclasses.field(default_factory=set, init=False, repr=False)
     _specs: dict[str, ToolSpec] = dataclasses.field(default_factory=dict, init=False, repr=False)
     """The runtime's spec of each tool, by name: put on the call, the runtime does not attach it
-    to a copy (1.2 µs a call; timeit). A stale one is replaced by the runtime as before."""
+    to a copy. A stale one is replaced by the runtime as before."""
 
     def __post_init__(self) -> None:
         self.runtime.add_passthrough(*PASSTHROUGH)
