@@ -21,19 +21,46 @@ def _collapse(path: str) -> str:
     return "/" + collapsed.lstrip("/") if collapsed.startswith("//") else collapsed
 
 
-def normalise_path(path: str, *, cwd: str, home: str) -> tuple[str, ...]:
+def normalise_path(
+    path: str, *, cwd: str, home: str, folders: dict[str, str] | None = None
+) -> tuple[str, ...]:
     """``path`` made absolute against ``cwd``: ``..`` collapsed as text, and the same path with
-    symlinks resolved (``..`` after a symlink climbs from its target), each once."""
+    symlinks resolved (``..`` after a symlink climbs from its target), each once.
+
+    ``folders`` remembers resolved folders for the paths of one command: every argument in the
+    working folder then costs one ``lstat`` instead of one for each folder above it. Never keep
+    it longer than one decision: a symlink may change between two calls."""
     if not path:
         return ()
     absolute = posixpath.join(cwd, _home(path, home))
     forms = [_collapse(absolute)]
+    memo: dict[str, str] = {} if folders is None else folders
     try:
-        forms.append(os.path.realpath(absolute))
-        forms.append(os.path.realpath(forms[0]))
+        forms.append(_resolved(absolute, memo))
+        forms.append(_resolved(forms[0], memo))
     except (OSError, ValueError, RuntimeError):
         pass
     return tuple(dict.fromkeys(f for f in forms if f))
+
+
+def _resolved(path: str, folders: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, remembered in ``folders`` with the folder part looked up
+    there too: realpath(folder/name) is realpath(realpath(folder)/name), and only a link needs
+    more than one ``lstat``."""
+    found = folders.get(path)
+    if found is not None:
+        return found
+    folder, name = posixpath.split(path)
+    if name in ("", ".", ".."):
+        real = os.path.realpath(path)
+    else:
+        real_folder = folders.get(folder)
+        if real_folder is None:
+            real_folder = folders[folder] = os.path.realpath(folder)
+        joined = posixpath.join(real_folder, name)
+        real = os.path.realpath(joined) if os.path.islink(joined) else joined
+    folders[path] = real
+    return real
 
 
 _NOT_PATHS = frozenset({"", "-", "--"})
@@ -71,12 +98,16 @@ def _candidates(command: Command) -> list[str]:
     return found
 
 
-def command_paths(command: Command, *, home: str | None = None) -> tuple[str, ...]:
+def command_paths(
+    command: Command, *, home: str | None = None, folders: dict[str, str] | None = None
+) -> tuple[str, ...]:
     """Every path the command names: non-option arguments, ``--opt=VALUE`` and ``key=VALUE``
     values, redirection targets, a glob's matches, each normalised from each folder it could
-    run in."""
+    run in. ``folders``: resolved paths to share between the commands of one decision (see
+    :func:`normalise_path`), never kept longer."""
     home = home or os.path.expanduser("~")
     cwds = command.cwds or (command.cwd,)
+    folders = {} if folders is None else folders
     out: list[str] = []
     texts = _candidates(command)
     # curl -d @FILE, -F name=@FILE, -T: the file after the @ is read and sent
@@ -96,7 +127,7 @@ def command_paths(command: Command, *, home: str | None = None) -> tuple[str, ..
         if not text:
             continue
         for cwd in cwds:
-            out.extend(normalise_path(text, cwd=cwd, home=home))
+            out.extend(normalise_path(text, cwd=cwd, home=home, folders=folders))
     return tuple(dict.fromkeys(out))
 
 

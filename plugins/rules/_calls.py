@@ -210,7 +210,13 @@ def call_facts(
             script = analyse_script(command, cwd=cwd, home=home)
         else:
             script = analyse_argv(command, cwd=cwd, home=home)
-        subjects = tuple(command_subject(c, need_paths, need_hosts) for c in script.commands)
+        # Resolved folders are shared by the commands of this call, never kept past it: a
+        # symlink may change between two calls.
+        folders: dict[str, str] = {}
+        subjects = tuple(
+            command_subject(c, need_paths, need_hosts, home=home, folders=folders)
+            for c in script.commands
+        )
         return CallFacts(
             exec_call=True, subjects=subjects, opaque=script.opaque, script=script, cwd=cwd
         )
@@ -218,7 +224,14 @@ def call_facts(
     return CallFacts(exec_call=False, subjects=(subject,))
 
 
-def command_subject(command: Command, need_paths: bool, need_hosts: bool) -> Subject:
+def command_subject(
+    command: Command,
+    need_paths: bool,
+    need_hosts: bool,
+    *,
+    home: str | None = None,
+    folders: dict[str, str] | None = None,
+) -> Subject:
     words: Sequence[Any] = command.argv[1:]
     unknown = any(word.text is None for word in words) or any(
         word.text is None for word in command.redirects
@@ -226,7 +239,7 @@ def command_subject(command: Command, need_paths: bool, need_hosts: bool) -> Sub
     return Subject(
         command=command,
         shown=command.text,
-        paths=command_paths(command) if need_paths else (),
+        paths=command_paths(command, home=home, folders=folders) if need_paths else (),
         # No host name starts with "-": such a candidate is an option word (`curl --version`).
         hosts=tuple(h for h in command_hosts(command) if not h.startswith("-"))
         if need_hosts

@@ -1,0 +1,147 @@
+"""Issue #34: what the rules plugin costs a call, against tree-sitter alone and against no rules.
+
+The policy is the starter policy of docs/how-to/write-rules.md (read from the page, so the bench
+times what the docs tell people to copy) plus one params rule: ten rules. Every runtime has the
+built-in plugins with the event log and loop detection switched off (the same in every row), so
+the differences are the rules plugin's.
+
+Rows, interleaved in one run (bench/timing.py):
+
+- tree-sitter parse + walk: parse a 150-200 character compound command with tree-sitter-bash and
+  visit every node (the least any analysis does) -- the reference of the first target;
+- rt.decide, exec, ten rules: the same command, a new one each call (a trailing comment makes
+  every call a cache miss of the analysis and of the rules' per-path answers);
+- rt.decide, exec, no rules: the same calls through a runtime without [[rules]];
+- rt.decide, no command, ten rules / no rules: a web_search call (a query param), which no
+  condition but params can hold.
+
+Targets (issue #34): the exec call's added cost (ten rules minus no rules) at most 2x tree-sitter
+parse + walk; the call with no command at most 5 us more than without rules.
+
+    python bench/rules.py [--rounds R] [--clock cpu|wall]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import re
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import timing
+from timing import compare, micro, paired_ratio
+from toolhooks import Runtime
+from toolhooks.analysis._grammar import parse
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+HOW_TO = Path(__file__).resolve().parents[1] / "docs" / "how-to" / "write-rules.md"
+COMMAND = (
+    "git status --short | grep -v '^??' ; sudo -u deploy env NODE_ENV=production "
+    'timeout 30 npm run build -- --prod > build.log 2>&1 && echo "done at $(date +%s)" '
+    "|| rm -rf ./dist"
+)
+PARAMS_RULE = {
+    "id": "no-internal-search",
+    "tools": ["web_search"],
+    "params": {"query": ["*internal.example.com*"]},
+    "decision": "deny",
+    "reason": "Internal host names stay out of web searches",
+}
+QUIET = {
+    "plugins": {
+        "event_log": {"enabled": False},
+        "loop_detection": {"enabled": False},
+    },
+    "tools": {"profile": "full"},
+}
+
+
+def starter_rules() -> list[dict[str, Any]]:
+    found = re.search(r"```toml\n(.*?)```", HOW_TO.read_text(encoding="utf-8"), re.S)
+    assert found, f"no toml block in {HOW_TO}"
+    return [*tomllib.loads(found.group(1))["rules"], PARAMS_RULE]
+
+
+def bare_walk(source: bytes) -> int:
+    stack = [parse(source)]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        seen += len(node.type) + len(node.text or b"")
+        stack.extend(node.children)
+    return seen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
+    args = parser.parse_args()
+    timing.use_clock(args.clock)
+    rules = starter_rules()
+    assert len(rules) == 10, len(rules)
+    project = tempfile.mkdtemp(prefix="toolhooks-bench-rules-")
+    os.chdir(project)  # relative path patterns resolve against a folder of the bench's own
+    with_rules = Runtime(config={**QUIET, "rules": rules})
+    without = Runtime(config=QUIET)
+    assert "rules" in {p.name for p in with_rules.plugins()}
+
+    counter = itertools.count()
+
+    def exec_call() -> dict[str, Any]:
+        return {"name": "exec", "params": {"command": f"{COMMAND} # {next(counter)}"}}
+
+    search = {"name": "web_search", "params": {"query": "pydantic strict mode"}}
+    first = with_rules.decide(exec_call())
+    # The command ends in `rm -rf ./dist`: the starter policy denies it, so every call is decided
+    # by the whole rule set, not by the first rule that holds.
+    assert first.status == "blocked" and first.blocked_by == "rules", first
+    assert with_rules.decide(search).status == "allowed"
+    source = COMMAND.encode()
+    contenders = {
+        "tree-sitter parse + walk": lambda: bare_walk(source),
+        "rt.decide exec, 10 rules": lambda: with_rules.decide(exec_call()),
+        "rt.decide exec, no rules": lambda: without.decide(exec_call()),
+        "rt.decide no command, 10 rules": lambda: with_rules.decide(search),
+        "rt.decide no command, no rules": lambda: without.decide(search),
+    }
+    timings = compare(contenders, args.rounds)
+    with_rules.close()
+    without.close()
+
+    def added(label: str, reference: str) -> float:
+        ours, theirs = timings[label].samples, timings[reference].samples
+        return statistics.median(a - b for a, b in zip(ours, theirs, strict=True))
+
+    print(f"command ({len(COMMAND)} chars): {COMMAND}")
+    print(f"rules: {len(rules)} ({', '.join(rule['id'] for rule in rules)})\n")
+    print("| row | per call |")
+    print("|---|---|")
+    for label, result in timings.items():
+        print(f"| {label} | {micro(result.median)} |")
+    exec_added = added("rt.decide exec, 10 rules", "rt.decide exec, no rules")
+    walk = timings["tree-sitter parse + walk"].median
+    ratio = exec_added / walk
+    whole = paired_ratio(timings, "rt.decide exec, 10 rules", "tree-sitter parse + walk")
+    print(
+        f"\nexec call: the rules add {micro(exec_added)} = {ratio:.2f}x tree-sitter parse + walk "
+        f"({'met' if ratio <= 2 else 'NOT met'}: <= 2x); the whole decide is {whole:.2f}x"
+    )
+    plain_added = added("rt.decide no command, 10 rules", "rt.decide no command, no rules")
+    verdict = "met" if plain_added <= 5e-6 else "NOT met"
+    print(f"no command: the rules add {micro(plain_added)} ({verdict}: <= 5 us)")
+
+
+if __name__ == "__main__":
+    main()
