@@ -20,8 +20,8 @@ OPEN = {
     "sed e, vim -c !, expect, make -E) are not analysed (DESIGN.md): a rule must name them",
     "container": "a command run in a container or pod (docker run, kubectl exec) is not seen "
     "through: it acts on another file system",
-    "program": "another program with the same effect (rimraf, hub, gh, pip/npm indexes, git "
-    "archive --remote, python -m http.server): the starter policy does not name it",
+    "program": "another program with the same effect (rimraf, gh, git archive --remote, "
+    "python -m http.server): the starter policy does not name it",
     "scheduled": "crontab installs a job for later; its table is not parsed",
     "config": "behaviour set by configuration, not the command line (remote.*.push=+..., "
     "remote.*.mirror, core.hooksPath, LD_PRELOAD): invisible to a command policy",
