@@ -249,8 +249,8 @@ def _matched(subject: Subject, found: list[Found], missed: Found | None) -> str:
     item = ""
     for kind in ("path", "host", "param"):
         hit = next((one for one in found if one.kind == kind and one.item), None)
-        if hit is None and missed is not None and missed.kind == kind and missed.item:
-            hit = missed  # the item outside the unless table's list
+        if missed is not None and missed.kind == kind and missed.item:
+            hit = missed  # the item outside the unless table's list says more than any item
         if hit is not None:
             item = f"{kind} {hit.item}"
             break

