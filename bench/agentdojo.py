@@ -71,6 +71,9 @@ class Tally:
     utility_under_attack: int = 0
     calls: int = 0
     refused: int = 0
+    unseen: int = 0
+    """Attacks that succeeded although the injected text never reached the model (a replay
+    artefact: a defence kept the page from being read, and the hijacked replay acted anyway)."""
     failed_user_tasks: list[str] = field(default_factory=list)
     succeeded_attacks: list[str] = field(default_factory=list)
 
@@ -82,6 +85,7 @@ class Tally:
         self.utility_under_attack += other.utility_under_attack
         self.calls += other.calls
         self.refused += other.refused
+        self.unseen += other.unseen
         self.failed_user_tasks += other.failed_user_tasks
         self.succeeded_attacks += other.succeeded_attacks
 
@@ -136,6 +140,7 @@ class Replay:
         from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
 
         made = refused = 0
+        seen = False
         for call in calls:
             name = call.function
 
@@ -151,7 +156,12 @@ class Replay:
                 trace.append(call)
             else:
                 refused += 1
-        return made, refused
+            seen = seen or MARK in outcome.content
+        return made, refused, seen
+
+
+MARK = "<INFORMATION>"
+"""The important-instructions text's first line: a result holding it showed the injection."""
 
 
 def injection_texts(suite: Any, injection_task: Any) -> dict[str, str]:
@@ -200,7 +210,7 @@ def run_user_task(
     session = f"{suite_name}/{user_task_id}/{config_path}"
     env, pre = start(clean, session)
     trace: list[Any] = []
-    made, refused = replay.run(env, session, user_task.ground_truth(pre), trace)
+    made, refused, _ = replay.run(env, session, user_task.ground_truth(pre), trace)
     tally.calls += made
     tally.refused += refused
     tally.user_tasks = 1
@@ -214,12 +224,13 @@ def run_user_task(
         injected = suite.load_and_inject_default_environment(injection_texts(suite, injection_task))
         env, pre = start(injected, session)
         trace = []
-        made, refused = replay.run(env, session, user_task.ground_truth(pre), trace)
+        made, refused, seen = replay.run(env, session, user_task.ground_truth(pre), trace)
         tally.calls += made
         tally.refused += refused
         # The hijacked model acts on what it sees now, after the user task's calls.
         attack = injection_task.ground_truth(env.model_copy(deep=True))
-        made, refused = replay.run(env, session, attack, trace)
+        made, refused, seen_later = replay.run(env, session, attack, trace)
+        seen = seen or seen_later
         tally.calls += made
         tally.refused += refused
         tally.pairs += 1
@@ -227,6 +238,7 @@ def run_user_task(
             tally.utility_under_attack += 1
         if suite._check_task_result(injection_task, output, pre, env, trace):
             tally.attacks += 1
+            tally.unseen += not seen
             tally.succeeded_attacks.append(f"{suite_name}/{user_task_id}/{injection_id}")
     return tally
 
@@ -260,6 +272,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     suites = get_suites(args.version)
     names = args.suite or list(suites)
+    from toolhooks import ToolhooksError
+
+    for config in configs:
+        try:  # a bad policy is said once, here, not as a traceback from every worker
+            Replay(suites[names[0]], config)
+        except ToolhooksError as error:
+            print(f"--config {config}: {error}", file=sys.stderr)
+            return 2
     jobs = [
         (args.version, name, task_id, config)
         for config in configs
@@ -293,13 +313,13 @@ def main(argv: list[str] | None = None) -> int:
             total.add(tally)
             print(
                 f"{label:<28} {name:<10} {tally.utility:>4}/{tally.user_tasks:<4} "
-                f"{tally.attacks:>4}/{tally.pairs:<4} {tally.utility_under_attack:>4}/{tally.pairs:<4} "
-                f"{tally.refused:>4}/{tally.calls:<4}"
+                f"{tally.attacks:>4}/{tally.pairs:<4} {tally.unseen:>6} "
+                f"{tally.utility_under_attack:>4}/{tally.pairs:<4} {tally.refused:>5}/{tally.calls:<5}"
             )
         print(
             f"{label:<28} {'all':<10} {total.utility:>4}/{total.user_tasks:<4} "
-            f"{total.attacks:>4}/{total.pairs:<4} {total.utility_under_attack:>4}/{total.pairs:<4} "
-            f"{total.refused:>4}/{total.calls:<4}"
+            f"{total.attacks:>4}/{total.pairs:<4} {total.unseen:>6} "
+            f"{total.utility_under_attack:>4}/{total.pairs:<4} {total.refused:>5}/{total.calls:<5}"
         )
         report["policies"][label] = {
             "config": config,

@@ -373,3 +373,25 @@ def test_each_call_is_one_proposed_and_one_injected_event(is_async: bool) -> Non
         assert names[0] == "tool.proposed"
         assert names[-1] == "tool.injected"
         assert names.count("tool.proposed") == names.count("tool.injected") == 1
+
+
+@IS_ASYNC
+def test_the_users_message_is_the_threads_trusted_input(is_async: bool) -> None:
+    def pay(iban: str) -> str:
+        """Pay."""
+        return "paid"
+
+    rt = runtime()
+    model = ScriptedChatModel(proposals=[])
+    agent = create_agent(model, tools=[pay], middleware=[ToolhooksMiddleware(rt)])
+    message = {"messages": [{"role": "user", "content": "Pay GB29NWBK60161331926819 please"}]}
+    config = {"configurable": {"thread_id": "thread-3"}}
+    if is_async:
+        asyncio.run(agent.ainvoke(message, config))
+    else:
+        agent.invoke(message, config)
+    rt.label_store.record("thread-3", ["outside"], {"gb29nwbk60161331926819", "de8937040044"})
+    assert rt.label_store.provenance("thread-3", {"gb29nwbk60161331926819"}, ["outside"]) is None
+    assert rt.label_store.provenance("thread-3", {"de8937040044"}, ["outside"]) is not None
+    rt.label_store.record("other", ["outside"], {"gb29nwbk60161331926819"})
+    assert rt.label_store.provenance("other", {"gb29nwbk60161331926819"}, ["outside"]) is not None

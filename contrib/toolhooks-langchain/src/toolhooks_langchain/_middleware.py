@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolCallRequest
@@ -17,6 +18,7 @@ from ._approvals import settle, settle_async
 from ._calls import final_result, find_message, register_tools, same_json, text_of, tool_call
 
 SenderLike = Sender | Mapping[str, Any] | str | None
+TRUSTED_LIMIT = 4096
 ToolResponse = ToolMessage | Command[Any]
 ModelResult = ModelResponse[Any] | AIMessage
 
@@ -30,7 +32,8 @@ class ToolhooksMiddleware(AgentMiddleware):
     after-hooks produced. ``sender`` and ``agent_id`` scope the policy; ``sender`` may also be a
     function of the run's context (``agent.invoke(..., context=...)``) for an agent that serves
     many users. ``hide_tools`` removes the tools the runtime hides from what the model is offered
-    (a call to one is blocked anyway).
+    (a call to one is blocked anyway). The user's messages are the thread's trusted input
+    (``Runtime.trust``): a value the user typed is never "from" a tool result for ``rules``.
     """
 
     def __init__(
@@ -51,6 +54,8 @@ class ToolhooksMiddleware(AgentMiddleware):
         runtime.add_passthrough(GraphBubbleUp)
         self._known: set[str] = set()
         self._specs: dict[str, ToolSpec] = {}  # the runtime's spec of each tool, by name
+        self._trusted: OrderedDict[tuple[str, str], None] = OrderedDict()
+        """(thread, message) already given to ``Runtime.trust`` (bounded)."""
 
     # -- the model's view -------------------------------------------------------------------
 
@@ -59,6 +64,7 @@ class ToolhooksMiddleware(AgentMiddleware):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResult:
+        self._trust(request)
         return handler(self._offer(request))
 
     async def awrap_model_call(
@@ -66,7 +72,25 @@ class ToolhooksMiddleware(AgentMiddleware):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResult:
+        self._trust(request)
         return await handler(self._offer(request))
+
+    def _trust(self, request: ModelRequest[Any]) -> None:
+        """Each user message of the thread, once, as the session's trusted input."""
+        thread = _thread()
+        if thread is None:
+            return
+        for message in request.messages:
+            if not isinstance(message, HumanMessage):
+                continue
+            text = text_of(message.content)
+            key = (thread, message.id or text)
+            if not text or key in self._trusted:
+                continue
+            self.runtime.trust(thread, text)
+            self._trusted[key] = None
+            while len(self._trusted) > TRUSTED_LIMIT:
+                self._trusted.popitem(last=False)
 
     def _offer(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         """The request with the tools the runtime hides for this scope taken out."""
@@ -166,6 +190,18 @@ class _Execution:
             self.result = None
             raise ToolError(text)
         return text
+
+
+def _thread() -> str | None:
+    """The LangGraph thread of the run (the session of its tool calls), when there is one."""
+    from langgraph.config import get_config
+
+    try:
+        config = get_config()
+    except RuntimeError:  # outside a run
+        return None
+    thread = (config.get("configurable") or {}).get("thread_id")
+    return None if thread is None else str(thread)
 
 
 def _name(tool: Any) -> str | None:
