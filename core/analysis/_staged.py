@@ -54,6 +54,9 @@ def _ran(command: Command) -> Word | None:
 
 def runs_a_written_file(commands: tuple[Command, ...], home: str) -> str | None:
     """Why the script is opaque because it runs a file it writes itself, or None."""
+    runs = [(command, ran) for command in commands if (ran := _ran(command)) is not None]
+    if not runs:
+        return None  # the common case: nothing runs a file, nothing to resolve
     written: dict[str, Command] = {}
     for command in commands:
         for cwd in command.cwds or (command.cwd,):
@@ -61,9 +64,8 @@ def runs_a_written_file(commands: tuple[Command, ...], home: str) -> str | None:
                 written.setdefault(_absolute(text, cwd, home), command)
     if not written:
         return None
-    for command in commands:
-        ran = _ran(command)
-        if ran is None or ran.text is None:
+    for command, ran in runs:
+        if ran.text is None:
             continue
         for cwd in command.cwds or (command.cwd,):
             writer = written.get(_absolute(ran.text, cwd, home))
