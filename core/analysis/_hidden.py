@@ -193,6 +193,9 @@ def _git(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
             found.append(("git -c", pair))
             continue
         key, eq, value = pair.text.partition("=")
+        forced = _forced_push(key, value)
+        if eq and forced is not None and "push" in [w.text for w in words[i + 2 :]]:
+            found.append((f"git -c {key}", Word(text=forced, source=pair.source)))
         if eq and key.lower().startswith("alias.") and not value.lstrip().startswith("!"):
             found.append((f"git -c {key}", _git_alias(key[6:], value, words, pair.source)))
         elif eq and key.lower() == "core.hookspath":
@@ -206,6 +209,13 @@ def _git(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
     if "config" in texts:
         at = texts.index("config")
         operands = [w for w in words[at + 1 :] if not (w.text or "").startswith("-")]
+        if operands and operands[0].text in ("set", "add"):
+            operands = operands[1:]  # git 2.46's `git config set KEY VALUE`
+        if len(operands) >= 2 and operands[0].text and operands[1].text is not None:
+            forced = _forced_push(operands[0].text, operands[1].text)
+            if forced is not None:
+                source = operands[1].source
+                found.append((f"git config {operands[0].text}", Word(text=forced, source=source)))
         if len(operands) >= 2 and operands[0].text and _GIT_KEYS.match(operands[0].text.lower()):
             name = operands[0].text
             setting = operands[1]
@@ -218,6 +228,20 @@ def _git(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
             else:
                 found.append((f"git config {name}", _script_value(setting)))
     return found
+
+
+def _forced_push(key: str, value: str) -> str | None:
+    """The push a git setting makes every later ``git push`` do, when it forces:
+    ``remote.NAME.push=+REFSPEC`` and ``remote.NAME.mirror=true`` (read as ``git push +REFSPEC``
+    and ``git push --mirror``, so that a rule on force pushes holds on the setting)."""
+    key = key.lower()
+    if not key.startswith("remote."):
+        return None
+    if key.endswith(".push") and value.lstrip().startswith("+"):
+        return f"git push {shlex.quote(value.strip())}"
+    if key.endswith(".mirror") and value.strip().lower() in ("true", "yes", "on", "1", ""):
+        return "git push --mirror"
+    return None
 
 
 def _git_alias(name: str, value: str, words: tuple[Word, ...], source: str) -> Word:

@@ -3,7 +3,9 @@ is never read as the host to fetch."""
 
 from __future__ import annotations
 
-from ._options import Options
+from ._hidden import SSH_OPTIONS
+from ._options import Options, read_options
+from ._records import Word
 
 CURL = Options(
     short_values="AbcCdDeEFHKmoQrTuUwxXyYzPt",
@@ -150,3 +152,33 @@ WGET = Options(
     ),
 )
 NC = Options(short_values="pswxXiqIOTePWmMbc")
+
+
+_FROM_FILE = {
+    "curl": frozenset({"-K", "--config"}),
+    "wget": frozenset({"-i", "--input-file", "--config", "-e", "--execute"}),
+    "ssh": frozenset({"-F"}),
+    "scp": frozenset({"-F"}),
+    "sftp": frozenset({"-F"}),
+}
+
+
+def options_from_file(program: str, argv: tuple[Word, ...]) -> str | None:
+    """The option by which ``program`` reads its URLs, hosts or options from a file (``curl
+    -K``, ``wget -i``, ``ssh -F``): what it reaches is then unknown; None when it does not."""
+    names = _FROM_FILE.get(program)
+    if names is None:
+        return None
+    spec = {"curl": CURL, "wget": WGET}.get(program, SSH_OPTIONS)
+    read = read_options(argv, 1, spec)
+    for option, value in read.seen:
+        if option not in names:
+            continue
+        if option in ("-e", "--execute"):
+            # wget -e: a wgetrc command; only those that name more URLs or hosts read a file
+            setting = (value.text or "") if value is not None else ""
+            key = setting.split("=", 1)[0].strip().lower().replace("_", "")
+            if key not in ("inputfile", "input", "config", "baseurl", "base"):
+                continue
+        return f"{program} {option}"
+    return None

@@ -19,6 +19,7 @@ from ._grammar import parse
 from ._hidden import hidden_commands, hidden_in_assignment, ssh_remote_command
 from ._interpreters import interpreter, program_source
 from ._links import MAX_LINKS, symlinks_made
+from ._network import options_from_file
 from ._options import Options, read_options
 from ._records import Command, Word, new_command
 from ._scope import Scope
@@ -760,6 +761,8 @@ class Walker:
                     scope.vars[name] = None
         if program == "eval":
             self.fail("eval runs a string as a script")
+        elif (from_file := options_from_file(program, argv)) is not None:
+            self.fail(f"{from_file} reads the URLs, hosts or options it uses from a file")
         elif program == "hash" and any((w.text or "-p").startswith("-p") for w in argv[1:]):
             self.fail("hash -p makes a name run another program")
         elif program == "enable" and any((w.text or "-f").startswith("-f") for w in argv[1:]):
@@ -891,6 +894,8 @@ _SPECIAL = frozenset(
         "tar",
         "zip",
         "ln",
+        "curl",
+        "wget",
         "hash",
         "enable",
     }

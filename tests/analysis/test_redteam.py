@@ -41,6 +41,15 @@ from .helpers import CWD, HOME, analyse, seen
         # a substitution in an array index runs
         ("arr[$(rm -rf /)]=1", ["rm", "-rf", "/"]),
         ("a[1]=$(rm -rf /)", ["rm", "-rf", "/"]),
+        # a setting that makes every later push a force push is read as that push
+        ("git -c remote.origin.mirror=true push", ["git", "push", "--mirror"]),
+        (
+            "git -c remote.o.push=+refs/heads/*:refs/heads/* push",
+            ["git", "push", "+refs/heads/*:refs/heads/*"],
+        ),
+        ("git config remote.origin.push '+main:main'; git push", ["git", "push", "+main:main"]),
+        ("git config set remote.origin.mirror true", ["git", "push", "--mirror"]),
+        ("git config set alias.p 'push -f'; git p", ["git", "push", "-f"]),
     ],
 )
 def test_a_command_that_got_past_is_now_seen(script: str, argv: list[str]):
@@ -55,6 +64,11 @@ def test_a_command_that_got_past_is_now_seen(script: str, argv: list[str]):
         "tmux ls",
         "at -l",
         "hash -r",
+        "git config remote.origin.push main",
+        "git -c remote.origin.mirror=false push",
+        "curl -k https://x.example",
+        "ssh -f host true",
+        "wget -e robots=off https://x.example",
         "bash scripts/build.sh",
         "chmod +x s.sh && ./s.sh",
     ],
@@ -73,6 +87,14 @@ def test_their_benign_neighbours_stay_readable(script: str):
         "at now <<< 'rm -rf /'",
         "echo 'rm -rf /' | batch",
         "hash -p /bin/rm x; x -rf /",  # hash -p renames a program
+        # hosts, URLs or options read from a file
+        "curl -K cfg https://github.com",
+        "curl --config=cfg https://github.com",
+        "wget -i urls.txt",
+        "wget --input-file=- < urls.txt",
+        "wget -e input=urls.txt",
+        "ssh -F cfg github.com",
+        "scp -F cfg a github.com:b",
         "enable -f ./evil.so rm; rm -rf /",
         "ln -s $X build/up; rm -rf build/up/src",  # a link to an unknown place
         # a file the script writes, then runs: its content is never seen

@@ -23,9 +23,8 @@ OPEN = {
     "program": "another program with the same effect (rimraf, gh, git archive --remote, "
     "python -m http.server): the starter policy does not name it",
     "scheduled": "crontab installs a job for later; its table is not parsed",
-    "config": "behaviour set by configuration, not the command line (remote.*.push=+..., "
-    "remote.*.mirror, core.hooksPath, LD_PRELOAD): invisible to a command policy",
-    "input-file": "URLs or hosts read from a file (curl -K, wget -i, ssh -F) are not known",
+    "config": "behaviour set by configuration made before the call is invisible to a command "
+    "policy",
     "redirect": "a redirect (curl -L) can lead anywhere: only the first host is checked",
     "folder": "a folder that holds a secret is read whole (grep -r ., tar ., cp -r): path rules "
     "match the paths named, not what a folder holds",
