@@ -109,3 +109,39 @@ def contenders(count: int) -> tuple[dict[str, Callable[[], object]], Runtime]:
         "toolhooks (ToolCall)": toolhooks_call,
         "toolhooks (dict)": toolhooks_dict,
     }, rt
+
+
+class NoOpBoth(NoOp):
+    """A plugin with a no-op before_tool_call and a no-op after_tool_call."""
+
+    @hookimpl
+    def after_tool_call(self, call: ToolCall, result: ToolResult) -> None:
+        return None
+
+
+RESTATED_PLUGGY = "raw pluggy: before, the tool, after"
+RESTATED_RT = "toolhooks rt.call (ToolCall)"
+
+
+def restated_contenders(count: int) -> tuple[dict[str, Callable[[], object]], Runtime]:
+    """Issue #33's restatement of #22's target: ``rt.call`` through ``count`` plugins that each
+    have a no-op before and after handler, against raw pluggy calling the before hook, the tool
+    and the after hook on the same plugin objects (a prebuilt ``ToolResult``)."""
+    plugins = [NoOpBoth(i) for i in range(count)]
+    rt = make_runtime(plugins)
+    pm = make_pluggy(plugins)
+    call = ToolCall(name="noop")
+    before, after = pm.hook.before_tool_call, pm.hook.after_tool_call
+    rt_call = rt.call
+
+    def raw_pluggy() -> object:
+        before(call=call)
+        value = noop()
+        return after(call=call, result=ToolResult("ok", value, value, None, 0.0, None))
+
+    def toolhooks_call() -> object:
+        return rt_call(call)
+
+    assert rt.call(call).status == "ok"
+    assert raw_pluggy() == []
+    return {RESTATED_PLUGGY: raw_pluggy, RESTATED_RT: toolhooks_call}, rt
