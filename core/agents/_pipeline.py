@@ -14,13 +14,13 @@ Both use the runtime's pipeline context, the one place that reaches past ``Runti
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from ..events._scope import current_scope
 from ..pipeline._conclude import conclude
 from ..pipeline._context import Execute, Run
 from ..pipeline._driver import drive_sync
+from ..pipeline._state import CallState
 from ..pipeline._verdict import Verdict
 from ..records._frozen import freeze_params, thaw
 from ..records._models import ToolCall
@@ -36,20 +36,17 @@ def conclude_recorded(rt: Runtime, call: ToolCall, record: CallRecord, execute: 
     tool = ctx.tools.get(call.name)
     if tool is not None:
         call = call.with_spec(tool.spec)
-    run = Run(ctx, call, tool, execute)
-    state = run.state
-    state.writers = dict(record.rewritten_by) or None
     # The state keeps the proposal; the verdict carries what was decided, and ``conclude``
     # runs (and reports) the call with the verdict's params, as after a decision in-process.
+    state = CallState(call, call.params, dict(record.rewritten_by) or None)
+    run = Run(ctx, call, tool, execute, state)
     final = thaw(freeze_params(record.final))
     verdict = Verdict("go", final, final)
-    token = current_scope.set(state)
+    token = current_scope.set(run)
     try:
         return drive_sync(conclude(ctx, run, verdict), rt._background)
     finally:
-        state.done = True
-        with contextlib.suppress(ValueError):
-            current_scope.reset(token)
+        run.leave(token)
 
 
 def emit(rt: Runtime, name: str, call: ToolCall, data: dict[str, Any]) -> None:

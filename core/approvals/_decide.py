@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events._scope import current_scope, leave_scope
-from ..pipeline._before import BeforeState
+from ..events._scope import current_scope
 from ..pipeline._context import Context, Run, remember
 from ..pipeline._driver import Pipeline
 from ..pipeline._intake import proposed_data, rejected
 from ..pipeline._screen import screen
+from ..pipeline._state import CallState
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, thaw
 from ..records._results import Decision, PendingApproval
@@ -43,18 +43,12 @@ def run_decide(ctx: Context, raw: Any) -> Pipeline[Decision]:
     if row is not None and row.state in ("pending", "decided"):
         return _pending_decision(row.pending(None if tool is None else tool.spec))
     run = Run(ctx, call, tool, None)
-    state = run.state
-    token = current_scope.set(state)
+    token = current_scope.set(run)
     try:
         if run.tracing:
-            ctx.record(
-                state,
-                "tool.proposed",
-                None,
-                proposed_data(call),
-            )
+            ctx.record(run, "tool.proposed", None, proposed_data(call))
         verdict = yield from screen(ctx, run, may_execute=False)
-        if verdict.status == "go" and state.approval_plugin is not None:
+        if verdict.status == "go" and run.state.approval_plugin is not None:
             try:
                 gated = yield from gate(ctx, run, verdict, interactive=False)
                 if isinstance(gated, PendingApproval):
@@ -66,12 +60,12 @@ def run_decide(ctx: Context, raw: Any) -> Pipeline[Decision]:
             verdict = gated
         run.verdict = verdict
         remember(ctx.decided, call.id, run)
-        return _decision(state, verdict)
+        return _decision(run.state, verdict)
     finally:
-        leave_scope(token)
+        run.leave(token, done=False)  # the later call concludes it
 
 
-def _decision(state: BeforeState, verdict: Verdict) -> Decision:
+def _decision(state: CallState, verdict: Verdict) -> Decision:
     call = state.call
     if verdict.status == "go":
         return Decision(

@@ -12,11 +12,10 @@ import threading
 from dataclasses import replace
 from typing import Any
 
-from ..events._scope import current_scope
-from ..pipeline._before import BeforeState, call_ids
 from ..pipeline._context import Context, Run
 from ..pipeline._driver import Pipeline
-from ..pipeline._screen import screen
+from ..pipeline._screen import rescreen
+from ..pipeline._state import CallState, call_ids
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, params_digest, thaw
 from ..records._results import PendingApproval
@@ -27,22 +26,9 @@ MAX_EDIT_ROUNDS = 5
 DIGEST_MISMATCH = "Blocked: the params changed after they were approved (digest mismatch)"
 
 
-def _sender(state: BeforeState) -> str | None:
+def _sender(state: CallState) -> str | None:
     sender = state.call.sender
     return None if sender is None else sender.id
-
-
-def rewritten(state: BeforeState) -> dict[str, str]:
-    """Fields whose current value differs from the proposal, with the plugin that wrote them."""
-    if not state.writers:
-        return {}
-    missing = object()
-    proposed, current = state.proposed, state.params
-    return {
-        key: plugin
-        for key, plugin in state.writers.items()
-        if proposed.get(key, missing) != current.get(key, missing)
-    }
 
 
 def gate(
@@ -74,12 +60,12 @@ def gate(
             remembered = Resolution("allow-always", None, remembered=True)
             return apply(ctx, run, verdict, plugin, digest, None, remembered)
         pending = make_pending(
-            call.with_params(frozen), plugin, request, digest, run.proposed, rewritten(state)
+            call.with_params(frozen), plugin, request, digest, run.proposed, state.rewritten()
         )
         stores_rows = interactive and getattr(ctx.approver, "stores_rows", False)
         failed: Resolution | None = None
         if stores_rows:
-            pending, failed = record(ctx, pending, state)
+            pending, failed = record(ctx, pending, run.quiet)
         ctx.emit(
             "approval.requested",
             *call_ids(call),
@@ -118,7 +104,7 @@ proposed at the same moment otherwise both miss the other's row and store two ap
 
 
 def record(
-    ctx: Context, pending: PendingApproval, state: BeforeState
+    ctx: Context, pending: PendingApproval, quiet: list[dict[str, Any]]
 ) -> tuple[PendingApproval, Resolution | None]:
     """Put ``pending`` in the store before asking (the queue route waits there).
 
@@ -136,9 +122,7 @@ def record(
                     short_id=reused.short_id,
                     expires_at=max(pending.expires_at, reused.expires_at),
                 )
-            ctx.store.add(
-                stored_from_pending(pending, expires_at=pending.expires_at, quiet=state.quiet)
-            )
+            ctx.store.add(stored_from_pending(pending, expires_at=pending.expires_at, quiet=quiet))
     except Exception as exc:
         why = f"Approval unavailable (store: {type(exc).__name__}: {exc})"
         return pending, Resolution("deny", why)
@@ -215,8 +199,7 @@ def edit(
     request is covered by the edit only for exactly those params.
     """
     assert resolution.params is not None
-    old = run.state
-    call = old.call
+    call = run.state.call
     edited = freeze_params(resolution.params)
     before = thaw(call.params)
     fields = sorted(
@@ -243,14 +226,9 @@ def edit(
         pending.plugin,
         {"approval_id": pending.id, "by": resolution.by, "fields": fields},
     )
-    covered = params_digest(call.name, edited, _sender(old), call.session_id)
-    state = BeforeState(ctx.emit, ctx.record, call.with_params(edited))
-    state.quiet = old.quiet  # the first screening's quiet handlers stay in the call's record
-    old.done = True
-    run.state = state
-    current_scope.set(state)
-    verdict = yield from screen(ctx, run)
-    if verdict.status == "go" and state.approval_plugin is None:
+    covered = params_digest(call.name, edited, _sender(run.state), call.session_id)
+    verdict = yield from rescreen(ctx, run, edited)
+    if verdict.status == "go" and run.state.approval_plugin is None:
         verdict.approval = "edit"
     return verdict, covered
 

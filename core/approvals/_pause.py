@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from ..pipeline._before import call_ids
 from ..pipeline._context import Context, Run, remember
+from ..pipeline._state import call_ids
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import thaw
 from ..records._log import LazyLogger
@@ -57,7 +57,7 @@ def defer(ctx: Context, run: Run, pending: PendingApproval, asked: bool = True) 
     """Store ``pending`` until someone decides; the call's outcome is "pending" for now."""
     expires_at = time.time() + ctx.defer_ttl_s
     pending = replace(pending, expires_at=expires_at)
-    ctx.store.add(stored_from_pending(pending, expires_at=expires_at, quiet=run.state.quiet))
+    ctx.store.add(stored_from_pending(pending, expires_at=expires_at, quiet=run.quiet))
     call = pending.call
     remember(ctx.paused, call.id, pending.id)
     if not asked:

@@ -12,11 +12,12 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ..events._scope import current_scope, leave_scope
+from ..events._scope import current_scope
 from ..pipeline._conclude import conclude
 from ..pipeline._context import Context, Execute, Run
 from ..pipeline._driver import Pipeline
 from ..pipeline._screen import decide_verdict
+from ..pipeline._state import CallState
 from ..pipeline._tools import Tool
 from ..pipeline._verdict import CORE
 from ..records._frozen import freeze_params
@@ -104,7 +105,7 @@ def rejoin(
 ) -> Pipeline[Outcome | None]:
     """A call whose id this runtime (or a shared store) already knows; None: a new call."""
     prepared = ctx.decided.pop(call.id, None) if ctx.decided else None
-    if prepared is not None and _same(prepared.state.proposed, call, prepared.state.tool):
+    if prepared is not None and _same(prepared.proposed, call, prepared.state.call.name):
         return (yield from _after_decide(ctx, prepared, execute))
     approval_id = ctx.paused.get(call.id)
     try:
@@ -138,12 +139,11 @@ def _after_decide(ctx: Context, prepared: Run, execute: Execute | None) -> Pipel
     prepared.execute = execute
     verdict = prepared.verdict
     assert verdict is not None
-    token = current_scope.set(prepared.state)
+    token = current_scope.set(prepared)
     try:
         return (yield from conclude(ctx, prepared, verdict))
     finally:
-        prepared.state.done = True
-        leave_scope(token)
+        prepared.leave(token)
 
 
 def finish(
@@ -174,13 +174,10 @@ def finish(
         answered = ctx.answered.pop(row.id, None)  # Runtime.ask's answer, kept word for word
     if row.state == "pending" and (decision == "defer" or (decision is None and not ask_now)):
         return pending_outcome(row.pending(spec))
-    run = Run(ctx, row.call(spec), tool, execute)
-    state = run.state
-    state.approval_plugin, state.approval = row.plugin, row.request()
-    state.proposed = run.proposed = freeze_params(row.proposed_params)
-    state.writers = dict(row.rewritten_by) or None
-    state.quiet = [dict(entry) for entry in row.quiet]  # the first screening's, from the row
-    token = current_scope.set(state)
+    state = CallState.from_row(row, spec)
+    # the first screening's quiet handlers, from the row
+    run = Run(ctx, state.call, tool, execute, state, [dict(entry) for entry in row.quiet])
+    token = current_scope.set(run)
     try:
         resolution: Resolution | None = None
         if decision is None and row.state == "pending":  # decide() stored it; ask now
@@ -190,7 +187,6 @@ def finish(
             )
             resolution = yield from ask(ctx.approver, asking, ctx.passthrough)
             if resolution.decision == "defer":
-                state.done = True
                 return defer_again(ctx, row, spec)
         if ctx.store.consume(row.id) is None:
             return refusal(f"Approval {row.short_id} was already resolved", row)
@@ -222,8 +218,7 @@ def finish(
             outcome = replace(outcome, rewritten_by=dict(row.rewritten_by))
         return outcome
     finally:
-        state.done = run.state.done = True
-        leave_scope(token)
+        run.leave(token)
 
 
 def defer_again(ctx: Context, row: StoredApproval, spec: Any) -> Outcome:

@@ -33,8 +33,7 @@ def params_size(value: Any) -> int:
     if kind in _FLAT:
         return _SCALAR_SIZE
     if kind is FrozenDict:
-        # Flat params (the usual proposal) are sized in one loop, without a call per value:
-        # 0.45 µs against 1.0 µs for two str values (timeit).
+        # Flat params (the usual proposal) are sized in one loop, without a call per value.
         total = _SCALAR_SIZE
         for key, item in value.items():
             item_kind = type(item)

@@ -1,20 +1,36 @@
 """Concluding a call: the tool runs (when the verdict is "go"), then the after chain, ending in
-the ``Outcome``; ``tool.started`` and ``tool.finished`` (with the result's digest) on the way."""
+the ``Outcome``; ``tool.started`` and ``tool.finished`` (with the result's digest) on the way.
+
+Every call that reached a decision comes to the after chain (PLUGINS.md, "after_tool_call"),
+executed, failed, blocked or denied, so that audit plugins see everything. Its handlers run in
+priority order through the dispatch (``_invoke.run_chain``); ``content`` / ``value`` replace the
+running ones (last writer wins), notes are appended to the injected text, and a handler's
+failure is recorded and ignored unless its plugin is configured ``on_error = "block"``.
+"""
 
 from __future__ import annotations
 
 import zlib
 from inspect import isawaitable
 from time import perf_counter
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..records._frozen import freeze_params
-from ..records._results import Outcome, ToolError, ToolResult
-from ._after import run_after_chain
+from ..records._errors import ParamsError
+from ..records._frozen import SCALARS, freeze_params, freeze_value
+from ..records._models import UNSET, ToolCall
+from ..records._results import (
+    AfterToolCallResult,
+    Outcome,
+    ToolError,
+    ToolResult,
+    coerce_after,
+)
+from ..registry._registry import Handler
 from ._context import Context, Run
 from ._driver import AwaitIt, Pipeline
-from ._invoke import describe_error, elapsed_ms
+from ._invoke import CallTrace, ChainRules, describe_error, elapsed_ms, quiet_entry, run_chain
 from ._render import render_content
+from ._state import CallState
 from ._verdict import Verdict
 
 _PLAIN_VALUES = frozenset({str, dict, list, int, float, bool, bytes, type(None)})
@@ -22,26 +38,26 @@ _PLAIN_VALUES = frozenset({str, dict, list, int, float, bool, bytes, type(None)}
 
 def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
     """Execute (when the verdict is "go"), then the after chain and the Outcome."""
-    state = run.state
+    state, trace = run.state, run
     # The params are frozen once more only when validation changed them; the frozen copy then
     # serves the adjusted-params record, tool.started and the after chain alike.
     final_call = state.call
-    if verdict.params is not state.params and verdict.params != state.params:
+    if verdict.params != final_call.params:
         final_call = final_call.with_params(freeze_params(verdict.params))
     # adjusted_params(): bounded in count and bytes; big params nobody changed are not kept
     changed = final_call.params is not state.proposed
     ctx.adjusted.remember(final_call.id, final_call.params, changed)
     interrupted = run.interrupted
-    if verdict.status == "go" and run.tool is None and run.execute is None:
-        reason = f"Unknown tool '{state.tool}'"
+    if verdict.status == "go" and run.registered is None and run.execute is None:
+        reason = f"Unknown tool '{state.call.name}'"
         verdict = Verdict("error", verdict.params, None, "unknown_tool", reason)
     if verdict.status == "go":
         # The tool runs here rather than in a generator of its own: one generator less on
-        # every call, 0.2 µs (timeit, idle 2-core EPYC).
+        # every call.
         if run.tracing:
             # ``final_call.params`` is the read-only copy of ``verdict.params``: a sink must not
             # be able to change what runs after the digest check.
-            state.record(state, "tool.started", None, {"params": final_call.params})
+            trace.record(trace, "tool.started", None, {"params": final_call.params})
         started = perf_counter()
         try:
             value = _start_tool(run, verdict)
@@ -56,8 +72,8 @@ def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
             content = value if type(value) is str else render_content(value)
             result = ToolResult("ok", value, content, None, elapsed_ms(started), None)
         if run.tracing:
-            state.record(
-                state,
+            trace.record(
+                trace,
                 "tool.finished",
                 None,
                 {
@@ -73,7 +89,7 @@ def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
     else:
         if verdict.status == "blocked":
             ctx.record(
-                state,
+                trace,
                 "tool.blocked",
                 verdict.blocked_by,
                 {"by": verdict.blocked_by, "reason": verdict.reason},
@@ -87,19 +103,79 @@ def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
             verdict.kind,
         )
         rendered = None
-    return (
-        yield from run_after_chain(
-            run.after, final_call, result, verdict, state, run.tracing, interrupted, rendered
+    # the after chain: each handler through the dispatch, its result folded in by ``_step``
+    value = result.value
+    if not run.after:
+        return _outcome(
+            _After(final_call, result, value), verdict, state, trace, rendered, interrupted
         )
+    # Hooks see a read-only copy of the value, so that no handler (an audit one included) can
+    # change in place what the Outcome reports.
+    if type(value) not in SCALARS:
+        result = _with_value(result, read_only(value))
+    after = yield from run_chain(
+        _AFTER, run.after, _After(final_call, result, value), (final_call, result), trace
     )
+    return _outcome(after, verdict, state, trace, rendered, interrupted)
+
+
+def _outcome(
+    after: _After,
+    verdict: Verdict,
+    state: CallState,
+    trace: CallTrace,
+    rendered: str | None,
+    interrupted: BaseException | None,
+) -> Outcome:
+    """The Outcome the after chain ended in (``tool.injected`` says what the model gets)."""
+    call, result, withheld_by = after.call, after.result, after.withheld_by
+    notes = list(after.notes)
+    content = result.content
+    if notes:
+        content = f"{content}\n\n" + "\n".join(notes) if content else "\n".join(notes)
+    status = result.status
+    outcome = Outcome(
+        status=status,
+        content=content,
+        call_id=call.id,
+        trace_id=call.trace_id,
+        tool=call.name,
+        value=after.value,
+        params=verdict.params,
+        blocked_by=withheld_by or verdict.blocked_by,
+        reason=verdict.reason if withheld_by is None else result.error,
+        notes=notes,
+        truncated=after.truncated,
+        artifact=after.artifact,
+        approval=verdict.approval,
+        rewritten_by=state.rewritten(call.params) if state.writers else {},
+        # The text the tool's own result rendered to, changed by a hook (a redaction, a trim)?
+        content_changed=rendered is not None and result.content != rendered,
+    )
+    if trace.tracing:
+        trace.record(
+            trace,
+            "tool.injected",
+            None,
+            {
+                "status": status,
+                "chars": len(content),
+                "truncated": after.truncated,
+                "artifact": after.artifact,
+                "quiet": trace.quiet,
+            },
+        )
+    if interrupted is not None:
+        raise interrupted
+    return outcome
 
 
 def _start_tool(run: Run, verdict: Verdict) -> Any:
     """Call the tool (an explicit executor wins over a registered function)."""
     if run.execute is not None:
         return run.execute(verdict.params)
-    assert run.tool is not None
-    return run.tool.function(**(verdict.kwargs or {}))
+    assert run.registered is not None
+    return run.registered.function(**(verdict.kwargs or {}))
 
 
 def _tool_failed(
@@ -107,7 +183,7 @@ def _tool_failed(
 ) -> tuple[ToolResult, BaseException | None]:
     """A tool that raised: an error result, and the exception when it must be re-raised."""
     duration_ms = elapsed_ms(started)
-    tool = run.state.tool
+    tool = run.state.call.name
     if isinstance(exc, ToolError):  # the tool's own message for the model, exactly
         return ToolResult("error", None, exc.content, exc.content, duration_ms, "tool_error"), None
     if isinstance(exc, Exception) and not (ctx.passthrough and isinstance(exc, ctx.passthrough)):
@@ -119,6 +195,109 @@ def _tool_failed(
     return ToolResult("error", None, error, error, duration_ms, kind), exc
 
 
+class _After(NamedTuple):
+    """What the after chain has made of the result so far (last writer wins)."""
+
+    call: ToolCall
+    result: ToolResult
+    value: Any
+    """What the Outcome reports: the tool's own value unless a hook returned another."""
+    notes: tuple[str, ...] = ()
+    truncated: bool = False
+    artifact: str | None = None
+    withheld_by: str | None = None
+
+
+def _arguments(after: _After) -> tuple[Any, ...]:
+    return (after.call, after.result)
+
+
+def _step(
+    after: _After, handler: Handler, raw: Any, started: float, trace: CallTrace | None
+) -> _After:
+    change = coerce_after(raw)
+    if change is None:  # an empty answer: no opinion either
+        if trace is not None and trace.tracing:
+            trace.quiet.append(quiet_entry(handler, started))
+        return after
+    if trace is not None and trace.tracing:
+        trace.record(
+            trace, "hook.decision", handler.plugin, _after_summary(handler, change, started)
+        )
+    if handler.audit:
+        return after
+    result, value = after.result, after.value
+    if change.content is not None or change.value is not UNSET or change.labels:
+        if change.value is not UNSET:
+            value = change.value
+        result = ToolResult(
+            result.status,
+            result.value if change.value is UNSET else read_only(change.value),
+            result.content if change.content is None else change.content,
+            result.error,
+            result.duration_ms,
+            result.error_kind,
+            result.labels.union(change.labels) if change.labels else result.labels,
+        )
+    notes = (*after.notes, change.note) if change.note else after.notes
+    truncated, artifact = after.truncated, after.artifact
+    if change.truncated or change.artifact:
+        truncated, artifact = True, change.artifact or artifact
+    return _After(after.call, result, value, notes, truncated, artifact, after.withheld_by)
+
+
+def _failed(after: _After, handler: Handler, error: str, trace: CallTrace | None) -> _After:
+    """Fails open, unless the plugin is ``on_error = "block"``: then the result is withheld."""
+    result = after.result
+    # Only a result can be withheld: a call that never ran keeps its blocker and reason.
+    ran = result.status in ("ok", "error")
+    if handler.on_error != "block" or after.withheld_by is not None or handler.audit or not ran:
+        return after
+    reason = f"Tool result withheld because after_tool_call hook {handler.plugin} failed: {error}"
+    withheld = ToolResult("blocked", None, reason, reason, result.duration_ms, "policy")
+    return after._replace(result=withheld, value=None, withheld_by=handler.plugin)
+
+
+_AFTER = ChainRules("after_tool_call", _step, _failed, _arguments)
+
+
+def read_only(value: Any) -> Any:
+    """A read-only deep copy of a JSON-like value; any other value is handed over as it is."""
+    if type(value) in SCALARS:
+        return value
+    try:
+        return freeze_value(value, "result.value")
+    except ParamsError:  # an object the core cannot copy read-only (a model, a file, ...)
+        return value
+
+
+def _with_value(result: ToolResult, value: Any) -> ToolResult:
+    return ToolResult(
+        result.status,
+        value,
+        result.content,
+        result.error,
+        result.duration_ms,
+        result.error_kind,
+        result.labels,
+    )
+
+
+def _after_summary(handler: Handler, change: AfterToolCallResult, started: float) -> dict[str, Any]:
+    """The data of an after_tool_call ``hook.decision`` event."""
+    return {
+        "hook": "after_tool_call",
+        "priority": handler.priority,
+        "latency_ms": elapsed_ms(started),
+        "applied": not handler.audit,
+        "content": change.content is not None,
+        "value": change.value is not UNSET,
+        "note": change.note,
+        "truncated": bool(change.truncated),
+        "labels": list(change.labels or ()),
+    }
+
+
 DIGEST_SPAN = 4_096
 """A result longer than twice this is digested by its length, head and tail only."""
 
@@ -128,14 +307,12 @@ def result_digest(content: str) -> str:
 
     Equal results get equal digests, so ``toolhooks whatif`` can stand in a result that loop
     detection sees as the same as an earlier one, or not, as it did. It says nothing more than
-    that: it is not a security digest (CRC-32 is the cheapest that tells results apart, 0.3 µs
-    for a small result). A result longer than ``2 * DIGEST_SPAN`` characters is digested by its
-    length, head and tail, so the cost stays a few microseconds whatever its size.
+    that: it is not a security digest (CRC-32 is the cheapest that tells results apart). A
+    result longer than ``2 * DIGEST_SPAN`` characters is digested by its length, head and tail,
+    so the cost stays small whatever its size.
     """
     size = len(content)
     if size > 2 * DIGEST_SPAN:
         content = content[:DIGEST_SPAN] + content[-DIGEST_SPAN:]
     checksum = zlib.crc32(content.encode("utf-8", "surrogatepass"))
-    # The 33rd bit makes hex() give exactly eight digits after "0x1": 0.32 against 0.41 µs for
-    # the ":08x" format spec (timeit, 2-core EPYC), on every call that ran its tool.
-    return f"{size}:{hex(checksum | 0x1_0000_0000)[3:]}"
+    return f"{size}:{checksum:08x}"

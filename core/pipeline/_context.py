@@ -1,20 +1,23 @@
 """What every stage of a call works with: the runtime's ``Context`` (built once, shared by every
-call) and the call's ``Run`` (its state, which is also its event scope, and what runs it)."""
+call) and the call's ``Run`` (its state, its event scope and trace, and what runs it)."""
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..events._events import EventDispatcher
+from ..events._scope import CallScope, current_scope
 from ..records._models import ToolCall
 from ..registry._registry import Registry
 from ..stores._contract import DEFAULT_DEFER_TTL_S, ApprovalStore
 from ._adjusted import AdjustedParams
-from ._before import BeforeState, Emit, Record
+from ._invoke import CallTrace, Emit, Record
+from ._state import CallState
 from ._tools import Tool
 from ._verdict import Verdict
 
@@ -57,8 +60,14 @@ class Context:
         self.record = self.events.record
 
 
-class Run:
-    """One call's way through the pipeline: its state (also its event scope) and what runs it."""
+class Run(CallTrace):
+    """One call's way through the pipeline: its state, what runs it, and (as a ``CallTrace``) its
+    event scope and trace.
+
+    Only the pipeline replaces ``state`` (the before chain's result, an edit screened again);
+    a paused call taken up again starts from the state its stored row gives
+    (``CallState.from_row``).
+    """
 
     __slots__ = (
         "after",
@@ -66,25 +75,55 @@ class Run:
         "execute",
         "interrupted",
         "proposed",
+        "registered",
         "state",
-        "tool",
-        "tracing",
         "verdict",
     )
 
     def __init__(
-        self, ctx: Context, call: ToolCall, tool: Tool | None, execute: Execute | None
+        self,
+        ctx: Context,
+        call: ToolCall,
+        tool: Tool | None,
+        execute: Execute | None,
+        state: CallState | None = None,
+        quiet: list[dict[str, Any]] | None = None,
     ) -> None:
-        self.before, self.after = ctx.registry.call_chains(call.name)
+        # Every field set here, CallScope's and CallTrace's too, rather than through their
+        # __init__: a Run is built on every call, and those two calls cost more than the rest
+        # of its construction (BENCHMARKS.md, "Issue #33").
+        self.emit = ctx.emit
+        self.trace_id = call.trace_id
+        self.call_id = call.id
+        self.session_id = call.session_id
+        self.tool = call.name
+        self.plugin = None
+        self.done = False
+        self.record = ctx.record
         self.tracing = bool(ctx.events.sinks)  # no sink: no event is built at all
-        self.state = BeforeState(ctx.emit, ctx.record, call)
-        self.proposed = call.params
+        self.quiet = [] if quiet is None else quiet
+        self.before, self.after = ctx.registry.call_chains(call.name)
+        self.state = CallState(call, call.params) if state is None else state
+        self.proposed = self.state.proposed
         """The model's proposal: an edit changes the state's params, never this (a repeated
         call with the same id is recognised by it)."""
-        self.tool = tool
+        self.registered = tool
+        """The registered tool (None: an executor given to the call runs it, or it is unknown)."""
         self.execute = execute
         self.interrupted: BaseException | None = None
         self.verdict: Verdict | None = None
+
+    def leave(self, token: contextvars.Token[CallScope | None], done: bool = True) -> None:
+        """End the call's scope (``token`` from ``current_scope.set(run)``, which made it the
+        call ``toolhooks.emit`` stamps events with). ``done``: the call's outcome is made, and a
+        handler left running (a thread that overran its timeout) can no longer add events;
+        ``done=False`` keeps it open (``decide``: a later call concludes it)."""
+        if done:
+            self.done = True
+        try:  # noqa: SIM105 - leave_scope, inline: every call ends here (BENCHMARKS.md, #33)
+            current_scope.reset(token)
+        except ValueError:  # finalised in another context (a generator closed by the collector)
+            pass
 
 
 def remember(table: OrderedDict[str, Any], key: str, value: Any, limit: int = PAUSED_LIMIT) -> None:

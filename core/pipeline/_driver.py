@@ -1,7 +1,7 @@
 """Run the one pipeline generator from sync or async code.
 
-The pipeline (see ``_pipeline``) is written once, as a generator. It calls plain ``def`` handlers
-inline and *yields* whatever has to be waited on: a coroutine, or a sync callable that must run
+The pipeline (``runtime._call`` over the stages of ``pipeline``) is written once, as a
+generator. It calls plain ``def`` handlers inline and *yields* whatever has to be waited on: a coroutine, or a sync callable that must run
 under a timeout. ``drive_sync`` resolves those by blocking (coroutines go to a private background
 event loop, so ``call`` works whether or not the caller is inside a loop, and creates no loop when
 nothing is async); ``drive_async`` awaits them. Both send the value, or throw the exception, back

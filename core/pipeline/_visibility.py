@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from inspect import isawaitable
 from typing import Any
 
 from ..records._models import Origin, ToolSpec
 from ..records._sender import Sender
-from ..registry._registry import DEFAULT_ASYNC_TIMEOUT, Registry
-from ._driver import AwaitIt, Pipeline
-from ._invoke import describe_error, invoke, logger
+from ..registry._registry import Handler, Registry
+from ._driver import Pipeline
+from ._invoke import CallTrace, ChainRules, run_chain
 
 EXTERNAL_BLOCKED_TOOLS = frozenset(
     {"cron", "gateway", "sessions_spawn", "sessions_send", "whatsapp_login", "nodes"}
@@ -61,44 +60,24 @@ def hidden_by(
     that hid the tool in its ``tool.blocked``).
     """
     chain = registry.chain("tool_visible", spec.name)
-    if not chain:
-        return None
-    values: dict[str, Any] | None = None  # the arguments by name, made for the first that needs it
-    for handler in chain:
-        try:
-            if handler.direct:
-                # A plain def taking the spec's four arguments in order (the policy's): called
-                # with them as they are: 0.04 against 0.44 µs naming them (timeit, 2-core EPYC).
-                verdict = handler.function(spec, sender, agent_id, origin)
-                if verdict is not None and type(verdict) is not bool and isawaitable(verdict):
-                    verdict = yield AwaitIt(verdict, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
-            elif handler.inline:
-                # A plain def taking some of them: called here, without invoke's generator, 0.3 µs a
-                # call less (timeit, idle 2-core EPYC); a coroutine it returns is still awaited.
-                values = values or _named(spec, sender, agent_id, origin)
-                verdict = handler.function(*handler.call_args(values))
-                if verdict is not None and type(verdict) is not bool and isawaitable(verdict):
-                    verdict = yield AwaitIt(verdict, handler.timeout or DEFAULT_ASYNC_TIMEOUT)
-            else:
-                values = values or _named(spec, sender, agent_id, origin)
-                verdict = yield from invoke(handler, handler.call_args(values))
-        except Exception as exc:
-            logger.error(
-                "tool_visible hook %s failed on tool %r: %s",
-                handler.plugin,
-                spec.name,
-                describe_error(exc),
-                exc_info=exc,
-            )
-            if handler.on_error == "ignore" or handler.audit:  # a shadow plugin never hides
-                continue
-            return handler.plugin
-        if verdict is False and not handler.audit:
-            return handler.plugin
-    return None
+    return run_chain(VISIBILITY, chain, None, (spec, sender, agent_id, origin), None, spec.name)
 
 
-def _named(
-    spec: ToolSpec, sender: Sender | None, agent_id: str | None, origin: Origin
-) -> dict[str, Any]:
-    return {"tool": spec, "sender": sender, "agent_id": agent_id, "origin": origin}
+def _step(
+    hider: str | None, handler: Handler, shown: Any, started: float, trace: CallTrace | None
+) -> str | None:
+    return handler.plugin if shown is False and not handler.audit else hider
+
+
+def _failed(hider: str | None, handler: Handler, error: str, trace: CallTrace | None) -> str | None:
+    if handler.on_error == "ignore" or handler.audit:  # a shadow plugin never hides
+        return hider
+    return handler.plugin
+
+
+def _is_hidden(hider: str | None) -> bool:
+    return hider is not None
+
+
+VISIBILITY: ChainRules[str | None] = ChainRules("tool_visible", _step, _failed, stop=_is_hidden)
+"""tool_visible's own rules: any handler's False hides (the chain stops there)."""

@@ -13,7 +13,7 @@ from typing import Any
 from ..approvals._gate import gate
 from ..approvals._pause import approval_failed, defer
 from ..approvals._resume import rejoin
-from ..events._scope import current_scope, leave_scope
+from ..events._scope import current_scope
 from ..pipeline._conclude import conclude
 from ..pipeline._context import Context, Execute, Run
 from ..pipeline._driver import Pipeline
@@ -42,18 +42,12 @@ def run_call(
         if rejoined is not None:
             return rejoined
     run = Run(ctx, call, tool, execute)
-    state = run.state
-    token = current_scope.set(state)
+    token = current_scope.set(run)
     try:
         if run.tracing:
-            ctx.record(
-                state,
-                "tool.proposed",
-                None,
-                proposed_data(call),
-            )
+            ctx.record(run, "tool.proposed", None, proposed_data(call))
         verdict = yield from screen(ctx, run)
-        if verdict.status == "go" and state.approval_plugin is not None:
+        if verdict.status == "go" and run.state.approval_plugin is not None:
             try:
                 gated = yield from gate(ctx, run, verdict)
                 if isinstance(gated, PendingApproval):
@@ -63,5 +57,4 @@ def run_call(
             verdict = gated
         return (yield from conclude(ctx, run, verdict))
     finally:
-        state.done = True  # a handler thread left running cannot emit past tool.injected
-        leave_scope(token)
+        run.leave(token)
