@@ -156,6 +156,8 @@ def path_values(
     for name, value in params.items():
         if name in PATH_PARAMS or name in spec_paths:
             yield from strings(value, budget)
+        elif isinstance(value, (str, int, float)) or value is None:
+            continue  # the usual param: no ABC check
         elif isinstance(value, Mapping):
             yield from path_values(value, spec_paths, budget)
         elif isinstance(value, (list, tuple)):
@@ -179,6 +181,8 @@ def patch_files(text: str) -> Iterator[str]:
 
 def spec_path_params(spec: Any) -> frozenset[str]:
     """Params a tool's JSON Schema marks as paths (``"format": "path"``)."""
+    if spec is None:
+        return frozenset()
     schema = getattr(spec, "parameters", None)
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(props, Mapping):

@@ -6,7 +6,6 @@ ask > allow); among equals the first in config order (then the first command) na
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -14,12 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ._argv import Found, Tri, both
-from ._calls import EXEC_TOOLS, Subject, call_facts, canonical_tool
+from ._calls import EXEC_TOOLS, CallFacts, Subject, call_facts, canonical_tool
 from ._defaults import STRICTNESS, DecisionName
 from ._history import HistoryView, unless_gate
 from ._records import Chosen, Hit, Rule, RuleTrace, Verdict, chosen
+from ._tools import names_nothing, selects
 
-GROUP_PREFIX: Final = "group:"
+NO_VERDICT: Final = Verdict(decision=None, hit=None)
 CACHE_SIZE: Final = 4096
 
 
@@ -41,7 +41,7 @@ class RuleSet:
         found = self._by_tool.get(name)
         if found is None:
             tool = canonical_tool(name)
-            found = chosen(r for r in self.rules if _selects(r.tools, name, tool, self.groups))
+            found = chosen(r for r in self.rules if selects(r.tools, name, tool, self.groups))
             with self._lock:
                 if len(self._by_tool) >= CACHE_SIZE:
                     self._by_tool.clear()
@@ -62,7 +62,15 @@ class RuleSet:
         one, as in the config's own examples, they hold)."""
         picked = self.for_tool(tool_name) if rules is None else rules
         if not picked.rules:
-            return Verdict(decision=None, hit=None)
+            return NO_VERDICT
+        # No command, path or host to match: only a rule on params alone can hold, and one
+        # that holds takes the whole way below (its unless, its reason).
+        if (
+            not (trace or picked.need_hosts or picked.has_history)
+            and names_nothing(tool_name, params, spec, picked)
+            and not any(r.when.params_hold(params) for r in picked.params_only)
+        ):
+            return NO_VERDICT
         facts = call_facts(
             canonical_tool(tool_name),
             params,
@@ -76,9 +84,28 @@ class RuleSet:
             subject = facts.subjects[0]
             if not subject.paths and not subject.hosts and not subject.unknown:
                 return Verdict(decision=None, hit=None, facts=facts)  # nothing a rule could hold on
-        chosen_rules = picked.rules
-        hits: list[Hit] = []
         traces: list[RuleTrace] = []
+        hits = self._hits(tool_name, params, facts, picked.rules, traces, trace, history)
+        if not hits:
+            return Verdict(decision=None, hit=None, facts=facts, traces=tuple(traces))
+        top = max(hits, key=lambda h: STRICTNESS[h.decision])  # first of the strictest
+        return Verdict(
+            decision=top.decision, hit=top, hits=tuple(hits), facts=facts, traces=tuple(traces)
+        )
+
+    def _hits(
+        self,
+        tool_name: str,
+        params: Mapping[str, Any],
+        facts: CallFacts,
+        rules: tuple[Rule, ...],
+        traces: list[RuleTrace],
+        trace: bool,
+        history: HistoryView | None,
+    ) -> list[Hit]:
+        """Every decision the call's subjects got: the script's opacity, each rule that holds
+        (or may), and ``unmatched`` for a command no rule matched."""
+        hits: list[Hit] = []
         if facts.opaque is not None:
             hits.append(
                 Hit(
@@ -91,9 +118,7 @@ class RuleSet:
             )
         for subject in facts.subjects:
             own = [
-                h
-                for r in chosen_rules
-                if (h := self._apply(r, subject, params, traces, trace, history))
+                h for r in rules if (h := self._apply(r, subject, params, traces, trace, history))
             ]
             if not own and facts.exec_call:
                 own.append(
@@ -106,12 +131,7 @@ class RuleSet:
                     )
                 )
             hits += own
-        if not hits:
-            return Verdict(decision=None, hit=None, facts=facts, traces=tuple(traces))
-        top = max(hits, key=lambda h: STRICTNESS[h.decision])  # first of the strictest
-        return Verdict(
-            decision=top.decision, hit=top, hits=tuple(hits), facts=facts, traces=tuple(traces)
-        )
+        return hits
 
     def _apply(
         self,
@@ -204,38 +224,6 @@ class RuleSet:
             if verdict is None:
                 result = None
         return result
-
-
-def _selects(
-    entries: Sequence[str], name: str, tool: str, groups: Mapping[str, Sequence[str]]
-) -> bool:
-    for entry in entries:
-        if entry.startswith(GROUP_PREFIX):
-            if _in_group(entry, name, tool, groups, set()):
-                return True
-        else:
-            wanted = canonical_tool(entry)
-            if "*" in wanted:
-                if fnmatch.fnmatchcase(tool, wanted) or fnmatch.fnmatchcase(name, wanted):
-                    return True
-            elif wanted in (tool, name):
-                return True
-    return False
-
-
-def _in_group(
-    group: str, name: str, tool: str, groups: Mapping[str, Sequence[str]], seen: set[str]
-) -> bool:
-    if group in seen:
-        return False
-    seen.add(group)
-    for member in groups.get(group, ()):
-        if member.startswith(GROUP_PREFIX):
-            if _in_group(member, name, tool, groups, seen):
-                return True
-        elif _selects([member], name, tool, groups):
-            return True
-    return False
 
 
 def _clip(text: str, limit: int = 160) -> str:

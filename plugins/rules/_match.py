@@ -45,6 +45,9 @@ class Compiled:
         self.needs_command = any(c is not None for c in (self.prefix, self.flags, self.args))
         self.needs_paths = self.paths is not None
         self.needs_hosts = self.hosts is not None
+        self.params_only = self.params is not None and not (
+            self.needs_command or self.needs_paths or self.needs_hosts
+        )
         self._any = self._checks(every=False)
         self._every = self._checks(every=True)
 
@@ -122,6 +125,24 @@ class Compiled:
         if present & wanted:
             return True
         return None if parsed.unknown_option else False
+
+    def params_hold(self, params: Mapping[str, Any]) -> bool:
+        """The ``params`` condition alone holds for ``params`` (the quick look of a call that
+        names nothing else)."""
+        for path, matcher in self.params or ():
+            node: Any = params
+            for part in path:  # FrozenDict is a dict: the ABC check only for other mappings
+                if not isinstance(node, (dict, Mapping)):
+                    return False
+                node = node.get(part, _MISSING)
+            if node is _MISSING:
+                return False
+            if isinstance(node, (list, tuple)):
+                if not any(matcher(_text(item)) for item in node):
+                    return False
+            elif not matcher(_text(node)):
+                return False
+        return self.params is not None
 
     def _params(self, params: Mapping[str, Any], every: bool) -> Found:
         assert self.params is not None

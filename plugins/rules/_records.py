@@ -94,6 +94,9 @@ class Chosen:
     """A rule reads the session's history: the call is never decided without looking."""
     labelling: tuple[Rule, ...] = ()
     """The rules with a label (they label the calls they match, once they ran)."""
+    params_only: tuple[Rule, ...] = ()
+    """The rules whose only condition is ``params``: all that can hold on a call that names
+    no path, host or command."""
 
 
 def chosen(rules: Iterable[Rule]) -> Chosen:
@@ -106,4 +109,5 @@ def chosen(rules: Iterable[Rule]) -> Chosen:
         has_params=any(r.has_params for r in picked),
         has_history=any(r.history is not None or r.unless_history is not None for r in picked),
         labelling=tuple(r for r in every if r.label is not None),
+        params_only=tuple(r for r in picked if r.when.params_only),
     )

@@ -1,0 +1,62 @@
+"""Which rules a tool's calls meet (names, ``*`` patterns, ``group:``, aliases), and whether a
+call names anything but params (the quick look of ``RuleSet.decide``)."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from ._calls import (
+    EXEC_TOOLS,
+    MAX_STRINGS,
+    PATCH_TOOLS,
+    canonical_tool,
+    path_values,
+    spec_path_params,
+)
+from ._records import Chosen
+
+GROUP_PREFIX: Final = "group:"
+
+
+def names_nothing(tool_name: str, params: Mapping[str, Any], spec: Any, picked: Chosen) -> bool:
+    """A call of a non-exec tool that names no path (no path param, no patch)."""
+    tool = canonical_tool(tool_name)
+    if tool in EXEC_TOOLS or tool in PATCH_TOOLS:
+        return False
+    if not picked.need_paths:
+        return True
+    return next(path_values(params, spec_path_params(spec), [MAX_STRINGS, 0]), None) is None
+
+
+def selects(
+    entries: Sequence[str], name: str, tool: str, groups: Mapping[str, Sequence[str]]
+) -> bool:
+    for entry in entries:
+        if entry.startswith(GROUP_PREFIX):
+            if _in_group(entry, name, tool, groups, set()):
+                return True
+        else:
+            wanted = canonical_tool(entry)
+            if "*" in wanted:
+                if fnmatch.fnmatchcase(tool, wanted) or fnmatch.fnmatchcase(name, wanted):
+                    return True
+            elif wanted in (tool, name):
+                return True
+    return False
+
+
+def _in_group(
+    group: str, name: str, tool: str, groups: Mapping[str, Sequence[str]], seen: set[str]
+) -> bool:
+    if group in seen:
+        return False
+    seen.add(group)
+    for member in groups.get(group, ()):
+        if member.startswith(GROUP_PREFIX):
+            if _in_group(member, name, tool, groups, seen):
+                return True
+        elif selects([member], name, tool, groups):
+            return True
+    return False
