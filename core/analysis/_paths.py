@@ -32,6 +32,21 @@ def normalise_path(
     it longer than one decision: a symlink may change between two calls."""
     if not path:
         return ()
+    if "\x00" in path or path != path.strip():
+        # a C library stops at NUL, and a tool may trim blanks: those forms count too
+        whole = path.replace("\x00", "")
+        cut = path.split("\x00", 1)[0]
+        found: list[str] = []
+        for one in dict.fromkeys((whole, whole.strip(), cut, cut.strip())):
+            if one and one == one.strip():
+                found.extend(normalise_path(one, cwd=cwd, home=home, folders=folders))
+            elif one:
+                found.extend(_forms(one, cwd, home, folders))
+        return tuple(dict.fromkeys(found))
+    return _forms(path, cwd, home, folders)
+
+
+def _forms(path: str, cwd: str, home: str, folders: dict[str, str] | None) -> tuple[str, ...]:
     absolute = posixpath.join(cwd, _home(path, home))
     forms = [_collapse(absolute)]
     memo: dict[str, str] = {} if folders is None else folders

@@ -761,6 +761,8 @@ class Walker:
                     scope.vars[name] = None
         if program == "eval":
             self.fail("eval runs a string as a script")
+        elif program in ("apply_patch", "applypatch") and ctx.stdin in _STDIN_NAMES:
+            self.fail(f"{program} reads its patch from {_STDIN_NAMES[ctx.stdin]}")
         elif (from_file := options_from_file(program, argv)) is not None:
             self.fail(f"{from_file} reads the URLs, hosts or options it uses from a file")
         elif program == "hash" and any((w.text or "-p").startswith("-p") for w in argv[1:]):
@@ -896,6 +898,8 @@ _SPECIAL = frozenset(
         "ln",
         "curl",
         "wget",
+        "apply_patch",
+        "applypatch",
         "hash",
         "enable",
     }

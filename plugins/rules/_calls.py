@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -37,6 +38,8 @@ TOOL_ALIASES: Final = {"bash": "exec", "apply-patch": "apply_patch"}
 EXEC_TOOLS: Final = frozenset({"exec"})
 """toolhooks' exec tool (every bridge maps its agent's shell tool to it; ``bash`` is an alias)."""
 PATCH_TOOLS: Final = frozenset({"apply_patch"})
+PATCH_PROGRAMS: Final = frozenset({"apply_patch", "applypatch"})
+"""Codex's patch tool as a program its shell runs (``apply_patch "*** Begin Patch ..."``)."""
 COMMAND_PARAMS: Final = ("command", "cmd", "commands", "argv", "script")
 """Where an exec call's command is: a string (a script) or a list of strings (an argv)."""
 CWD_PARAMS: Final = ("cwd", "workdir", "working_directory", "directory", "dir_path")
@@ -118,6 +121,19 @@ def call_cwd(params: Mapping[str, Any], project: str) -> str:
 
 def command_of(params: Mapping[str, Any]) -> tuple[str | list[str] | None, str | None]:
     """(a script or an argv, None) or (None, why the command cannot be read)."""
+    given = [name for name in COMMAND_PARAMS if params.get(name) not in (None, "", [])]
+    if len(given) > 1 and len({repr(params[name]) for name in given}) > 1:
+        # Which one the tool runs is the tool's business: all of them are read, as one script.
+        scripts: list[str] = []
+        for name in given:
+            value = params[name]
+            if isinstance(value, str):
+                scripts.append(value)
+            elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+                scripts.append("\n".join(value) if name == "commands" else shlex.join(value))
+            else:
+                return None, f"the {name!r} param is not a string or a list of strings"
+        return "\n".join(scripts), None
     for name in COMMAND_PARAMS:
         if name not in params:
             continue
@@ -240,10 +256,21 @@ def command_subject(
     unknown = any(word.text is None for word in words) or any(
         word.text is None for word in command.redirects
     )
+    paths = command_paths(command, home=home, folders=folders) if need_paths else ()
+    if need_paths and command.program in PATCH_PROGRAMS:
+        # Codex's `apply_patch PATCH` through the shell: the files the patch names
+        where = home or os.path.expanduser("~")
+        paths += tuple(
+            form
+            for word in words
+            if word.text
+            for name in patch_files(word.text)
+            for form in normalise_path(name, cwd=command.cwd, home=where)
+        )
     return Subject(
         command=command,
         shown=command.text,
-        paths=command_paths(command, home=home, folders=folders) if need_paths else (),
+        paths=paths,
         # No host name starts with "-": such a candidate is an option word (`curl --version`).
         hosts=tuple(h for h in command_hosts(command) if not h.startswith("-"))
         if need_hosts
@@ -272,7 +299,7 @@ def call_subject(
     if named:
         cwd = call_cwd(params, project)
         for value in dict.fromkeys(named):
-            if value and "\x00" not in value:
+            if value:  # a NUL is cut where a C library would cut it (normalise_path)
                 paths += normalise_path(value, cwd=cwd, home=home)
     hosts: list[str] = []
     if need_hosts and params:
@@ -280,6 +307,8 @@ def call_subject(
             hosts += hosts_in_text(value)
         for name in HOST_PARAMS:
             for value in strings(params.get(name), budget):
+                if value.startswith("//"):  # a scheme-relative URL: //host/path
+                    value = value[2:].split("/", 1)[0]
                 if "://" not in value and "/" not in value and " " not in value:
                     host = normalise_host(value)
                     if host:

@@ -95,6 +95,9 @@ def test_their_benign_neighbours_stay_readable(script: str):
         "wget -e input=urls.txt",
         "ssh -F cfg github.com",
         "scp -F cfg a github.com:b",
+        # Codex's apply_patch reading its patch from a here-doc: the files are not seen
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: .env\n*** End Patch\nEOF",
+        "cat p.diff | apply_patch",
         "enable -f ./evil.so rm; rm -rf /",
         "ln -s $X build/up; rm -rf build/up/src",  # a link to an unknown place
         # a file the script writes, then runs: its content is never seen
@@ -225,3 +228,11 @@ def test_hostile_inputs_neither_crash_nor_hang_the_analyser():
         check=False,
     )
     assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr[-3000:]
+
+
+def test_a_path_with_a_nul_or_blanks_counts_as_a_tool_would_read_it():
+    from toolhooks.analysis import normalise_path
+
+    assert f"{CWD}/.env" in normalise_path(".env\x00.txt", cwd=CWD, home=HOME)
+    assert f"{CWD}/.env" in normalise_path(" .env ", cwd=CWD, home=HOME)
+    assert normalise_path("\x00", cwd=CWD, home=HOME) == ()

@@ -177,3 +177,34 @@ def test_a_web_fetch_outside_the_allow_list_asks(rt: Runtime, url: str):
 
 def test_a_web_fetch_on_the_allow_list_runs(rt: Runtime):
     assert decide(rt, "web_fetch", {"url": "https://api.github.com/x"})[0] == "allow"
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "expect"),
+    [
+        # a C library stops at NUL; a tool may trim blanks
+        ("read", {"file_path": ".env\x00.txt"}, "deny"),
+        ("read", {"file_path": " .env"}, "deny"),
+        ("read", {"file_path": ".env "}, "deny"),
+        ("read", {"file_path": "/proc/self/cwd/.env"}, "deny"),
+        ("apply_patch", {"input": "*** Begin Patch\n*** Update File:  .env\n*** End Patch"}, "deny"),
+        # Codex's apply_patch run through the shell: as an argument, and from a here-doc
+        ("exec", {"command": ["apply_patch", "*** Begin Patch\n*** Update File: .env\n@@\n-a\n+b\n*** End Patch"]}, "deny"),
+        ("exec", {"command": "apply_patch '*** Begin Patch\n*** Delete File: ~/.ssh/id_rsa\n*** End Patch'"}, "deny"),
+        ("exec", {"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: .env\n*** End Patch\nEOF"}, "safe"),
+        ("exec", {"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.py\n*** End Patch\nEOF"}, "safe"),
+        ("exec", {"command": ["apply_patch", "*** Begin Patch\n*** Update File: src/a.py\n*** End Patch"]}, "allow"),
+        # which command param the tool runs is its business: every one is read
+        ("exec", {"command": "ls", "cmd": "rm -rf src"}, "deny"),
+        ("exec", {"command": "ls", "script": "git push -f"}, "deny"),
+        ("exec", {"command": "ls", "argv": ["rm", "-rf", "src"]}, "deny"),
+        ("exec", {"command": "ls", "cmd": "ls"}, "allow"),
+        # a scheme-relative URL names its host
+        ("web_fetch", {"url": "//evil.example/x"}, "safe"),
+    ],
+)  # fmt: skip
+def test_file_tools_patches_and_command_params_that_got_past(
+    rt: Runtime, name: str, params: dict[str, object], expect: str
+):
+    got, reason = decide(rt, name, params)
+    assert got == expect if expect != "safe" else got in ("deny", "ask"), reason
