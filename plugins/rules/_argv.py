@@ -55,6 +55,8 @@ class Prefix:
         self.words: tuple[Matcher, ...] = tuple(
             prefix_word(w) if isinstance(w, str) else _alternatives(w) for w in words
         )
+        self.first = self.words[0]
+        """The program's matcher (a command's basename)."""
         self.literal_options = any(
             (isinstance(w, str) and w.startswith("-"))
             or (not isinstance(w, str) and any(a.startswith("-") for a in w))

@@ -142,6 +142,14 @@ class RuleSet:
         trace: bool,
         history: HistoryView | None = None,
     ) -> Hit | None:
+        prefix = rule.when.prefix
+        if prefix is not None and not trace:
+            # Most rules name another program: ruled out before any condition is looked at.
+            command = subject.command
+            if command is None or (
+                command.program is not None and not prefix.first(command.program)
+            ):
+                return None
         verdict, found = rule.when.holds(subject, params)
         if verdict is not False and rule.history is not None and history is not None:
             past = history.check(rule.history)
