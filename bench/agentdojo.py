@@ -276,9 +276,16 @@ def main(argv: list[str] | None = None) -> int:
 
     for config in configs:
         try:  # a bad policy is said once, here, not as a traceback from every worker
-            Replay(suites[names[0]], config)
+            replay = Replay(suites[names[0]], config)
         except ToolhooksError as error:
             print(f"--config {config}: {error}", file=sys.stderr)
+            return 2
+        if merged_config(config).get("rules") and replay.runtime.get_plugin("rules") is None:
+            print(
+                f"--config {config}: has [[rules]] but the rules plugin did not load "
+                "(install toolhooks again in this venv: its entry points are stale)",
+                file=sys.stderr,
+            )
             return 2
     jobs = [
         (args.version, name, task_id, config)

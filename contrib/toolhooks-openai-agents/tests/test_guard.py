@@ -271,3 +271,22 @@ def test_a_streamed_run_goes_through_the_same_pipeline(loop: asyncio.AbstractEve
     [output] = loop.run_until_complete(drain())
     assert output == "hello dear Ada"
     assert events.names().count("tool.injected") == 1
+
+
+def test_the_users_input_is_the_sessions_trusted_input(loop: asyncio.AbstractEventLoop) -> None:
+    @function_tool
+    def pay(iban: str) -> str:
+        """Pay."""
+        return "paid"
+
+    rt, _ = runtime()
+    agent = Agent(name="payer", tools=[pay], model=scripted())
+    guarded = guard_agent(rt, agent, session_id="s7")
+    loop.run_until_complete(
+        Runner.run(guarded, "Pay GB29NWBK60161331926819 please", run_config=CONFIG)
+    )
+    rt.label_store.record("s7", ["outside"], {"gb29nwbk60161331926819", "de8937040044"})
+    assert rt.label_store.provenance("s7", {"gb29nwbk60161331926819"}, ["outside"]) is None
+    assert rt.label_store.provenance("s7", {"de8937040044"}, ["outside"]) is not None
+    # Without a session id nothing is trusted (and the agent keeps its own guardrails only).
+    assert guard_agent(rt, agent).input_guardrails == agent.input_guardrails

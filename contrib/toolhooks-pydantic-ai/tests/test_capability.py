@@ -290,3 +290,20 @@ def test_tools_reach_tool_visible_with_description_schema_and_tags_from_metadata
     assert (mail.description, mail.tags) == ("Send a mail.", frozenset({"side_effect"}))
     assert mail.parameters["properties"]["to"]["type"] == "string"
     assert {spec.name for spec in rt.tool_specs()} == {"send_mail", "read_inbox"}
+
+
+def test_the_user_prompt_is_the_sessions_trusted_input(script: ScriptFactory) -> None:
+    rt = Runtime(config={}, load_entrypoints=False)
+    capability = ToolhooksCapability(rt, session_id="ticket-7")
+    agent = Agent(script([{"name": "ping", "params": {}}]).model, capabilities=[capability])
+
+    @agent.tool_plain
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    agent.run_sync("Pay GB29NWBK60161331926819 please")
+    rt.label_store.record("ticket-7", ["outside"], {"gb29nwbk60161331926819", "de8937040044"})
+    assert rt.label_store.provenance("ticket-7", {"gb29nwbk60161331926819"}, ["outside"]) is None
+    assert rt.label_store.provenance("ticket-7", {"de8937040044"}, ["outside"]) is not None
+    rt.close()

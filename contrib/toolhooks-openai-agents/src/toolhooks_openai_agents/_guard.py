@@ -24,7 +24,13 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
-from agents import Agent, FunctionTool, RunContextWrapper
+from agents import (
+    Agent,
+    FunctionTool,
+    GuardrailFunctionOutput,
+    InputGuardrail,
+    RunContextWrapper,
+)
 from agents.tool import set_function_tool_failure_error_function
 from agents.tool_context import ToolContext
 from toolhooks import Runtime, Sender, ToolCall, ToolSpec
@@ -211,7 +217,44 @@ def guard_agent(
         agent_id=agent_id if agent_id is not None else agent.name,
         session_id=session_id,
     )
-    return agent.clone(tools=cast(list[Any], tools))
+    if session_id is None:
+        return agent.clone(tools=cast(list[Any], tools))
+    # The user's input is the session's trusted input (``rules``' ``from`` conditions): an input
+    # guardrail that trips nothing, run before the model so the first tool call sees it.
+    guardrails = [*agent.input_guardrails, trusting_guardrail(runtime, session_id)]
+    return agent.clone(tools=cast(list[Any], tools), input_guardrails=guardrails)
+
+
+def trusting_guardrail(runtime: Runtime, session_id: str) -> InputGuardrail[Any]:
+    """An input guardrail that hands the user's input to ``runtime.atrust`` and lets it pass."""
+
+    async def trust(ctx: RunContextWrapper[Any], agent: Any, given: Any) -> GuardrailFunctionOutput:
+        text = user_text(given)
+        if text:
+            await runtime.atrust(session_id, text)
+        return GuardrailFunctionOutput(output_info=None, tripwire_triggered=False)
+
+    return InputGuardrail(guardrail_function=trust, name="toolhooks_trust", run_in_parallel=False)
+
+
+def user_text(given: Any) -> str:
+    """The text of a run's input: a string, or the user items of an input list."""
+    if isinstance(given, str):
+        return given
+    parts: list[str] = []
+    for item in given if isinstance(given, list) else ():
+        if not isinstance(item, Mapping) or item.get("role") != "user":
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [
+                str(piece.get("text", ""))
+                for piece in content
+                if isinstance(piece, Mapping) and "text" in piece
+            ]
+    return "\n".join(parts)
 
 
 def _describe(tool: Any) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
@@ -18,6 +19,8 @@ from toolhooks import Outcome, Runtime, Sender, ToolCall, ToolError, ToolSpec
 from ._approvals import DEFAULT_DENIAL, METADATA_KEY, resume_decision
 from ._outcome import deliver
 from ._params import ArgumentsUnreadable, json_params, revalidate
+
+TRUSTED_LIMIT = 4096
 
 SenderLike: TypeAlias = Sender | Mapping[str, Any] | str | None
 PASSTHROUGH: tuple[type[BaseException], ...] = (ApprovalRequired, CallDeferred, ModelRetry)
@@ -36,7 +39,8 @@ class ToolhooksCapability(AbstractCapability[Any]):
 
     ``sender`` and ``session_id`` may be values or functions of the ``RunContext`` (to read them
     from ``ctx.deps``); the session defaults to the run's ``conversation_id``, which stays the same
-    across a pause and its resume.
+    across a pause and its resume. The run's user prompt is the session's trusted input
+    (``Runtime.trust``): a value the user typed is never "from" a tool result for ``rules``.
     """
 
     runtime: Runtime
@@ -47,6 +51,10 @@ class ToolhooksCapability(AbstractCapability[Any]):
 
     _known: set[str] = dataclasses.field(default_factory=set, init=False, repr=False)
     _specs: dict[str, ToolSpec] = dataclasses.field(default_factory=dict, init=False, repr=False)
+    _trusted: OrderedDict[tuple[str, str], None] = dataclasses.field(
+        default_factory=OrderedDict, init=False, repr=False
+    )
+    """(session, prompt) already handed to ``Runtime.atrust`` (bounded)."""
     """The runtime's spec of each tool, by name: put on the call, the runtime does not attach it
     to a copy. A stale one is replaced by the runtime as before."""
 
@@ -87,6 +95,7 @@ class ToolhooksCapability(AbstractCapability[Any]):
         self, ctx: RunContext[Any], tool_defs: list[ToolDefinition]
     ) -> list[ToolDefinition]:
         self._register(tool_defs)
+        await self._trust(ctx)
         if not self.hide_tools:
             return tool_defs
         sender = Sender.coerce(self.sender_for(ctx))
@@ -96,6 +105,21 @@ class ToolhooksCapability(AbstractCapability[Any]):
             for tool_def in tool_defs
             if is_visible(tool_def.name, sender=sender, agent_id=self.agent_id)
         ]
+
+    async def _trust(self, ctx: RunContext[Any]) -> None:
+        """The run's user prompt, once per session, as its trusted input (``rules``' ``from``)."""
+        prompt = ctx.prompt
+        if isinstance(prompt, str):
+            text = prompt
+        else:
+            text = "\n".join(part for part in prompt or () if isinstance(part, str))
+        session = self.session_for(ctx)
+        if not text or not session or (session, text) in self._trusted:
+            return
+        await self.runtime.atrust(session, text)
+        self._trusted[(session, text)] = None
+        while len(self._trusted) > TRUSTED_LIMIT:
+            self._trusted.popitem(last=False)
 
     def _register(self, tool_defs: list[ToolDefinition]) -> None:
         """Tools the runtime does not know yet, registered as specs (name, description, schema).
