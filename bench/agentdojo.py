@@ -21,7 +21,7 @@ has it.
 ``--config FILE`` (repeatable) compares policies: each is a toolhooks TOML, run on top of the
 bench's base (``[tools] profile = "full"``, the event log off). With none, one run with no rules.
 
-Usage: python bench/agentdojo.py [--config FILE ...] [--version v1.2.1] [--suite NAME ...]
+Usage: python bench/agentdojo.py [--config FILE|none ...] [--version v1.2.1] [--suite NAME ...]
                                  [--jobs 2] [--json OUT]
 """
 
@@ -250,7 +250,9 @@ def _job(args: tuple[str, str, str, str | None]) -> tuple[str, str | None, Tally
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", action="append", default=[], help="a toolhooks TOML policy")
+    parser.add_argument(
+        "--config", action="append", default=[], help='a toolhooks TOML policy ("none": no rules)'
+    )
     parser.add_argument("--version", default="v1.2.1", help="AgentDojo benchmark version")
     parser.add_argument("--suite", action="append", default=[], help="only these suites")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
@@ -265,7 +267,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
 
-    configs: list[str | None] = [str(Path(c).resolve()) for c in args.config] or [None]
+    # "none" is the runtime with no rules, to compare against in the same run.
+    configs: list[str | None] = [
+        None if c == "none" else str(Path(c).resolve()) for c in args.config
+    ] or [None]
     for config in configs:
         if config is not None and not Path(config).is_file():
             print(f"--config {config}: no such file", file=sys.stderr)
@@ -307,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"AgentDojo {args.version}, replayed with no model; {elapsed:.1f} s, {args.jobs} jobs")
     header = (
-        f"{'policy':<28} {'suite':<10} {'utility':>9} {'attacks':>9} {'util|atk':>9} {'refused':>9}"
+        f"{'policy':<28} {'suite':<10} {'utility':>9} {'attacks':>9} {'unseen':>6} "
+        f"{'util|atk':>9} {'refused':>11}"
     )
     print(header)
     print("-" * len(header))
