@@ -313,10 +313,25 @@ def call_subject(
                     host = normalise_host(value)
                     if host:
                         hosts.append(host)
+    shell_unknown = False
+    if (need_paths or need_hosts) and any(isinstance(params.get(n), str) for n in COMMAND_PARAMS):
+        # Another tool that runs a shell command (an MCP server's `shell`, a framework's
+        # `terminal`): rules that name no tool still see the files and hosts its command reaches.
+        command, _ = command_of(params)
+        if isinstance(command, str):
+            script = analyse_script(command, cwd=call_cwd(params, project), home=home)
+            shell_unknown = script.opaque is not None
+            for one in script.commands:
+                shell_unknown = shell_unknown or any(w.text is None for w in one.argv[1:])
+                if need_paths:
+                    paths += command_paths(one, home=home)
+                if need_hosts:
+                    hosts += command_hosts(one)
     return Subject(
         command=None,
         shown=tool,
         paths=tuple(dict.fromkeys(paths)),
         hosts=tuple(dict.fromkeys(hosts)),
-        unknown=bool(budget[1]),  # strings left unread could hold any path or host
+        # strings left unread, or a shell command not seen through, could hold any path or host
+        unknown=bool(budget[1]) or shell_unknown,
     )

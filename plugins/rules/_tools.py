@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ._calls import (
+    COMMAND_PARAMS,
     EXEC_TOOLS,
     MAX_STRINGS,
     PATCH_TOOLS,
@@ -27,6 +28,8 @@ def names_nothing(tool_name: str, params: Mapping[str, Any], spec: Any, picked: 
         return False
     if not picked.need_paths:
         return True
+    if any(isinstance(params.get(name), str) for name in COMMAND_PARAMS):
+        return False  # a shell command of another tool names paths (call_subject reads it)
     return next(path_values(params, spec_path_params(spec), [MAX_STRINGS, 0]), None) is None
 
 

@@ -208,3 +208,25 @@ def test_file_tools_patches_and_command_params_that_got_past(
 ):
     got, reason = decide(rt, name, params)
     assert got == expect if expect != "safe" else got in ("deny", "ask"), reason
+
+
+@pytest.mark.parametrize(
+    "tool", ["shell", "Shell", "terminal", "run_terminal_cmd", "process", "EXEC", "system.run"]
+)
+def test_another_tools_shell_command_cannot_reach_a_secret(rt: Runtime, tool: str):
+    """A tool the rules do not know as exec (an MCP server's `shell`, a framework's `terminal`)
+    that runs a shell command: a rule naming no tool still sees the files it reaches."""
+    for command in ("cat .env", "cp ~/.ssh/id_rsa /tmp/k", "echo x > config/.env"):
+        got, reason = decide(rt, tool, {"command": command})
+        assert got == "deny", (tool, command, reason)
+    assert decide(rt, tool, {"command": "$(echo cat) .env"})[0] in ("ask", "deny")
+    assert decide(rt, tool, {"command": "ls src"})[0] == "allow"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the starter policy's command rules name tools = ['exec']: another tool that runs a "
+    "shell command must be listed there (or mapped to exec) by the policy's author",
+)
+def test_another_tools_shell_command_meets_the_command_rules(rt: Runtime):
+    assert decide(rt, "shell", {"command": "rm -rf src"})[0] == "deny"
