@@ -185,8 +185,12 @@ def approval_request(hit: Hit) -> ApprovalRequest:
         description = f"Rule '{hit.rule}': {hit.matched}"
         if hit.kind == "uncertain":
             title = f"Rule '{hit.rule}' cannot tell: {hit.reason or 'approve?'}"
+    # No allow-always: a grant is kept per (plugin, tool, sender), so one "always" for this
+    # question would answer every later rule's question about the same tool, opaque scripts too.
     return ApprovalRequest(
-        title=_fit(title, TITLE_LIMIT), description=_fit(description, DESCRIPTION_LIMIT)
+        title=_fit(title, TITLE_LIMIT),
+        description=_fit(description, DESCRIPTION_LIMIT),
+        allowed_decisions=("allow-once", "deny"),
     )
 
 

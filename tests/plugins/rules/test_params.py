@@ -123,6 +123,8 @@ def test_ask_is_an_approval_with_the_rules_reason_as_the_question():
         assert seen[0].request.title == "Refunds over 99 need a second person"
         assert "big-refund" in seen[0].request.description
         assert seen[0].plugin == "rules"
+        # A grant would cover every rule's question about the tool: only allow-once or deny.
+        assert tuple(seen[0].request.allowed_decisions) == ("allow-once", "deny")
         assert rt.call({"name": "refund", "params": {"amount": 20}}).status == "ok"
         assert len(seen) == 1
 
