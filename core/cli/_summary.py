@@ -120,6 +120,8 @@ def _decision(data: dict[str, Any], short: Callable[..., str] = _short) -> str:
                 parts.append(f"changed {key}" if key != "truncated" else "truncated")
         if data.get("note"):
             parts.append(f"note {short(data['note'], 80)!r}")
+        if data.get("labels"):
+            parts.append(f"labels {', '.join(map(str, data['labels']))}")
         said = "; ".join(parts) or "no change"
     audit = " (audit: not applied)" if data.get("applied") is False else ""
     return f"{hook}: {said}{audit}"

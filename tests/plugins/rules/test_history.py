@@ -199,3 +199,44 @@ def test_a_rule_with_only_a_label_needs_no_condition_and_decides_nothing() -> No
     rt = runtime({"id": "all-results", "tools": ["*"], "label": "read"})
     assert call(rt, "pay", to="x", amount=1).status == "ok"
     assert rt.label_store.labels("s") == {"read"}
+
+
+def test_logs_show_the_labels_given_and_the_rule_that_used_them(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "toolhooks.toml").write_text(
+        '[tools]\nprofile = "full"\n\n[plugins.event_log]\ndurability = "call"\n\n'
+        '[[rules]]\nid = "web"\ntools = ["fetch"]\nlabel = "outside"\n\n'
+        '[[rules]]\nid = "pay-only-where-the-user-said"\ntools = ["pay"]\ndecision = "deny"\n'
+        'from = { labels = ["outside"], params = ["to.iban"] }\n'
+    )
+    script = (
+        "from toolhooks import Runtime\n"
+        "rt = Runtime.from_config('toolhooks.toml')\n"
+        f"rt.add_tool(lambda url: {PAGE!r}, name='fetch')\n"
+        "rt.add_tool(lambda to, amount: 'paid', name='pay', tags=['side_effect'])\n"
+        "rt.call({'name': 'fetch', 'params': {'url': 'https://a.example'}, 'session_id': 's',"
+        " 'id': 'c1'})\n"
+        "rt.call({'name': 'pay', 'params': {'to': {'iban': 'DE89370400440532013000'},"
+        " 'amount': 1}, 'session_id': 's', 'id': 'c2'})\n"
+        "rt.close()\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    ran = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, timeout=120)
+    assert ran.returncode == 0
+
+    def logs(call_id: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "toolhooks", "logs", "--call", call_id],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first = logs("c1")
+    assert "rules.labelled" in first and '"outside": ["rule web"]' in first
+    assert "after: labels outside" in first
+    second = logs("c2")
+    assert "rule=pay-only-where-the-user-said" in second
+    assert '"from": ["outside"], "token": "de89370400440532013000"' in second
