@@ -21,17 +21,34 @@ def _collapse(path: str) -> str:
     return "/" + collapsed.lstrip("/") if collapsed.startswith("//") else collapsed
 
 
+Seen = dict[tuple[str, str, str], tuple[str, ...]]
+"""One decision's normalised words: (path, cwd, home) -> forms."""
+
+
 def normalise_path(
-    path: str, *, cwd: str, home: str, folders: dict[str, str] | None = None
+    path: str,
+    *,
+    cwd: str,
+    home: str,
+    folders: dict[str, str] | None = None,
+    seen: Seen | None = None,
 ) -> tuple[str, ...]:
     """``path`` made absolute against ``cwd``: ``..`` collapsed as text, and the same path with
     symlinks resolved (``..`` after a symlink climbs from its target), each once.
 
     ``folders`` remembers resolved folders for the paths of one command: every argument in the
     working folder then costs one ``lstat`` instead of one for each folder above it. Never keep
-    it longer than one decision: a symlink may change between two calls."""
+    it longer than one decision: a symlink may change between two calls. ``seen`` remembers
+    each word's forms for the same decision (a script names the same word in many commands:
+    a wrapper's words are its inner command's too), under the same rule."""
     if not path:
         return ()
+    if seen is not None:
+        key = (path, cwd, home)
+        known = seen.get(key)
+        if known is None:
+            known = seen[key] = normalise_path(path, cwd=cwd, home=home, folders=folders)
+        return known
     if "\x00" in path or path != path.strip():
         # a C library stops at NUL, and a tool may trim blanks: those forms count too
         whole = path.replace("\x00", "")
@@ -47,15 +64,32 @@ def normalise_path(
 
 
 def _forms(path: str, cwd: str, home: str, folders: dict[str, str] | None) -> tuple[str, ...]:
+    memo: dict[str, str] = {} if folders is None else folders
+    if "/" not in path and path not in _NOT_NAMES and _collapse(cwd) == cwd:
+        return _name_forms(path, cwd, memo)
     absolute = posixpath.join(cwd, _home(path, home))
     forms = [_collapse(absolute)]
-    memo: dict[str, str] = {} if folders is None else folders
     try:
         forms.append(_resolved(absolute, memo))
         forms.append(_resolved(forms[0], memo))
     except (OSError, ValueError, RuntimeError):
         pass
     return tuple(dict.fromkeys(f for f in forms if f))
+
+
+_NOT_NAMES = frozenset({".", "..", "~"})
+
+
+def _name_forms(name: str, cwd: str, folders: dict[str, str]) -> tuple[str, ...]:
+    """:func:`_forms` of a bare name in a folder written without ``.``, ``..`` or ``//`` (most
+    words of a command): the text form is the folder plus the name; the resolved one is the
+    resolved folder plus the name, unless the name is a link (one ``lstat``)."""
+    text = cwd + "/" + name if cwd != "/" else "/" + name
+    try:
+        real = _resolved(text, folders)
+    except (OSError, ValueError, RuntimeError):
+        return (text,)
+    return (text,) if real == text or not real else (text, real)
 
 
 def _resolved(path: str, folders: dict[str, str]) -> str:
@@ -114,15 +148,20 @@ def _candidates(command: Command) -> list[str]:
 
 
 def command_paths(
-    command: Command, *, home: str | None = None, folders: dict[str, str] | None = None
+    command: Command,
+    *,
+    home: str | None = None,
+    folders: dict[str, str] | None = None,
+    seen: Seen | None = None,
 ) -> tuple[str, ...]:
     """Every path the command names: non-option arguments, ``--opt=VALUE`` and ``key=VALUE``
     values, redirection targets, a glob's matches, each normalised from each folder it could
     run in. ``folders``: resolved paths to share between the commands of one decision (see
-    :func:`normalise_path`), never kept longer."""
+    :func:`normalise_path`), never kept longer; ``seen`` likewise for whole words."""
     home = home or os.path.expanduser("~")
     cwds = command.cwds or (command.cwd,)
     folders = {} if folders is None else folders
+    seen = {} if seen is None else seen
     out: list[str] = []
     texts = _candidates(command)
     # curl -d @FILE, -F name=@FILE, -T: the file after the @ is read and sent
@@ -142,7 +181,7 @@ def command_paths(
         if not text:
             continue
         for cwd in cwds:
-            out.extend(normalise_path(text, cwd=cwd, home=home, folders=folders))
+            out.extend(normalise_path(text, cwd=cwd, home=home, folders=folders, seen=seen))
     return tuple(dict.fromkeys(out))
 
 

@@ -233,8 +233,9 @@ def call_facts(
         # Resolved folders are shared by the commands of this call, never kept past it: a
         # symlink may change between two calls.
         folders: dict[str, str] = {}
+        seen: dict[tuple[str, str, str], tuple[str, ...]] = {}
         subjects = tuple(
-            command_subject(c, need_paths, need_hosts, home=home, folders=folders)
+            command_subject(c, need_paths, need_hosts, home=home, folders=folders, seen=seen)
             for c in script.commands
         )
         return CallFacts(
@@ -251,12 +252,13 @@ def command_subject(
     *,
     home: str | None = None,
     folders: dict[str, str] | None = None,
+    seen: dict[tuple[str, str, str], tuple[str, ...]] | None = None,
 ) -> Subject:
     words: Sequence[Any] = command.argv[1:]
     unknown = any(word.text is None for word in words) or any(
         word.text is None for word in command.redirects
     )
-    paths = command_paths(command, home=home, folders=folders) if need_paths else ()
+    paths = command_paths(command, home=home, folders=folders, seen=seen) if need_paths else ()
     if need_paths and command.program in PATCH_PROGRAMS:
         # Codex's `apply_patch PATCH` through the shell: the files the patch names
         where = home or os.path.expanduser("~")
