@@ -36,6 +36,10 @@ COMMAND_VARIABLES = frozenset(
         "FCEDIT",
         "CVS_RSH",
         "BASH_ENV",
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS4",
         "ENV",
     }
 )
@@ -79,7 +83,12 @@ def hidden_in_assignment(word: Word) -> Word | None:
         # git -c in the environment ('core.sshCommand'='...'): not read here, so opaque.
         return Word(text=None, source=word.source)
     if eq and name.startswith("GIT_CONFIG_VALUE_"):
-        return _script_value(_literal(value, word.source)) if word.text is not None else word
+        if word.text is None:
+            return word
+        # a command (core.pager, `!` aliases), or an alias's git arguments (alias.p=push -f)
+        script = _script_value(_literal(value, word.source)).text or ""
+        plain = "" if value.lstrip().startswith("!") else f"\ngit {value}"
+        return _literal(script + plain, word.source)
     if not eq or name not in COMMAND_VARIABLES:
         return None
     if word.text is None:
@@ -129,6 +138,13 @@ def hidden_commands(program: str, argv: tuple[Word, ...]) -> list[tuple[str, Wor
                 found.append(("rsync -e", _literal(text[2:], word.source)))
     elif program == "git":
         found.extend(_git(words))
+    elif program in ("npx", "npm", "pnpm"):
+        for i, word in enumerate(words):
+            text = word.text or ""
+            if text in ("-c", "--call") and i + 1 < len(words):
+                found.append((f"{program} {text}", words[i + 1]))  # a shell string it runs
+            elif text.startswith("--call="):
+                found.append((f"{program} --call", _literal(text[7:], word.source)))
     elif program == "zip":
         for i, word in enumerate(words):
             text = word.text or ""

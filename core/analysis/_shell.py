@@ -898,6 +898,8 @@ _SPECIAL = frozenset(
         "ln",
         "curl",
         "wget",
+        "npx",
+        "pnpm",
         "apply_patch",
         "applypatch",
         "hash",

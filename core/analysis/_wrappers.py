@@ -138,14 +138,12 @@ def _sudo(name: str, argv: tuple[Word, ...]) -> list[Seen]:
         "--list",
         "-v",
         "--validate",
-        "-k",
         "-K",
         "-V",
         "-h",
         "--help",
         "--version",
         "--remove-timestamp",
-        "--reset-timestamp",
     ):
         return []
     chdir = _value(read, "-D", "--chdir")
@@ -153,7 +151,11 @@ def _sudo(name: str, argv: tuple[Word, ...]) -> list[Seen]:
         if _has(read, "-s", "--shell", "-i", "--login"):
             return [_shell_on_stdin(name, f"{name} -s")]
         return []
-    return [_inner(name, argv, read, read.index, chdir=chdir)]
+    inner = _inner(name, argv, read, read.index, chdir=chdir)
+    if _has(read, "-s", "--shell", "-i", "--login"):
+        # sudo -s CMD...: the shell runs the words as its -c script ('rm -rf x' as one word too)
+        return [inner, Seen(via=f"{name} -s", script=_joined(argv[read.index :]), chdir=chdir)]
+    return [inner]
 
 
 _DOAS = Options(short_values="uC")
@@ -569,6 +571,57 @@ def _session(name: str, argv: tuple[Word, ...]) -> list[Seen]:
     return []
 
 
+def _sg(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``sg GROUP [-c] COMMAND``: the command is a string sg's shell runs."""
+    rest = [w for w in argv[2:] if w.text != "-c"]
+    return [Seen(via=name, script=_joined(tuple(rest)))] if rest else [_shell_on_stdin(name, name)]
+
+
+def _dashed(
+    name: str, argv: tuple[Word, ...], otherwise: Callable[[str, tuple[Word, ...]], list[Seen]]
+) -> list[Seen]:
+    """The command after ``--`` when there is one (``aws-vault exec PROFILE -- CMD``, dotenv-cli's
+    ``dotenv -e FILE -- CMD``), else what ``otherwise`` reads."""
+    texts = [w.text for w in argv]
+    if "--" in texts:
+        rest = argv[texts.index("--") + 1 :]
+        return [Seen(via=name, argv=rest)] if rest else []
+    return otherwise(name, argv)
+
+
+def _dotenv(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``dotenv run CMD`` (python-dotenv) and ``dotenv [-e FILE] -- CMD`` (dotenv-cli)."""
+    return _dashed(name, argv, _loose(subcommand="run"))
+
+
+_NSENTER = Options(
+    short_values="tSGw",
+    long_values=frozenset({"target", "setuid", "setgid", "wd", "wdns", "env"}),
+    long_flags=frozenset(
+        {
+            "all",
+            "mount",
+            "uts",
+            "ipc",
+            "net",
+            "pid",
+            "cgroup",
+            "user",
+            "time",
+            "user-parent",
+            "root",
+            "preserve-credentials",
+            "no-fork",
+            "follow-context",
+            "keep-caps",
+            "join-cgroup",
+            "help",
+            "version",
+        }
+    ),
+)
+
+
 def _busybox(name: str, argv: tuple[Word, ...]) -> list[Seen]:
     if len(argv) < 2 or (argv[1].text or "").startswith("-"):
         return []
@@ -708,7 +761,6 @@ _LOOSE = {
             "proxychains",
             "proxychains4",
             "unshare",
-            "nsenter",
             "systemd-run",
             "firejail",
             "cgexec",
@@ -741,9 +793,10 @@ _LOOSE = {
     ),
     "faketime": _loose(operands=1),
     "chrt": _loose(operands=1),
-    "sg": _loose(operands=1),
+    "sg": lambda name, argv: _sg(name, argv),
     "gdb": _loose(subcommand="--args"),
     "direnv": _loose(operands=1, subcommand="exec"),
+    "aws-vault": lambda name, argv: _dashed(name, argv, _loose(operands=1, subcommand="exec")),
     **{
         name: _loose(subcommand=verb)
         for name, verb in (
@@ -759,8 +812,8 @@ _LOOSE = {
             ("asdf", "exec"),
             ("doppler", "run"),
             ("op", "run"),
-            ("aws-vault", "exec"),
             ("dotenv", "run"),
+            ("yarn", "exec"),
             ("npm", "exec"),
             ("pnpm", "exec"),
             ("devbox", "run"),
@@ -835,6 +888,9 @@ WRAPPERS: dict[str, Callable[[str, tuple[Word, ...]], list[Seen]]] = {
     "toybox": _busybox,
     "parallel": _parallel,
     "nix-shell": _nix_shell,
+    "newgrp": lambda name, argv: [_shell_on_stdin(name, name)],
+    "dotenv": _dotenv,
+    "nsenter": _simple(_NSENTER),
     "at": _queued,
     "crontab": _crontab,
     "batch": _queued,

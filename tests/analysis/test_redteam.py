@@ -50,6 +50,23 @@ from .helpers import CWD, HOME, analyse, seen
         ("git config remote.origin.push '+main:main'; git push", ["git", "push", "+main:main"]),
         ("git config set remote.origin.mirror true", ["git", "push", "--mirror"]),
         ("git config set alias.p 'push -f'; git p", ["git", "push", "-f"]),
+        # round two
+        ("sudo -s -- 'rm -rf /'", ["rm", "-rf", "/"]),  # the shell runs the words as -c
+        ("sudo -i rm -rf /", ["rm", "-rf", "/"]),
+        ("sudo -k rm -rf /", ["rm", "-rf", "/"]),  # -k with a command runs it
+        ("PS4='$(rm -rf /)' bash -xc ls", ["rm", "-rf", "/"]),
+        (
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f' git p",
+            ["git", "push", "-f"],
+        ),
+        ("npx -c 'rm -rf /'", ["rm", "-rf", "/"]),
+        ("npm exec --call='rm -rf /'", ["rm", "-rf", "/"]),
+        ("aws-vault exec prod -- rm -rf /", ["rm", "-rf", "/"]),
+        ("dotenv -e .env.test -- rm -rf /", ["rm", "-rf", "/"]),
+        ("sg wheel -c 'rm -rf /'", ["rm", "-rf", "/"]),
+        ("sg wheel 'rm -rf /'", ["rm", "-rf", "/"]),
+        ("nsenter --target 1 --mount rm -rf /", ["rm", "-rf", "/"]),
+        ("yarn exec rm -rf /", ["rm", "-rf", "/"]),
     ],
 )
 def test_a_command_that_got_past_is_now_seen(script: str, argv: list[str]):
@@ -98,6 +115,7 @@ def test_their_benign_neighbours_stay_readable(script: str):
         # Codex's apply_patch reading its patch from a here-doc: the files are not seen
         "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: .env\n*** End Patch\nEOF",
         "cat p.diff | apply_patch",
+        "echo 'rm -rf /' | newgrp wheel",  # newgrp starts a shell reading stdin
         "enable -f ./evil.so rm; rm -rf /",
         "ln -s $X build/up; rm -rf build/up/src",  # a link to an unknown place
         # a file the script writes, then runs: its content is never seen

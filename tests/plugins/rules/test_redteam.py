@@ -52,7 +52,7 @@ def attempts() -> Iterator[object]:
 @pytest.fixture(scope="module")
 def rt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
     """The conftest's project (same folders, secrets and symlinks) under the starter policy,
-    made once for the module (893 attempts)."""
+    made once for the module (over 1,000 attempts)."""
     tmp = tmp_path_factory.mktemp("redteam")
     home = tmp / "home"
     (home / ".ssh").mkdir(parents=True)
@@ -99,9 +99,9 @@ def test_the_attempt_gets_the_safe_decision(rt: Runtime, expect: str, command: s
 
 def test_the_attempts_are_many_and_cover_each_outcome():
     kinds = [p.values[0] for p in attempts()]  # type: ignore[attr-defined]
-    assert len(kinds) >= 850
-    for kind in ("deny", "safe", "allow"):
-        assert kinds.count(kind) >= 50, kind
+    assert len(kinds) >= 1000
+    for kind in ("deny", "safe", "allow", "harmless"):
+        assert kinds.count(kind) >= 30, kind
 
 
 @pytest.mark.parametrize(
