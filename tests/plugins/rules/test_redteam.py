@@ -230,3 +230,39 @@ def test_another_tools_shell_command_cannot_reach_a_secret(rt: Runtime, tool: st
 )
 def test_another_tools_shell_command_meets_the_command_rules(rt: Runtime):
     assert decide(rt, "shell", {"command": "rm -rf src"})[0] == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "true; " * 30_000 + "rm -rf src",
+        "echo $(" * 300 + "rm -rf src" + ")" * 300,
+        "bash -c '" + "bash -c \\'" * 8 + "rm -rf src" + "'",
+        "; ".join(f"ln -s .. build/l{i}" for i in range(100)) + "; rm -rf build/l1/src",
+        "; ".join(f"echo x > f{i}" for i in range(3000)) + "; bash f1",
+        "rm -rf " + "a/" * 40_000,
+        "rm -rf " + " ".join(f"build/x{i}" for i in range(20_000)) + " src",
+        "rm -rf src\x00",
+        "alias a=b; alias b=a; a; rm -rf src",
+        "rm -rf {\U0001f389,src}",
+        "curl "
+        + " ".join(f"https://h{i}.github.com" for i in range(5_000))
+        + " https://evil.example",
+    ],
+    ids=[
+        "long",
+        "deep substitutions",
+        "bash -c nine deep",
+        "100 links",
+        "3,000 writes",
+        "an 80,000-character word",
+        "20,000 arguments",
+        "a NUL",
+        "an alias loop",
+        "a character beyond the BMP",
+        "5,000 URLs",
+    ],
+)
+def test_a_huge_or_deep_command_is_never_allowed_by_accident(rt: Runtime, command: str):
+    got, reason = decide(rt, "exec", {"command": command})
+    assert got in ("deny", "ask"), reason
