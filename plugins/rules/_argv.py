@@ -57,6 +57,12 @@ class Prefix:
         )
         self.first = self.words[0]
         """The program's matcher (a command's basename)."""
+        first = words[0] if words else "*"
+        firsts = (first,) if isinstance(first, str) else tuple(first)
+        self.programs: frozenset[str] | None = (
+            None if not firsts or any("*" in w for w in firsts) else frozenset(firsts)
+        )
+        """The programs the first word can be (None: a glob, any program could be)."""
         self.literal_options = any(
             (isinstance(w, str) and w.startswith("-"))
             or (not isinstance(w, str) and any(a.startswith("-") for a in w))
@@ -125,6 +131,8 @@ def _better(a: tuple[Tri, int], b: tuple[Tri, int]) -> tuple[Tri, int]:
 
 
 def _alternatives(words: Sequence[str]) -> Matcher:
+    if not any("*" in w for w in words):
+        return frozenset(words).__contains__  # literal names: one set lookup, not one per name
     matchers = [prefix_word(w) for w in words]
     return lambda text: any(m(text) for m in matchers)
 

@@ -85,7 +85,7 @@ class RuleSet:
             if not subject.paths and not subject.hosts and not subject.unknown:
                 return Verdict(decision=None, hit=None, facts=facts)  # nothing a rule could hold on
         traces: list[RuleTrace] = []
-        hits = self._hits(tool_name, params, facts, picked.rules, traces, trace, history)
+        hits = self._hits(tool_name, params, facts, picked, traces, trace, history)
         if not hits:
             return Verdict(decision=None, hit=None, facts=facts, traces=tuple(traces))
         top = max(hits, key=lambda h: STRICTNESS[h.decision])  # first of the strictest
@@ -98,7 +98,7 @@ class RuleSet:
         tool_name: str,
         params: Mapping[str, Any],
         facts: CallFacts,
-        rules: tuple[Rule, ...],
+        rules: Chosen,
         traces: list[RuleTrace],
         trace: bool,
         history: HistoryView | None,
@@ -118,7 +118,9 @@ class RuleSet:
             )
         for subject in facts.subjects:
             own = [
-                h for r in rules if (h := self._apply(r, subject, params, traces, trace, history))
+                h
+                for r in (rules.rules if trace else _candidates(rules, subject))
+                if (h := self._apply(r, subject, params, traces, trace, history))
             ]
             if not own and facts.exec_call:
                 own.append(
@@ -232,6 +234,15 @@ class RuleSet:
             if verdict is None:
                 result = None
         return result
+
+
+def _candidates(picked: Chosen, subject: Subject) -> tuple[Rule, ...]:
+    """The rules that could hold for ``subject``: those whose command names the subject's
+    (known) program, or no literal program (explain still traces every rule)."""
+    command = subject.command
+    if command is None or command.program is None:
+        return picked.rules  # each rule answers for itself (False, or unknown)
+    return picked.by_program.get(command.program, picked.any_program)
 
 
 def _clip(text: str, limit: int = 160) -> str:

@@ -3,8 +3,8 @@ got (``Hit``), a rule's verdict for explain (``RuleTrace``), and a call's ``Verd
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from ._calls import CallFacts
 from ._config import RuleConfig
@@ -97,12 +97,29 @@ class Chosen:
     params_only: tuple[Rule, ...] = ()
     """The rules whose only condition is ``params``: all that can hold on a call that names
     no path, host or command."""
+    by_program: Mapping[str, tuple[Rule, ...]] = field(default_factory=dict)
+    """For a command whose program is known: the rules that could hold for it, in config
+    order (a rule whose ``command`` starts with other literal programs fails at once)."""
+    any_program: tuple[Rule, ...] = ()
+    """The rules that could hold for a command whose program is in no key of ``by_program``
+    (rules whose command is a glob or absent)."""
+
+
+def _programs(rule: Rule) -> frozenset[str] | None:
+    """The programs a rule's command can match (None: any)."""
+    prefix = rule.when.prefix
+    return None if prefix is None else prefix.programs
 
 
 def chosen(rules: Iterable[Rule]) -> Chosen:
     every = tuple(rules)
     picked = tuple(r for r in every if r.decision is not None)
+    names = {name for r in picked for name in _programs(r) or ()}
     return Chosen(
+        by_program={
+            name: tuple(r for r in picked if name in (_programs(r) or (name,))) for name in names
+        },
+        any_program=tuple(r for r in picked if _programs(r) is None),
         rules=picked,
         need_paths=any(r.needs_paths for r in picked),
         need_hosts=any(r.needs_hosts for r in picked),
