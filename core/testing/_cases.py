@@ -12,7 +12,10 @@ A file holds ``[[case]]`` tables::
                                        # {warning = "loop"}, {status = "ok"}
     result = "..."                     # optional: what the tool returns (after hooks see it)
 
-A sequence (loops, limits) is ``calls = [{...}, {...}]``; ``expect`` is about the last call.
+A sequence (loops, limits, a session's history) is ``calls = [{...}, {...}]``; ``expect`` is
+about the last call. In a sequence a call may give its own ``result`` (what a page said before
+the payment), and ``trust = "..."`` is the user's words for the sessions the calls carry
+(``Runtime.trust``), so ``label`` / ``session`` / ``from`` rules are tested on a history.
 Each case runs on a fresh runtime built from the config, so no state crosses cases. Calls run
 through the whole pipeline, but no real tool ever runs: ``result`` (default "") stands in, and an
 approval is deferred, never asked. Like ``toolhooks whatif`` (the same ``offline_runtime``), a
@@ -46,7 +49,7 @@ else:  # pragma: no cover - Python 3.10
 SUFFIX = ".cases.toml"
 WORDS = {"ok": "ok", "blocked": "blocked", "approval": "pending", "denied": "denied"}
 EXPECT_KEYS = {"status", "blocked_by", "params", "warning"}
-CASE_KEYS = {"name", "call", "calls", "expect", "result"}
+CASE_KEYS = {"name", "call", "calls", "expect", "result", "trust"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,6 +63,7 @@ class Case:
     expect: Mapping[str, Any]
     result: str
     config: str | None
+    trust: str | None = None
 
     @property
     def where(self) -> str:
@@ -136,6 +140,16 @@ def _case(table: Any, file: str, line: int, config: str | None) -> Case:
     result = table.get("result", "")
     if not isinstance(result, str):
         raise ConfigError(f"{where}: case {name!r}: result must be a string")
+    if any(not isinstance(c.get("result", ""), str) for c in calls):
+        raise ConfigError(f"{where}: case {name!r}: a call's result must be a string")
+    trust = table.get("trust")
+    if trust is not None and (
+        not isinstance(trust, str) or not all(c.get("session_id") for c in calls)
+    ):
+        raise ConfigError(
+            f"{where}: case {name!r}: trust is the user's words (a string), for calls that "
+            "carry a session_id"
+        )
     return Case(
         name=name,
         file=file,
@@ -144,6 +158,7 @@ def _case(table: Any, file: str, line: int, config: str | None) -> Case:
         expect=expect,
         result=result,
         config=config,
+        trust=trust,
     )
 
 
@@ -173,9 +188,14 @@ def run_case(case: Case, config: LoadedConfig | None = None) -> CaseResult:
         try:
             outcome = None
             last: list[Event] = []
+            if case.trust is not None:
+                for session in dict.fromkeys(str(c["session_id"]) for c in case.calls):
+                    runtime.trust(session, case.trust)
             for call in case.calls:
                 start = len(seen.events)
-                outcome = runtime.call(dict(call), execute=lambda params: case.result)
+                proposal = dict(call)
+                result = proposal.pop("result", case.result)
+                outcome = runtime.call(proposal, execute=lambda params, r=result: r)
                 last = seen.events[start:]
         finally:
             runtime.close()
