@@ -30,7 +30,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -194,13 +194,22 @@ def run_case(case: Case, config: LoadedConfig | None = None) -> CaseResult:
             for call in case.calls:
                 start = len(seen.events)
                 proposal = dict(call)
-                result = proposal.pop("result", case.result)
-                outcome = runtime.call(proposal, execute=lambda params, r=result: r)
+                result: str = proposal.pop("result", case.result)
+                outcome = runtime.call(proposal, execute=_returns(result))
                 last = seen.events[start:]
         finally:
             runtime.close()
     problem = _compare(case.expect, outcome, last)
     return CaseResult(case=case, problem=problem, outcome=outcome)
+
+
+def _returns(result: str) -> Callable[[dict[str, Any]], str]:
+    """A stand-in tool: returns ``result`` whatever its params."""
+
+    def execute(params: dict[str, Any]) -> str:
+        return result
+
+    return execute
 
 
 def _compare(expect: Mapping[str, Any], outcome: Any, events: list[Event]) -> str | None:
