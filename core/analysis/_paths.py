@@ -86,7 +86,14 @@ def _name_forms(name: str, cwd: str, folders: dict[str, str]) -> tuple[str, ...]
     resolved folder plus the name, unless the name is a link (one ``lstat``)."""
     text = cwd + "/" + name if cwd != "/" else "/" + name
     try:
-        real = _resolved(text, folders)
+        real = folders.get(text)
+        if real is None:
+            # _resolved(text) without its split and joins: the folder is cwd itself
+            real_folder = folders.get(cwd)
+            if real_folder is None:
+                real_folder = folders[cwd] = os.path.realpath(cwd)
+            joined = real_folder + "/" + name if real_folder != "/" else "/" + name
+            real = folders[text] = os.path.realpath(joined) if os.path.islink(joined) else joined
     except (OSError, ValueError, RuntimeError):
         return (text,)
     return (text,) if real == text or not real else (text, real)
@@ -181,7 +188,11 @@ def command_paths(
         if not text:
             continue
         for cwd in cwds:
-            out.extend(normalise_path(text, cwd=cwd, home=home, folders=folders, seen=seen))
+            key = (text, cwd, home)
+            forms = seen.get(key)  # normalise_path's own memo, without a call per word
+            if forms is None:
+                forms = normalise_path(text, cwd=cwd, home=home, folders=folders, seen=seen)
+            out.extend(forms)
     return tuple(dict.fromkeys(out))
 
 
