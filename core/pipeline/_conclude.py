@@ -105,22 +105,25 @@ def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
         rendered = None
     # the after chain: each handler through the dispatch, its result folded in by ``_step``
     value = result.value
-    if not run.after:
-        return _outcome(
-            _After(final_call, result, value), verdict, state, trace, rendered, interrupted
-        )
-    # Hooks see a read-only copy of the value, so that no handler (an audit one included) can
-    # change in place what the Outcome reports.
-    if type(value) not in SCALARS:
-        result = _with_value(result, read_only(value))
-    after = yield from run_chain(
-        _AFTER, run.after, _After(final_call, result, value), (final_call, result), trace
-    )
-    return _outcome(after, verdict, state, trace, rendered, interrupted)
+    after = None  # no handler changed anything (yet)
+    if run.after:
+        # Hooks see a read-only copy of the value, so that no handler (an audit one included)
+        # can change in place what the Outcome reports.
+        if type(value) not in SCALARS:
+            result = _with_value(result, read_only(value))
+        after = yield from run_chain(_AFTER, run.after, None, (final_call, result), trace)
+        if after is not None:
+            result = after.result
+            if after.value is not UNSET:
+                value = after.value
+    return _outcome(final_call, result, value, after, verdict, state, trace, rendered, interrupted)
 
 
 def _outcome(
-    after: _After,
+    call: ToolCall,
+    result: ToolResult,
+    value: Any,
+    after: _After | None,
     verdict: Verdict,
     state: CallState,
     trace: CallTrace,
@@ -128,8 +131,12 @@ def _outcome(
     interrupted: BaseException | None,
 ) -> Outcome:
     """The Outcome the after chain ended in (``tool.injected`` says what the model gets)."""
-    call, result, withheld_by = after.call, after.result, after.withheld_by
-    notes = list(after.notes)
+    if after is None:
+        notes: list[str] = []
+        truncated, artifact, withheld_by = False, None, None
+    else:
+        notes = list(after.notes)
+        truncated, artifact, withheld_by = after.truncated, after.artifact, after.withheld_by
     content = result.content
     if notes:
         content = f"{content}\n\n" + "\n".join(notes) if content else "\n".join(notes)
@@ -140,13 +147,13 @@ def _outcome(
         call_id=call.id,
         trace_id=call.trace_id,
         tool=call.name,
-        value=after.value,
+        value=value,
         params=verdict.params,
         blocked_by=withheld_by or verdict.blocked_by,
         reason=verdict.reason if withheld_by is None else result.error,
         notes=notes,
-        truncated=after.truncated,
-        artifact=after.artifact,
+        truncated=truncated,
+        artifact=artifact,
         approval=verdict.approval,
         rewritten_by=state.rewritten(call.params) if state.writers else {},
         # The text the tool's own result rendered to, changed by a hook (a redaction, a trim)?
@@ -160,8 +167,8 @@ def _outcome(
             {
                 "status": status,
                 "chars": len(content),
-                "truncated": after.truncated,
-                "artifact": after.artifact,
+                "truncated": truncated,
+                "artifact": artifact,
                 "quiet": trace.quiet,
             },
         )
@@ -196,25 +203,32 @@ def _tool_failed(
 
 
 class _After(NamedTuple):
-    """What the after chain has made of the result so far (last writer wins)."""
+    """What the after chain has made of the result so far (last writer wins); made by the first
+    handler that changes anything (None until then: the tool's result as it was)."""
 
     call: ToolCall
     result: ToolResult
     value: Any
-    """What the Outcome reports: the tool's own value unless a hook returned another."""
+    """What the Outcome reports: UNSET for the tool's own value, else the one a hook returned."""
     notes: tuple[str, ...] = ()
     truncated: bool = False
     artifact: str | None = None
     withheld_by: str | None = None
 
 
-def _arguments(after: _After) -> tuple[Any, ...]:
+def _arguments(after: _After | None) -> tuple[Any, ...]:
+    assert after is not None  # asked only of a running value a step replaced
     return (after.call, after.result)
 
 
 def _step(
-    after: _After, handler: Handler, raw: Any, started: float, trace: CallTrace | None
-) -> _After:
+    after: _After | None,
+    handler: Handler,
+    raw: Any,
+    started: float,
+    trace: CallTrace | None,
+    values: tuple[Any, ...],
+) -> _After | None:
     change = coerce_after(raw)
     if change is None:  # an empty answer: no opinion either
         if trace is not None and trace.tracing:
@@ -226,6 +240,8 @@ def _step(
         )
     if handler.audit:
         return after
+    if after is None:
+        after = _After(values[0], values[1], UNSET)
     result, value = after.result, after.value
     if change.content is not None or change.value is not UNSET or change.labels:
         if change.value is not UNSET:
@@ -246,19 +262,28 @@ def _step(
     return _After(after.call, result, value, notes, truncated, artifact, after.withheld_by)
 
 
-def _failed(after: _After, handler: Handler, error: str, trace: CallTrace | None) -> _After:
+def _failed(
+    after: _After | None,
+    handler: Handler,
+    error: str,
+    trace: CallTrace | None,
+    values: tuple[Any, ...],
+) -> _After | None:
     """Fails open, unless the plugin is ``on_error = "block"``: then the result is withheld."""
-    result = after.result
+    result = values[1]
     # Only a result can be withheld: a call that never ran keeps its blocker and reason.
     ran = result.status in ("ok", "error")
-    if handler.on_error != "block" or after.withheld_by is not None or handler.audit or not ran:
+    withheld_by = None if after is None else after.withheld_by
+    if handler.on_error != "block" or withheld_by is not None or handler.audit or not ran:
         return after
+    if after is None:
+        after = _After(values[0], result, UNSET)
     reason = f"Tool result withheld because after_tool_call hook {handler.plugin} failed: {error}"
     withheld = ToolResult("blocked", None, reason, reason, result.duration_ms, "policy")
     return after._replace(result=withheld, value=None, withheld_by=handler.plugin)
 
 
-_AFTER = ChainRules("after_tool_call", _step, _failed, _arguments)
+_AFTER: ChainRules[_After | None] = ChainRules("after_tool_call", _step, _failed, _arguments)
 
 
 def read_only(value: Any) -> Any:

@@ -63,8 +63,8 @@ class ChainRules(Generic[A]):
     def __init__(
         self,
         hook: str,
-        step: Callable[[A, Handler, Any, float, CallTrace | None], A],
-        failed: Callable[[A, Handler, str, CallTrace | None], A],
+        step: Callable[[A, Handler, Any, float, CallTrace | None, tuple[Any, ...]], A],
+        failed: Callable[[A, Handler, str, CallTrace | None, tuple[Any, ...]], A],
         args: Callable[[A], tuple[Any, ...]] | None = None,
         stop: Callable[[A], bool] | None = None,
     ) -> None:
@@ -85,7 +85,8 @@ def run_chain(
 ) -> Pipeline[A]:
     """Call ``chain``'s handlers in order with ``values`` (the spec's arguments, in order);
     fold each answer that is not None into ``acc`` with ``rules.step(acc, handler, answer,
-    started, trace)`` and each failure with ``rules.failed(acc, handler, error, trace)``; an
+    started, trace, values)`` and each failure with ``rules.failed(acc, handler, error, trace,
+    values)`` (``values``: what the handler was called with); an
     ``acc`` a step replaced gives the next handler's arguments (``rules.args``) and may stop the
     chain (``rules.stop``).
 
@@ -115,10 +116,10 @@ def run_chain(
                     assert trace is not None
                     trace.quiet.append(quiet_entry(handler, started))
                 continue
-            folded = rules.step(acc, handler, raw, started, trace)
+            folded = rules.step(acc, handler, raw, started, trace, values)
         except Exception as exc:
             error = _failure(trace, handler, rules.hook, exc, subject)
-            folded = rules.failed(acc, handler, error, trace)
+            folded = rules.failed(acc, handler, error, trace, values)
         if folded is not acc:
             acc = folded
             if rules.args is not None:

@@ -43,7 +43,12 @@ def screen(ctx: Context, run: Run, may_execute: bool = True) -> Pipeline[Verdict
 
 
 def _step(
-    state: CallState, handler: Handler, raw: Any, started: float, trace: CallTrace | None
+    state: CallState,
+    handler: Handler,
+    raw: Any,
+    started: float,
+    trace: CallTrace | None,
+    _values: tuple[Any, ...],
 ) -> CallState:
     assert trace is not None
     result = coerce_before(raw)
@@ -56,7 +61,13 @@ def _step(
     return _folded(state, handler, result, trace)
 
 
-def _failed(state: CallState, handler: Handler, error: str, trace: CallTrace | None) -> CallState:
+def _failed(
+    state: CallState,
+    handler: Handler,
+    error: str,
+    trace: CallTrace | None,
+    _values: tuple[Any, ...],
+) -> CallState:
     assert trace is not None
     return _folded(state, handler, HookFailed(error), trace)
 

@@ -64,12 +64,23 @@ def hidden_by(
 
 
 def _step(
-    hider: str | None, handler: Handler, shown: Any, started: float, trace: CallTrace | None
+    hider: str | None,
+    handler: Handler,
+    shown: Any,
+    started: float,
+    trace: CallTrace | None,
+    _values: tuple[Any, ...],
 ) -> str | None:
     return handler.plugin if shown is False and not handler.audit else hider
 
 
-def _failed(hider: str | None, handler: Handler, error: str, trace: CallTrace | None) -> str | None:
+def _failed(
+    hider: str | None,
+    handler: Handler,
+    error: str,
+    trace: CallTrace | None,
+    _values: tuple[Any, ...],
+) -> str | None:
     if handler.on_error == "ignore" or handler.audit:  # a shadow plugin never hides
         return hider
     return handler.plugin
