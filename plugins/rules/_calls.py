@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -82,6 +82,37 @@ def canonical_tool(name: str) -> str:
     return TOOL_ALIASES.get(name, name)
 
 
+Items = tuple[str, ...]
+
+
+class Reach:
+    """A subject's paths and hosts, each found on first use: a command that no rule with a
+    ``paths`` (or ``hosts``) condition gets to (its program rules the others out) costs no
+    path (host) work. Kept with the subject, so never past the call's decision."""
+
+    __slots__ = ("_find_hosts", "_find_paths", "_hosts", "_paths")
+
+    def __init__(
+        self, *, paths: Items | Callable[[], Items], hosts: Items | Callable[[], Items]
+    ) -> None:
+        self._paths, self._find_paths = (paths, None) if isinstance(paths, tuple) else (None, paths)
+        self._hosts, self._find_hosts = (hosts, None) if isinstance(hosts, tuple) else (None, hosts)
+
+    def paths(self) -> Items:
+        found = self._paths
+        if found is None:
+            assert self._find_paths is not None
+            found = self._paths = self._find_paths()
+        return found
+
+    def hosts(self) -> Items:
+        found = self._hosts
+        if found is None:
+            assert self._find_hosts is not None
+            found = self._hosts = self._find_hosts()
+        return found
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Subject:
     """One thing rules are matched against: a simple command of an exec call, or a whole call."""
@@ -90,12 +121,20 @@ class Subject:
     """The simple command (exec), else None (a rule with command / flags / args never holds)."""
     shown: str
     """What a reason names (the command as written, or the tool's name)."""
-    paths: tuple[str, ...]
-    """Every path touched, absolute, in every form (as text and after symlinks)."""
-    hosts: tuple[str, ...]
-    """Every host reached, normalised (every candidate where parsers could disagree)."""
+    reach: Reach
+    """Its paths and hosts (see ``paths`` and ``hosts``), found when first asked for."""
     unknown: bool = False
     """A word of the command is unknown (``$X``): it could be any path, host, flag or arg."""
+
+    @property
+    def paths(self) -> Items:
+        """Every path touched, absolute, in every form (as text and after symlinks)."""
+        return self.reach.paths()
+
+    @property
+    def hosts(self) -> Items:
+        """Every host reached, normalised (every candidate where parsers could disagree)."""
+        return self.reach.hosts()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -258,25 +297,29 @@ def command_subject(
     unknown = any(word.text is None for word in words) or any(
         word.text is None for word in command.redirects
     )
-    paths = command_paths(command, home=home, folders=folders, seen=seen) if need_paths else ()
-    if need_paths and command.program in PATCH_PROGRAMS:
-        # Codex's `apply_patch PATCH` through the shell: the files the patch names
-        where = home or os.path.expanduser("~")
-        paths += tuple(
-            form
-            for word in words
-            if word.text
-            for name in patch_files(word.text)
-            for form in normalise_path(name, cwd=command.cwd, home=where)
-        )
+
+    def paths() -> Items:
+        found = command_paths(command, home=home, folders=folders, seen=seen)
+        if command.program in PATCH_PROGRAMS:
+            # Codex's `apply_patch PATCH` through the shell: the files the patch names
+            where = home or os.path.expanduser("~")
+            found += tuple(
+                form
+                for word in words
+                if word.text
+                for name in patch_files(word.text)
+                for form in normalise_path(name, cwd=command.cwd, home=where)
+            )
+        return found
+
+    def hosts() -> Items:
+        # No host name starts with "-": such a candidate is an option word (`curl --version`).
+        return tuple(h for h in command_hosts(command) if not h.startswith("-"))
+
     return Subject(
         command=command,
         shown=command.text,
-        paths=paths,
-        # No host name starts with "-": such a candidate is an option word (`curl --version`).
-        hosts=tuple(h for h in command_hosts(command) if not h.startswith("-"))
-        if need_hosts
-        else (),
+        reach=Reach(paths=paths if need_paths else (), hosts=hosts if need_hosts else ()),
         unknown=unknown,
     )
 
@@ -332,8 +375,7 @@ def call_subject(
     return Subject(
         command=None,
         shown=tool,
-        paths=tuple(dict.fromkeys(paths)),
-        hosts=tuple(dict.fromkeys(hosts)),
+        reach=Reach(paths=tuple(dict.fromkeys(paths)), hosts=tuple(dict.fromkeys(hosts))),
         # strings left unread, or a shell command not seen through, could hold any path or host
         unknown=bool(budget[1]) or shell_unknown,
     )
