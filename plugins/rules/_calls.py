@@ -95,8 +95,10 @@ class Reach:
     def __init__(
         self, *, paths: Items | Callable[[], Items], hosts: Items | Callable[[], Items]
     ) -> None:
-        self._paths, self._find_paths = (paths, None) if isinstance(paths, tuple) else (None, paths)
-        self._hosts, self._find_hosts = (hosts, None) if isinstance(hosts, tuple) else (None, hosts)
+        self._paths: Items | None = paths if isinstance(paths, tuple) else None
+        self._find_paths: Callable[[], Items] | None = None if isinstance(paths, tuple) else paths
+        self._hosts: Items | None = hosts if isinstance(hosts, tuple) else None
+        self._find_hosts: Callable[[], Items] | None = None if isinstance(hosts, tuple) else hosts
 
     def paths(self) -> Items:
         found = self._paths
