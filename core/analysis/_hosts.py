@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from urllib.parse import unquote
 
 from ._hidden import SSH_OPTIONS
@@ -213,133 +214,181 @@ def _ipv4_forms(host: str) -> list[str]:
     return [dotted] if dotted != host else []
 
 
-def _program_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
+def _found(host: str | None, found: list[str]) -> None:
+    if host:
+        found.append(host)
+
+
+def _proxy_host(text: str) -> str | None:
+    """The host of a proxy setting (``[scheme://][user@]host[:port]``)."""
+    return _bare_host(text.split("://", 1)[-1].rsplit("@", 1)[-1])
+
+
+def _connect_to_hosts(text: str) -> list[str]:
+    parts = text.split(":")
+    return [h for h in (normalise_host(p) for p in parts[::2]) if h]
+
+
+def _resolve_hosts(text: str) -> list[str]:
+    host, _, rest = text.partition(":")
+    address = rest.partition(":")[2]
     found: list[str] = []
-    if program in ("curl", "wget", "http", "https", "xh", "aria2c"):
-        spec = CURL if program == "curl" else WGET
-        i = 1
-        while i < len(argv):
-            read = read_options(argv, i, spec)
-            for option, value in read.seen:
-                if value is None or value.text is None:
-                    continue
-                if option in ("-x", "--proxy", "--preproxy") or option.startswith("--socks"):
-                    host = _bare_host(value.text.split("://", 1)[-1].rsplit("@", 1)[-1])
-                    if host:
-                        found.append(host)
-                elif option == "--connect-to":
-                    parts = value.text.split(":")
-                    found.extend(h for h in (normalise_host(p) for p in parts[::2]) if h)
-                elif option == "--resolve":
-                    host, _, rest = value.text.partition(":")
-                    address = rest.partition(":")[2]
-                    for one in (host, *address.split(",")):
-                        h = normalise_host(one.strip("[]") if one.count(":") > 1 else one)
-                        if h:
-                            found.append(h)
-                elif option in ("-e", "--execute"):
-                    # wget -e http_proxy=HOST: a wgetrc command naming the proxy
-                    key, _, setting = value.text.partition("=")
-                    if key.strip().lower().replace("_", "") in (
-                        "httpproxy",
-                        "httpsproxy",
-                        "ftpproxy",
-                    ):
-                        setting = setting.strip().split("://", 1)[-1].rsplit("@", 1)[-1]
-                        host = _bare_host(setting)
-                        if host:
-                            found.append(host)
-                elif option == "--url":
-                    host = _bare_host(value.text.split("://", 1)[-1].rsplit("@", 1)[-1])
-                    if host:
-                        found.append(host)
-            if read.index >= len(argv):
-                break
-            word = argv[read.index]
-            # An option curl does not take (read.problem) is skipped, never read as a host.
-            if word.text and "://" not in word.text and not word.text.startswith("-"):
-                host = _bare_host(
-                    word.text.rsplit("@", 1)[-1] if "@" in word.text.split("/")[0] else word.text
-                )
-                if host:
-                    found.append(host)
-            i = read.index + 1
-        return found
-    if program in ("ssh", "autossh", "mosh"):
-        read = read_options(argv, 1, SSH_OPTIONS)
+    for one in (host, *address.split(",")):
+        _found(normalise_host(one.strip("[]") if one.count(":") > 1 else one), found)
+    return found
+
+
+def _wgetrc_hosts(text: str) -> list[str]:
+    """wget -e http_proxy=HOST: a wgetrc command naming the proxy."""
+    key, _, setting = text.partition("=")
+    if key.strip().lower().replace("_", "") not in ("httpproxy", "httpsproxy", "ftpproxy"):
+        return []
+    found: list[str] = []
+    _found(_bare_host(setting.strip().split("://", 1)[-1].rsplit("@", 1)[-1]), found)
+    return found
+
+
+def _proxy_hosts(text: str) -> list[str]:
+    found: list[str] = []
+    _found(_proxy_host(text), found)
+    return found
+
+
+_FETCHER_OPTIONS: dict[str, Callable[[str], list[str]]] = {
+    "-x": _proxy_hosts,
+    "--proxy": _proxy_hosts,
+    "--preproxy": _proxy_hosts,
+    "--connect-to": _connect_to_hosts,
+    "--resolve": _resolve_hosts,
+    "-e": _wgetrc_hosts,
+    "--execute": _wgetrc_hosts,
+    "--url": _proxy_hosts,
+}
+
+
+def _fetcher_option_hosts(option: str, text: str) -> list[str]:
+    if option.startswith("--socks"):
+        return _proxy_hosts(text)
+    read = _FETCHER_OPTIONS.get(option)
+    return read(text) if read is not None else []
+
+
+def _fetcher_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
+    """curl, wget, httpie, xh, aria2c: option values naming proxies and bare URL operands."""
+    found: list[str] = []
+    spec = CURL if program == "curl" else WGET
+    i = 1
+    while i < len(argv):
+        read = read_options(argv, i, spec)
         for option, value in read.seen:
-            if value is None or value.text is None:
-                continue
-            if option == "-J":
-                for jump in value.text.split(","):
-                    host = normalise_host(jump.split("://", 1)[-1])
-                    if host:
-                        found.append(host)
-            elif option == "-o":
-                parts = re.split(r"\s*=\s*|\s+", value.text.strip(), maxsplit=1)
-                if len(parts) == 2 and parts[0].lower() in ("hostname", "proxyjump"):
-                    for one in parts[1].split(","):
-                        host = normalise_host(one)
-                        if host:
-                            found.append(host)
-        if read.index < len(argv) and argv[read.index].text:
-            target = argv[read.index].text or ""
-            host = normalise_host(target.split("://", 1)[-1].split("/", 1)[0])
-            if host:
-                found.append(host)
-        return found
-    if program in ("scp", "sftp", "rsync"):
-        for word in argv[1:]:
-            if word.text and not word.text.startswith("-"):
-                host = _scp_host(word.text)
-                if host:
-                    found.append(host)
-                elif program == "sftp":
-                    host = _bare_host(word.text.rsplit("@", 1)[-1])
-                    if host:
-                        found.append(host)
-        return found
-    if program == "git":
-        for i, word in enumerate(argv[:-1]):
-            pair = argv[i + 1].text or ""
-            key, _, setting = pair.partition("=")
-            key = key.lower()
-            if word.text == "-c" and key.endswith(".proxy") and key.startswith(("http", "remote.")):
-                host = _bare_host(setting.split("://", 1)[-1].rsplit("@", 1)[-1])
-                if host:
-                    found.append(host)
-        for index, word in enumerate(argv[1:-1], start=1):
-            option_value = argv[index + 1].text or ""
-            # -c url.<base>.insteadOf=<prefix>: the remote really is <base>.
-            if (
-                word.text == "-c"
-                and option_value.lower().startswith("url.")
-                and "=" in option_value
-            ):
-                base = option_value[4:].split("=", 1)[0].rsplit(".", 1)[0]
-                found.extend(hosts_in_text(base))
-                scp = _scp_host(base)
-                if scp:
-                    found.append(scp)
-        for text in _git_repositories(argv):
-            host = _scp_host(text) or (
-                _bare_host(text.rsplit("@", 1)[-1]) if "@" in text.split("/")[0] else None
+            if value is not None and value.text is not None:
+                found.extend(_fetcher_option_hosts(option, value.text))
+        if read.index >= len(argv):
+            break
+        word = argv[read.index]
+        # An option curl does not take (read.problem) is skipped, never read as a host.
+        if word.text and "://" not in word.text and not word.text.startswith("-"):
+            _found(
+                _bare_host(
+                    word.text.rsplit("@", 1)[-1] if "@" in word.text.split("/")[0] else word.text
+                ),
+                found,
             )
+        i = read.index + 1
+    return found
+
+
+def _ssh_option_hosts(option: str, text: str) -> list[str]:
+    found: list[str] = []
+    if option == "-J":
+        for jump in text.split(","):
+            _found(normalise_host(jump.split("://", 1)[-1]), found)
+    elif option == "-o":
+        parts = re.split(r"\s*=\s*|\s+", text.strip(), maxsplit=1)
+        if len(parts) == 2 and parts[0].lower() in ("hostname", "proxyjump"):
+            for one in parts[1].split(","):
+                _found(normalise_host(one), found)
+    return found
+
+
+def _ssh_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
+    """ssh, autossh, mosh: -J and -o HostName/ProxyJump, then the destination."""
+    found: list[str] = []
+    read = read_options(argv, 1, SSH_OPTIONS)
+    for option, value in read.seen:
+        if value is not None and value.text is not None:
+            found.extend(_ssh_option_hosts(option, value.text))
+    if read.index < len(argv) and argv[read.index].text:
+        target = argv[read.index].text or ""
+        _found(normalise_host(target.split("://", 1)[-1].split("/", 1)[0]), found)
+    return found
+
+
+def _copy_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
+    """scp, sftp, rsync: ``[user@]host:path`` operands (sftp also takes a bare host)."""
+    found: list[str] = []
+    for word in argv[1:]:
+        if word.text and not word.text.startswith("-"):
+            host = _scp_host(word.text)
             if host:
                 found.append(host)
-        return found
-    # nc, telnet, ftp, ping...: the first operand is the host.
+            elif program == "sftp":
+                _found(_bare_host(word.text.rsplit("@", 1)[-1]), found)
+    return found
+
+
+def _git_config_hosts(argv: tuple[Word, ...]) -> list[str]:
+    """``-c http.proxy=HOST`` and ``-c url.<base>.insteadOf=<prefix>`` (the remote really is
+    <base>)."""
+    found: list[str] = []
+    for i, word in enumerate(argv[:-1]):
+        pair = argv[i + 1].text or ""
+        key, _, setting = pair.partition("=")
+        key = key.lower()
+        if word.text == "-c" and key.endswith(".proxy") and key.startswith(("http", "remote.")):
+            _found(_proxy_host(setting), found)
+    for index, word in enumerate(argv[1:-1], start=1):
+        option_value = argv[index + 1].text or ""
+        if word.text == "-c" and option_value.lower().startswith("url.") and "=" in option_value:
+            base = option_value[4:].split("=", 1)[0].rsplit(".", 1)[0]
+            found.extend(hosts_in_text(base))
+            _found(_scp_host(base), found)
+    return found
+
+
+def _git_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
+    found = _git_config_hosts(argv)
+    for text in _git_repositories(argv):
+        _found(
+            _scp_host(text)
+            or (_bare_host(text.rsplit("@", 1)[-1]) if "@" in text.split("/")[0] else None),
+            found,
+        )
+    return found
+
+
+def _operand_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
+    """nc, telnet, ftp, ping...: the first operand is the host (and nc's -x proxy)."""
+    found: list[str] = []
     read = read_options(argv, 1, NC)
     if read.index < len(argv) and argv[read.index].text:
-        host = _bare_host((argv[read.index].text or "").rsplit("@", 1)[-1])
-        if host:
-            found.append(host)
+        _found(_bare_host((argv[read.index].text or "").rsplit("@", 1)[-1]), found)
     for option, value in read.seen:
         if option == "-x" and value is not None and value.text:
-            host = _bare_host(value.text)
-            if host:
-                found.append(host)
+            _found(_bare_host(value.text), found)
     return found
+
+
+_PROGRAM_HOSTS: dict[str, Callable[[str, tuple[Word, ...]], list[str]]] = {
+    **dict.fromkeys(("curl", "wget", "http", "https", "xh", "aria2c"), _fetcher_hosts),
+    **dict.fromkeys(("ssh", "autossh", "mosh"), _ssh_hosts),
+    **dict.fromkeys(("scp", "sftp", "rsync"), _copy_hosts),
+    "git": _git_hosts,
+}
+
+
+def _program_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
+    return _PROGRAM_HOSTS.get(program, _operand_hosts)(program, argv)
 
 
 def _git_repositories(argv: tuple[Word, ...]) -> list[str]:
