@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 
 from ._git_runs import git_subcommand_scripts
 from ._options import Options, read_options
@@ -96,154 +97,221 @@ def hidden_in_assignment(word: Word) -> Word | None:
     return _script_value(_literal(value, word.source))
 
 
+_Found = list[tuple[str, Word]]
+
+
 def hidden_commands(program: str, argv: tuple[Word, ...]) -> list[tuple[str, Word]]:
     """Each (via, script) that ``argv`` hides in its options."""
-    found: list[tuple[str, Word]] = []
-    words = argv[1:]
-    if program in ("ssh", "scp", "sftp", "autossh"):
-        for i, word in enumerate(words):
-            text = word.text
-            if text is None:
-                continue
-            value: Word | None = None
-            if text == "-o" and i + 1 < len(words):
-                value = words[i + 1]
-            elif text.startswith("-o") and len(text) > 2:
-                value = _literal(text[2:], word.source)
-            if value is None:
-                continue
-            if value.text is None:
-                found.append((f"{program} -o", value))
-                continue
-            parts = re.split(r"\s*=\s*|\s+", value.text.strip(), maxsplit=1)
-            key = parts[0].lower()
-            rest = parts[1] if len(parts) > 1 else ""
-            if key in _SSH_KEYS:
-                found.append((f"{program} -o {parts[0]}", _literal(rest, value.source)))
-        for i, word in enumerate(words):
-            if program in ("scp", "sftp") and word.text == "-S" and i + 1 < len(words):
-                found.append((f"{program} -S", words[i + 1]))
-    elif program == "rsync":
-        for i, word in enumerate(words):
-            text = word.text
-            if text is None:
-                continue
-            if text in ("-e", "--rsh", "--rsync-path") and i + 1 < len(words):
-                found.append((f"rsync {text}", words[i + 1]))
-            elif text.startswith(("--rsh=", "--rsync-path=")):
-                found.append(
-                    (f"rsync {text.split('=', 1)[0]}", _literal(text.split("=", 1)[1], word.source))
-                )
-            elif text.startswith("-e") and len(text) > 2 and not text.startswith("--"):
-                found.append(("rsync -e", _literal(text[2:], word.source)))
-    elif program == "git":
-        found.extend(_git(words))
-    elif program in ("npx", "npm", "pnpm"):
-        for i, word in enumerate(words):
-            text = word.text or ""
-            if text in ("-c", "--call") and i + 1 < len(words):
-                found.append((f"{program} {text}", words[i + 1]))  # a shell string it runs
-            elif text.startswith("--call="):
-                found.append((f"{program} --call", _literal(text[7:], word.source)))
-    elif program == "zip":
-        for i, word in enumerate(words):
-            text = word.text or ""
-            if text in ("-TT", "--unzip-command") and i + 1 < len(words):
-                found.append((f"zip {text}", words[i + 1]))  # zip -T tests with this command
-            elif text.startswith("--unzip-command="):
-                found.append(("zip --unzip-command", _literal(text.split("=", 1)[1], word.source)))
-    elif program == "tar":
-        for i, word in enumerate(words):
-            text = word.text or ""
-            for prefix in (
-                "--to-command=",
-                "--use-compress-program=",
-                "--info-script=",
-                "--new-volume-script=",
-                "--rsh-command=",
-            ):
-                if text.startswith(prefix):
-                    found.append((f"tar {prefix[:-1]}", _literal(text[len(prefix) :], word.source)))
-            if text.startswith("--checkpoint-action=exec="):
-                found.append(
-                    (
-                        "tar --checkpoint-action",
-                        _literal(text[len("--checkpoint-action=exec=") :], word.source),
-                    )
-                )
-            if text in ("-I", "--to-command", "--use-compress-program", "-F") and i + 1 < len(
-                words
-            ):
-                found.append((f"tar {text}", words[i + 1]))
-    return found
+    reader = _HIDDEN.get(program)
+    if reader is None:
+        return []
+    return reader(program, argv[1:])
 
 
-def _git(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
-    found: list[tuple[str, Word]] = []
+def _ssh_option(words: tuple[Word, ...], i: int, text: str, source: str) -> Word | None:
+    """The value of ``-o VALUE`` or ``-oVALUE`` at ``words[i]``."""
+    if text == "-o" and i + 1 < len(words):
+        return words[i + 1]
+    if text.startswith("-o") and len(text) > 2:
+        return _literal(text[2:], source)
+    return None
+
+
+def _ssh_hidden(program: str, words: tuple[Word, ...]) -> _Found:
+    """ssh -o ProxyCommand=... (and the other command keys); scp/sftp -S PROGRAM."""
+    found: _Found = []
     for i, word in enumerate(words):
         text = word.text
         if text is None:
             continue
-        pair: Word | None = None
-        if text == "-c" and i + 1 < len(words):
-            pair = words[i + 1]
-        elif text.startswith("--config-env="):
-            key = text.split("=", 2)[1].lower() if text.count("=") >= 2 else ""
-            if _GIT_KEYS.match(key):
-                found.append(("git --config-env", Word(text=None, source=text)))
+        value = _ssh_option(words, i, text, word.source)
+        if value is None:
             continue
-        elif text == "-u" and i + 1 < len(words) and "clone" in [w.text for w in words[:i]]:
-            found.append(("git clone -u", words[i + 1]))  # clone's -u is --upload-pack
+        if value.text is None:
+            found.append((f"{program} -o", value))
             continue
-        elif text in ("--upload-pack", "--receive-pack", "--exec") and i + 1 < len(words):
-            found.append((f"git {text}", words[i + 1]))
-            continue
-        elif text.startswith(("--upload-pack=", "--receive-pack=", "--exec=")):
-            found.append(
-                (f"git {text.split('=', 1)[0]}", _literal(text.split("=", 1)[1], word.source))
-            )
-            continue
-        if pair is None:
-            continue
-        if pair.text is None:
-            found.append(("git -c", pair))
-            continue
-        key, eq, value = pair.text.partition("=")
-        forced = _forced_push(key, value)
-        if eq and forced is not None and "push" in [w.text for w in words[i + 2 :]]:
-            found.append((f"git -c {key}", Word(text=forced, source=pair.source)))
-        if eq and key.lower().startswith("alias.") and not value.lstrip().startswith("!"):
-            found.append((f"git -c {key}", _git_alias(key[6:], value, words, pair.source)))
-        elif eq and key.lower() == "core.hookspath":
-            # a folder of hook scripts git runs: their content cannot be seen
-            found.append((f"git -c {key}", Word(text=None, source=pair.source)))
-        elif eq and _GIT_KEYS.match(key.lower()):
-            found.append((f"git -c {key}", _script_value(_literal(value, pair.source))))
-    found.extend(git_subcommand_scripts(words))
-    # git config KEY VALUE: the command runs on a later git call.
-    texts = [w.text for w in words]
-    if "config" in texts:
-        at = texts.index("config")
-        operands = [w for w in words[at + 1 :] if not (w.text or "").startswith("-")]
-        if operands and operands[0].text in ("set", "add"):
-            operands = operands[1:]  # git 2.46's `git config set KEY VALUE`
-        if len(operands) >= 2 and operands[0].text and operands[1].text is not None:
-            forced = _forced_push(operands[0].text, operands[1].text)
-            if forced is not None:
-                source = operands[1].source
-                found.append((f"git config {operands[0].text}", Word(text=forced, source=source)))
-        if len(operands) >= 2 and operands[0].text and _GIT_KEYS.match(operands[0].text.lower()):
-            name = operands[0].text
-            setting = operands[1]
-            if name.lower() == "core.hookspath":
-                found.append((f"git config {name}", Word(text=None, source=setting.source)))
-            elif name.lower().startswith("alias.") and not (
-                setting.text or "!"
-            ).lstrip().startswith("!"):
-                found.append((f"git config {name}", _git_alias("", setting.text or "", (), name)))
-            else:
-                found.append((f"git config {name}", _script_value(setting)))
+        parts = re.split(r"\s*=\s*|\s+", value.text.strip(), maxsplit=1)
+        if parts[0].lower() in _SSH_KEYS:
+            rest = parts[1] if len(parts) > 1 else ""
+            found.append((f"{program} -o {parts[0]}", _literal(rest, value.source)))
+    if program in ("scp", "sftp"):
+        for i, word in enumerate(words):
+            if word.text == "-S" and i + 1 < len(words):
+                found.append((f"{program} -S", words[i + 1]))
     return found
+
+
+def _rsync_hidden(program: str, words: tuple[Word, ...]) -> _Found:
+    """rsync -e / --rsh / --rsync-path: the remote shell and the remote rsync."""
+    found: _Found = []
+    for i, word in enumerate(words):
+        text = word.text
+        if text is None:
+            continue
+        if text in ("-e", "--rsh", "--rsync-path") and i + 1 < len(words):
+            found.append((f"rsync {text}", words[i + 1]))
+        elif text.startswith(("--rsh=", "--rsync-path=")):
+            found.append(
+                (f"rsync {text.split('=', 1)[0]}", _literal(text.split("=", 1)[1], word.source))
+            )
+        elif text.startswith("-e") and len(text) > 2 and not text.startswith("--"):
+            found.append(("rsync -e", _literal(text[2:], word.source)))
+    return found
+
+
+def _npm_hidden(program: str, words: tuple[Word, ...]) -> _Found:
+    """npx / npm exec / pnpm -c (--call): a shell string it runs."""
+    found: _Found = []
+    for i, word in enumerate(words):
+        text = word.text or ""
+        if text in ("-c", "--call") and i + 1 < len(words):
+            found.append((f"{program} {text}", words[i + 1]))
+        elif text.startswith("--call="):
+            found.append((f"{program} --call", _literal(text[7:], word.source)))
+    return found
+
+
+def _zip_hidden(program: str, words: tuple[Word, ...]) -> _Found:
+    """zip -T tests the archive with the -TT / --unzip-command command."""
+    found: _Found = []
+    for i, word in enumerate(words):
+        text = word.text or ""
+        if text in ("-TT", "--unzip-command") and i + 1 < len(words):
+            found.append((f"zip {text}", words[i + 1]))
+        elif text.startswith("--unzip-command="):
+            found.append(("zip --unzip-command", _literal(text.split("=", 1)[1], word.source)))
+    return found
+
+
+_TAR_PREFIXES = (
+    "--to-command=",
+    "--use-compress-program=",
+    "--info-script=",
+    "--new-volume-script=",
+    "--rsh-command=",
+)
+_TAR_CHECKPOINT = "--checkpoint-action=exec="
+
+
+def _tar_hidden(program: str, words: tuple[Word, ...]) -> _Found:
+    """tar's programs: --to-command, -I / --use-compress-program, -F, --checkpoint-action=exec."""
+    found: _Found = []
+    for i, word in enumerate(words):
+        text = word.text or ""
+        for prefix in _TAR_PREFIXES:
+            if text.startswith(prefix):
+                found.append((f"tar {prefix[:-1]}", _literal(text[len(prefix) :], word.source)))
+        if text.startswith(_TAR_CHECKPOINT):
+            found.append(
+                ("tar --checkpoint-action", _literal(text[len(_TAR_CHECKPOINT) :], word.source))
+            )
+        if text in ("-I", "--to-command", "--use-compress-program", "-F") and i + 1 < len(words):
+            found.append((f"tar {text}", words[i + 1]))
+    return found
+
+
+def _git_hidden(program: str, words: tuple[Word, ...]) -> _Found:
+    return _git(words)
+
+
+_HIDDEN: dict[str, Callable[[str, tuple[Word, ...]], _Found]] = {
+    **dict.fromkeys(("ssh", "scp", "sftp", "autossh"), _ssh_hidden),
+    "rsync": _rsync_hidden,
+    "git": _git_hidden,
+    **dict.fromkeys(("npx", "npm", "pnpm"), _npm_hidden),
+    "zip": _zip_hidden,
+    "tar": _tar_hidden,
+}
+"""The programs that hide commands in their options, each with its reader."""
+
+
+def _git(words: tuple[Word, ...]) -> _Found:
+    found = _git_options(words)
+    found.extend(git_subcommand_scripts(words))
+    found.extend(_git_config_command(words))
+    return found
+
+
+def _git_options(words: tuple[Word, ...]) -> _Found:
+    """git's global and fetch/push options that carry a command: -c KEY=VALUE, --config-env,
+    clone -u, --upload-pack, --receive-pack, --exec."""
+    found: _Found = []
+    for i, word in enumerate(words):
+        text = word.text
+        if text is None:
+            continue
+        if text == "-c" and i + 1 < len(words):
+            found.extend(_git_config_pair(words, i, words[i + 1]))
+        elif text[:1] == "-":
+            flag = _git_flag(words, i, text, word.source)
+            if flag is not None:
+                found.append(flag)
+    return found
+
+
+def _git_flag(words: tuple[Word, ...], i: int, text: str, source: str) -> tuple[str, Word] | None:
+    if text.startswith("--config-env="):
+        key = text.split("=", 2)[1].lower() if text.count("=") >= 2 else ""
+        return ("git --config-env", Word(text=None, source=text)) if _GIT_KEYS.match(key) else None
+    if text == "-u" and i + 1 < len(words) and "clone" in [w.text for w in words[:i]]:
+        return ("git clone -u", words[i + 1])  # clone's -u is --upload-pack
+    if text in ("--upload-pack", "--receive-pack", "--exec") and i + 1 < len(words):
+        return (f"git {text}", words[i + 1])
+    if text.startswith(("--upload-pack=", "--receive-pack=", "--exec=")):
+        return (f"git {text.split('=', 1)[0]}", _literal(text.split("=", 1)[1], source))
+    return None
+
+
+def _git_config_pair(words: tuple[Word, ...], i: int, pair: Word) -> _Found:
+    """``git -c KEY=VALUE`` at ``words[i]``: a command key, an alias, a forced push."""
+    if pair.text is None:
+        return [("git -c", pair)]
+    found: _Found = []
+    key, eq, value = pair.text.partition("=")
+    forced = _forced_push(key, value)
+    if eq and forced is not None and "push" in [w.text for w in words[i + 2 :]]:
+        found.append((f"git -c {key}", Word(text=forced, source=pair.source)))
+    if not eq:
+        return found
+    if key.lower().startswith("alias.") and not value.lstrip().startswith("!"):
+        found.append((f"git -c {key}", _git_alias(key[6:], value, words, pair.source)))
+    elif key.lower() == "core.hookspath":
+        # a folder of hook scripts git runs: their content cannot be seen
+        found.append((f"git -c {key}", Word(text=None, source=pair.source)))
+    elif _GIT_KEYS.match(key.lower()):
+        found.append((f"git -c {key}", _script_value(_literal(value, pair.source))))
+    return found
+
+
+def _git_config_command(words: tuple[Word, ...]) -> _Found:
+    """git config KEY VALUE: the command runs on a later git call."""
+    texts = [w.text for w in words]
+    if "config" not in texts:
+        return []
+    found: _Found = []
+    at = texts.index("config")
+    operands = [w for w in words[at + 1 :] if not (w.text or "").startswith("-")]
+    if operands and operands[0].text in ("set", "add"):
+        operands = operands[1:]  # git 2.46's `git config set KEY VALUE`
+    if len(operands) < 2 or not operands[0].text:
+        return found
+    name = operands[0].text
+    setting = operands[1]
+    if setting.text is not None:
+        forced = _forced_push(name, setting.text)
+        if forced is not None:
+            found.append((f"git config {name}", Word(text=forced, source=setting.source)))
+    if _GIT_KEYS.match(name.lower()):
+        found.append(_git_config_setting(name, setting))
+    return found
+
+
+def _git_config_setting(name: str, setting: Word) -> tuple[str, Word]:
+    if name.lower() == "core.hookspath":
+        return (f"git config {name}", Word(text=None, source=setting.source))
+    if name.lower().startswith("alias.") and not (setting.text or "!").lstrip().startswith("!"):
+        return (f"git config {name}", _git_alias("", setting.text or "", (), name))
+    return (f"git config {name}", _script_value(setting))
 
 
 def _forced_push(key: str, value: str) -> str | None:
