@@ -78,14 +78,24 @@ def _sequence(body: str) -> list[str] | None:
     try:
         a, b = int(first), int(last)
     except ValueError:
-        if len(first) == 1 and len(last) == 1 and first.isascii() and last.isascii():
-            if not (first.isalpha() and last.isalpha()):
-                return None
-            a, b = ord(first), ord(last)
-            if abs(b - a) // step >= MAX_WORDS:
-                raise TooManyWords from None
-            return [chr(c) for c in range(a, b + (1 if b >= a else -1), step if b >= a else -step)]
+        return _letters(first, last, step)
+    return _numbers(first, last, a, b, step)
+
+
+def _letters(first: str, last: str, step: int) -> list[str] | None:
+    """``{a..e}``: one ASCII letter at each end, or no sequence."""
+    if not (len(first) == 1 and len(last) == 1 and first.isascii() and last.isascii()):
         return None
+    if not (first.isalpha() and last.isalpha()):
+        return None
+    a, b = ord(first), ord(last)
+    if abs(b - a) // step >= MAX_WORDS:
+        raise TooManyWords from None
+    return [chr(c) for c in range(a, b + (1 if b >= a else -1), step if b >= a else -step)]
+
+
+def _numbers(first: str, last: str, a: int, b: int, step: int) -> list[str]:
+    """``{1..10}``, ``{01..10}`` (a leading zero pads every number to the widest end)."""
     if abs(b - a) // step >= MAX_WORDS:
         raise TooManyWords
     width = (

@@ -29,34 +29,45 @@ def git_subcommand_scripts(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
     texts = [w.text for w in words]
     found: list[tuple[str, Word]] = []
     for verb, options in _GIT_EXEC_OPTIONS.items():
-        if verb not in texts:
-            continue
-        start = texts.index(verb) + 1
-        for i in range(start, len(words)):
-            text = words[i].text or ""
-            if text in options and i + 1 < len(words):
-                found.append((f"git {verb} {text}", words[i + 1]))
-            elif "=" in text and text.split("=", 1)[0] in options:
-                value = Word(text=text.split("=", 1)[1], source=words[i].source)
-                found.append((f"git {verb} {text.split('=', 1)[0]}", value))
+        if verb in texts:
+            found.extend(_option_scripts(verb, options, words, texts.index(verb) + 1))
     if "submodule" in texts:
-        rest = words[texts.index("submodule") + 1 :]
-        rest_texts = [w.text for w in rest]
-        if "foreach" in rest_texts:
-            after = rest[rest_texts.index("foreach") + 1 :]
-            operands = [w for w in after if not (w.text or "").startswith("--")]
-            if operands:
-                script = " ".join(w.text or "" for w in operands)
-                unknown = any(w.text is None for w in operands)
-                source = " ".join(w.source for w in operands)
-                found.append(
-                    ("git submodule foreach", Word(text=None if unknown else script, source=source))
-                )
+        found.extend(_foreach_script(words[texts.index("submodule") + 1 :]))
     if "bisect" in texts:
         rest = words[texts.index("bisect") + 1 :]
         if rest and rest[0].text == "run" and len(rest) > 1:
             found.append(("git bisect run", joined(rest[1:])))
     return found
+
+
+def _option_scripts(
+    verb: str, options: tuple[str, ...], words: tuple[Word, ...], start: int
+) -> list[tuple[str, Word]]:
+    """``git VERB OPTION SCRIPT`` or ``OPTION=SCRIPT`` from ``words[start]`` on."""
+    found: list[tuple[str, Word]] = []
+    for i in range(start, len(words)):
+        text = words[i].text or ""
+        if text in options and i + 1 < len(words):
+            found.append((f"git {verb} {text}", words[i + 1]))
+        elif "=" in text and text.split("=", 1)[0] in options:
+            value = Word(text=text.split("=", 1)[1], source=words[i].source)
+            found.append((f"git {verb} {text.split('=', 1)[0]}", value))
+    return found
+
+
+def _foreach_script(rest: tuple[Word, ...]) -> list[tuple[str, Word]]:
+    """``git submodule foreach SCRIPT...`` (``rest``: the words after ``submodule``)."""
+    rest_texts = [w.text for w in rest]
+    if "foreach" not in rest_texts:
+        return []
+    after = rest[rest_texts.index("foreach") + 1 :]
+    operands = [w for w in after if not (w.text or "").startswith("--")]
+    if not operands:
+        return []
+    script = " ".join(w.text or "" for w in operands)
+    unknown = any(w.text is None for w in operands)
+    source = " ".join(w.source for w in operands)
+    return [("git submodule foreach", Word(text=None if unknown else script, source=source))]
 
 
 def joined(words: Sequence[Word]) -> Word:

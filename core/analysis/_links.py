@@ -33,6 +33,30 @@ def symlinks_made(
     the command makes no symlink, None when a link or target is not a plain word."""
     if program != "ln":
         return []
+    symbolic, no_dir, directory, operands = _ln_words(argv)
+    if not symbolic or not operands:
+        return []
+    if any(w.text is None for w in operands) or (directory is not None and directory.text is None):
+        return None
+    texts = [w.text or "" for w in operands]
+    folder = None if directory is None else directory.text or ""
+    pairs: list[tuple[str, str]] = []
+    for cwd in cwds:
+        for link, target in _made(texts, folder, no_dir, cwd, home):
+            link = _absolute(link, cwd, home)
+            # A relative target is read from the link's folder, not the working folder.
+            pairs.append((link, _absolute(target, posixpath.dirname(link), home)))
+    return pairs
+
+
+_LnOption = tuple[bool, bool, Word | None, int]
+"""What one ln option says: symbolic, no target directory, the target directory (None when it
+names none), and the index of the last word it took."""
+
+
+def _ln_words(argv: tuple[Word, ...]) -> tuple[bool, bool, Word | None, list[Word]]:
+    """ln's argv read: symbolic (-s), no target directory (-T, -n), the target directory (-t),
+    and the operands."""
     symbolic = no_dir = False
     directory: Word | None = None
     operands: list[Word] = []
@@ -45,55 +69,60 @@ def symlinks_made(
         elif text == "--":
             operands.extend(argv[i + 1 :])
             break
-        elif text.startswith("--"):
-            symbolic = symbolic or ("--symbolic".startswith(text) and len(text) > 3)
-            no_dir = no_dir or text in ("--no-target-directory", "--no-dereference")
-            if text.startswith("--target-directory="):
-                directory = Word(text=text.split("=", 1)[1], source=word.source)
-            elif text == "--target-directory" and i + 1 < len(argv):
-                directory = argv[i + 1]
-                i += 1
         elif text.startswith("-") and len(text) > 1:
-            flags = text[1:]
-            symbolic = symbolic or "s" in flags
-            no_dir = no_dir or "T" in flags or "n" in flags
-            if "t" in flags:
-                rest = flags.split("t", 1)[1]
-                if rest:
-                    directory = Word(text=rest, source=word.source)
-                elif i + 1 < len(argv):
-                    directory = argv[i + 1]
-                    i += 1
-            if flags.endswith("S"):
-                i += 1  # -S SUFFIX: the next word is its value
+            read = _ln_long if text.startswith("--") else _ln_short
+            is_symbolic, is_no_dir, named, i = read(argv, i, text)
+            symbolic = symbolic or is_symbolic
+            no_dir = no_dir or is_no_dir
+            if named is not None:
+                directory = named
         else:
             operands.append(word)
         i += 1
-    if not symbolic or not operands:
-        return []
-    if any(w.text is None for w in operands) or (directory is not None and directory.text is None):
-        return None
-    texts = [w.text or "" for w in operands]
-    pairs: list[tuple[str, str]] = []
-    for cwd in cwds:
-        if directory is not None:
-            folder = _absolute(directory.text or "", cwd, home)
-            made = [(posixpath.join(folder, posixpath.basename(t.rstrip("/"))), t) for t in texts]
-        elif len(texts) == 1:
-            made = [(posixpath.join(cwd, posixpath.basename(texts[0].rstrip("/"))), texts[0])]
-        else:
-            last = _absolute(texts[-1], cwd, home)
-            into = len(texts) > 2 or (not no_dir and os.path.isdir(last))
-            made = (
-                [(posixpath.join(last, posixpath.basename(t.rstrip("/"))), t) for t in texts[:-1]]
-                if into
-                else [(last, texts[0])]
-            )
-        for link, target in made:
-            link = _absolute(link, cwd, home)
-            # A relative target is read from the link's folder, not the working folder.
-            pairs.append((link, _absolute(target, posixpath.dirname(link), home)))
-    return pairs
+    return symbolic, no_dir, directory, operands
+
+
+def _ln_long(argv: tuple[Word, ...], i: int, text: str) -> _LnOption:
+    symbolic = "--symbolic".startswith(text) and len(text) > 3
+    no_dir = text in ("--no-target-directory", "--no-dereference")
+    directory: Word | None = None
+    if text.startswith("--target-directory="):
+        directory = Word(text=text.split("=", 1)[1], source=argv[i].source)
+    elif text == "--target-directory" and i + 1 < len(argv):
+        directory = argv[i + 1]
+        i += 1
+    return symbolic, no_dir, directory, i
+
+
+def _ln_short(argv: tuple[Word, ...], i: int, text: str) -> _LnOption:
+    flags = text[1:]
+    directory: Word | None = None
+    if "t" in flags:
+        rest = flags.split("t", 1)[1]
+        if rest:
+            directory = Word(text=rest, source=argv[i].source)
+        elif i + 1 < len(argv):
+            directory = argv[i + 1]
+            i += 1
+    if flags.endswith("S"):
+        i += 1  # -S SUFFIX: the next word is its value
+    return "s" in flags, "T" in flags or "n" in flags, directory, i
+
+
+def _made(
+    texts: list[str], folder: str | None, no_dir: bool, cwd: str, home: str
+) -> list[tuple[str, str]]:
+    """The (link, target) pairs, as written, of ``ln -s TEXTS`` run in ``cwd`` (``folder``: its
+    -t target directory)."""
+    if folder is not None:
+        into = _absolute(folder, cwd, home)
+        return [(posixpath.join(into, posixpath.basename(t.rstrip("/"))), t) for t in texts]
+    if len(texts) == 1:
+        return [(posixpath.join(cwd, posixpath.basename(texts[0].rstrip("/"))), texts[0])]
+    last = _absolute(texts[-1], cwd, home)
+    if len(texts) > 2 or (not no_dir and os.path.isdir(last)):
+        return [(posixpath.join(last, posixpath.basename(t.rstrip("/"))), t) for t in texts[:-1]]
+    return [(last, texts[0])]
 
 
 def _through(path: str, links: list[tuple[str, str]]) -> list[str]:
