@@ -11,7 +11,10 @@ Codex copies Claude Code's hooks (``PreToolUse`` / ``PostToolUse``, the same pay
 - a deny needs a non-empty ``permissionDecisionReason``;
 - after: ``additionalContext`` only; ``updatedMCPToolOutput`` is "unsupported", so a redaction
   or trim is recorded as not applied;
-- no ``PostToolUseFailure``: a failed command is a ``PostToolUse`` too.
+- no ``PostToolUseFailure``: a failed command is a ``PostToolUse`` too;
+- ``UserPromptSubmit`` (``user-prompt-submit.command.input``: ``session_id``, ``prompt``,
+  ``turn_id``, ...) is the user's prompt, toolhooks' trusted input for ``from`` rules; its
+  answer is ``{}``, so the prompt goes on unchanged.
 
 Settings: ``.codex/hooks.json`` (project) or ``~/.codex/hooks.json`` (user); hooks need
 ``[features] hooks = true`` in Codex's config.toml, and Codex runs a project's hooks only once
@@ -30,7 +33,11 @@ from ._names import CODEX
 class CodexProtocol(ClaudeStyleProtocol):
     name = "codex"
     schema_version = "codex 0.171.0"
-    events: Mapping[str, str] = {"PreToolUse": "before", "PostToolUse": "after"}
+    events: Mapping[str, str] = {
+        "PreToolUse": "before",
+        "PostToolUse": "after",
+        "UserPromptSubmit": "prompt",
+    }
     names: Mapping[str, str] = CODEX
     settings_dir = ".codex"
     settings_file = "hooks.json"

@@ -12,7 +12,9 @@ tool does not run and the model reads the reason; after: the reason *replaces* t
 as "Tool result blocked: ..."), ``"ask"`` (the user's confirmation), and
 ``hookSpecificOutput.tool_input`` (before: the new input) or ``.additionalContext`` (after:
 appended to the result). ``additionalContext`` in a before answer does not reach the model, so
-the bridge hands it on to the after answer. Settings: ``.gemini/settings.json`` (project) or
+the bridge hands it on to the after answer. ``BeforeAgent`` (after the user submits a prompt,
+before planning; payload ``session_id``, ``cwd``, ``prompt``) is the user's prompt, toolhooks'
+trusted input for ``from`` rules, answered with ``{}`` so the prompt goes on unchanged. Settings: ``.gemini/settings.json`` (project) or
 ``~/.gemini/settings.json`` (user). Stdlib only.
 """
 
@@ -29,6 +31,7 @@ from ._hooks_json import (
     joined,
     json_reply,
     other_event,
+    prompt_event,
     tool_input,
     unwire_hooks,
     wire_hooks,
@@ -42,7 +45,11 @@ HANDLER_NAME = "toolhooks"
 class GeminiProtocol:
     name = "gemini"
     schema_version = "gemini-cli 0.61.0"
-    events: Mapping[str, str] = {"BeforeTool": "before", "AfterTool": "after"}
+    events: Mapping[str, str] = {
+        "BeforeTool": "before",
+        "AfterTool": "after",
+        "BeforeAgent": "prompt",
+    }
 
     def parse(self, payload: Mapping[str, Any]) -> HookEvent:
         name = field(payload, "hook_event_name")
@@ -50,6 +57,8 @@ class GeminiProtocol:
         phase = self.events.get(name)
         if phase is None:
             raise ProtocolError(f"gemini sent an event toolhooks does not know: {name!r}")
+        if phase == "prompt":
+            return prompt_event(self.name, name, payload)
         original = field(payload, "tool_name")
         assert original is not None
         tool = _tool_name(original, payload.get("mcp_context"))
@@ -107,6 +116,8 @@ class GeminiProtocol:
         if phase == "after":
             text = f"toolhooks could not check this result, so it is withheld: {reason}"
             return json_reply({"decision": "deny", "reason": text})
+        if phase == "prompt":
+            return json_reply({})  # never erase the user's prompt: only ``from`` gets stricter
         return blocking_exit(reason)
 
     def settings_path(self, scope: str, project: Path, home: Path) -> Path:

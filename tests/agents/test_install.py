@@ -22,8 +22,8 @@ SETTINGS = {
 }
 EVENTS = {
     "claude-code": ["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit"],
-    "codex": ["PreToolUse", "PostToolUse"],
-    "gemini": ["BeforeTool", "AfterTool"],
+    "codex": ["PreToolUse", "PostToolUse", "UserPromptSubmit"],
+    "gemini": ["BeforeTool", "AfterTool", "BeforeAgent"],
 }
 # Someone's settings, written their way (key order, indentation, no trailing newline).
 THEIRS = """{
