@@ -21,6 +21,9 @@ Cline of August 2026). Sources:
   ``read_files``, ``editor``, ``apply_patch``, ``search_codebase``, ``fetch_web_content``; MCP
   tools as ``<server>__<tool>``).
 
+The user's message (``UserPromptSubmit``: ``userPromptSubmit.prompt``; the session is the
+``taskId``) is the session's trusted input for ``from`` rules, let on with ``{"cancel": false}``.
+
 What Cline can take: a cancel with a message for the user, and context the model reads on its next
 turn. It has no prompt of its own for a hook, no rewritten input and no replaced result; those
 answers become a cancel that says so (ask, rewrite) or are recorded as not applied (result). It
@@ -41,14 +44,17 @@ from ._replies import denial, json_reply
 AGENT = "cline"
 
 EVENTS = {"PreToolUse": "before", "PostToolUse": "after"}
-"""The hook files ``toolhooks hook install cline`` writes."""
+"""The tool hook files ``toolhooks hook install cline`` writes."""
+PROMPT_EVENT = "UserPromptSubmit"
+"""The user's message (``userPromptSubmit.prompt``): toolhooks' trusted input for ``from`` rules,
+answered ``{"cancel": false}``. Install writes its file too, unless one toolhooks did not write is
+there (Cline runs one file per event: the user's own prompt hook stays, ``from`` gets stricter)."""
 OTHER_EVENTS = frozenset(
     {
         "TaskStart",
         "TaskResume",
         "TaskCancel",
         "TaskComplete",
-        "UserPromptSubmit",
         "PreCompact",
         "Notification",
     }
@@ -88,6 +94,8 @@ CONVERSATION_TOOLS = frozenset(
 )
 """Tools that only talk to the user or manage the task: not governed (phase ``other``)."""
 
+KNOWN = (*EVENTS, PROMPT_EVENT)
+
 SCRIPT = """#!/bin/sh
 # Cline {event} hook written by `toolhooks hook install cline`;
 # `toolhooks hook install cline --undo` takes it out again.
@@ -98,7 +106,7 @@ exec {command}
 class ClineProtocol:
     name = AGENT
     schema_version = "Cline hooks (docs.cline.bot hook reference; cline/cline 21cb8d25, 2026-08)"
-    events: Mapping[str, str] = EVENTS
+    events: Mapping[str, str] = {**EVENTS, PROMPT_EVENT: "prompt"}
     settings_kind = "script-dir"
 
     def parse(self, payload: Mapping[str, Any]) -> HookEvent:
@@ -107,6 +115,21 @@ class ClineProtocol:
         cwd = _fields.first_root(payload, "workspaceRoots") or _fields.optional_text(
             payload, "workspacePath"
         )
+        if event_name == PROMPT_EVENT:
+            part = payload.get("userPromptSubmit")
+            text = part.get("prompt") if isinstance(part, Mapping) else None
+            return HookEvent(
+                agent=AGENT,
+                phase="prompt",
+                event_name=event_name,
+                tool="",
+                original_tool="",
+                params={"prompt": text if isinstance(text, str) else ""},
+                call_id=None,
+                session_id=session,
+                cwd=cwd,
+                raw=payload,
+            )
         phase = EVENTS.get(event_name)
         data: Mapping[str, Any] = {}
         original = ""
@@ -150,10 +173,10 @@ class ClineProtocol:
         """``hookName``, or (payloads that do not name it) the event whose part is present."""
         named = payload.get("hookName")
         if named is not None:
-            if not isinstance(named, str) or not (named in EVENTS or named in OTHER_EVENTS):
+            if not isinstance(named, str) or not (named in KNOWN or named in OTHER_EVENTS):
                 raise ProtocolError(f"unknown Cline hook event {named!r}")
             return named
-        for event in (*EVENTS, *sorted(OTHER_EVENTS)):
+        for event in (*KNOWN, *sorted(OTHER_EVENTS)):
             if event[0].lower() + event[1:] in payload:
                 return event
         raise ProtocolError("cline payload: no 'hookName' and no part of a known hook event")
@@ -192,11 +215,17 @@ class ClineProtocol:
             if reason is not None:
                 return json_reply({"cancel": True, "errorMessage": reason})
         body: dict[str, Any] = {"cancel": False}
-        if answer.context and event.phase != "other":
+        if answer.context and event.phase in ("before", "after"):
             body["contextModification"] = answer.context
         return json_reply(body)
 
     def refuse(self, payload: Mapping[str, Any] | None, reason: str) -> HookReply:
+        if payload is not None and (
+            payload.get("hookName") == PROMPT_EVENT or "userPromptSubmit" in payload
+        ):
+            # Never cancel the user's message: a prompt not recorded as trusted only makes
+            # ``from`` rules stricter (fail closed on the calls, not on the user).
+            return json_reply({"cancel": False}, stderr=reason)
         # Cline honours the JSON whatever the exit code; older Cline also blocked on a non-zero one
         return json_reply({"cancel": True, "errorMessage": reason}, exit_code=2, stderr=reason)
 
@@ -212,9 +241,11 @@ class ClineProtocol:
         Cline runs one file per event and folder, so a file toolhooks did not write is never
         replaced: that is an error naming it."""
         wired = dict(settings)
-        for event in EVENTS:
+        for event in self.events:
             existing = wired.get(event)
             if existing is not None and not self.runs(existing, command):
+                if event == PROMPT_EVENT:
+                    continue  # the user's own prompt hook stays; tool calls are still checked
                 raise ProtocolError(
                     f"a Cline {event} hook that toolhooks did not write is already there; "
                     "move it away or install for the other scope (--scope)"

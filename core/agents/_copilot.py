@@ -19,7 +19,9 @@ Written against GitHub's hooks reference for Copilot CLI and the cloud agent (ho
 
 What Copilot can take: a deny whose reason the model reads; ``ask`` (Copilot CLI's own prompt; the
 cloud agent has no user and treats it as deny); rewritten arguments; after a successful tool, a
-replaced result and context for the model; after a failed one, guidance for the model. It gives no
+replaced result and context for the model; after a failed one, guidance for the model. The user's
+prompt (``userPromptSubmitted``, whose output Copilot does not process) is the session's trusted
+input for ``from`` rules, answered with ``{}``. It gives no
 tool-call id (the bridge pairs before and after itself). MCP tools are named ``<server>-<tool>``
 and the server's name may itself hold dashes, so they keep Copilot's name.
 """
@@ -40,6 +42,10 @@ TIMEOUT_S = 600  # a timed-out preToolUse hook lets the call through: stay above
 EVENTS = {"preToolUse": "before", "postToolUse": "after", "postToolUseFailure": "after"}
 """The events ``toolhooks hook install copilot`` wires (camelCase: Copilot's own spelling)."""
 PASCAL_EVENTS = {"PreToolUse": "before", "PostToolUse": "after", "PostToolUseFailure": "after"}
+PROMPT_EVENTS = frozenset({"userPromptSubmitted", "UserPromptSubmit"})
+"""The user's prompt (``prompt``; ``sessionId`` / ``session_id``): toolhooks' trusted input for
+``from`` rules. Copilot does not process this hook's output, so the prompt always goes on;
+install wires the camelCase one."""
 
 OTHER_FIELDS = {
     "source": "sessionStart",
@@ -90,7 +96,7 @@ class CopilotProtocol:
     schema_version = (
         "Copilot hooks version 1 (docs.github.com hooks reference, github/docs 05da5bc3)"
     )
-    events: Mapping[str, str] = EVENTS
+    events: Mapping[str, str] = {**EVENTS, "userPromptSubmitted": "prompt"}
 
     def parse(self, payload: Mapping[str, Any]) -> HookEvent:
         event_name = self.event_name(payload)
@@ -98,6 +104,8 @@ class CopilotProtocol:
         pascal = event_name in PASCAL_EVENTS
         session = _fields.optional_text(payload, "session_id" if pascal else "sessionId")
         cwd = _fields.optional_text(payload, "cwd")
+        if event_name in PROMPT_EVENTS:
+            return self._prompt(event_name, payload, cwd)
         if phase is None:
             return self._other(event_name, payload, session, cwd)
         name_key, args_key = ("tool_name", "tool_input") if pascal else ("toolName", "toolArgs")
@@ -171,6 +179,22 @@ class CopilotProtocol:
             raw=payload,
         )
 
+    @staticmethod
+    def _prompt(event_name: str, payload: Mapping[str, Any], cwd: str | None) -> HookEvent:
+        text = payload.get("prompt")
+        return HookEvent(
+            agent=AGENT,
+            phase="prompt",
+            event_name=event_name,
+            tool="",
+            original_tool="",
+            params={"prompt": text if isinstance(text, str) else ""},
+            call_id=None,
+            session_id=_fields.optional_text(payload, "sessionId", "session_id"),
+            cwd=cwd,
+            raw=payload,
+        )
+
     def capabilities(self, event: HookEvent) -> frozenset[str]:
         """What this event's answer can carry beyond allow / deny."""
         if event.phase == "before":
@@ -182,7 +206,7 @@ class CopilotProtocol:
         return frozenset()
 
     def render(self, event: HookEvent, answer: HookAnswer) -> HookReply:
-        if event.phase == "other":
+        if event.phase in ("other", "prompt"):
             return json_reply({})
         if event.phase == "after":
             return self._after(event, answer)
@@ -217,6 +241,10 @@ class CopilotProtocol:
         return json_reply(body)
 
     def refuse(self, payload: Mapping[str, Any] | None, reason: str) -> HookReply:
+        if payload is not None and _is_prompt(payload):
+            # Never hold back the user's prompt: a prompt not recorded as trusted only makes
+            # ``from`` rules stricter (fail closed on the calls, not on the user).
+            return json_reply({}, stderr=reason)
         # exit 2 denies a preToolUse call even if stdout were lost; stdout says why
         return json_reply(deny(reason), exit_code=2, stderr=reason)
 
@@ -227,7 +255,9 @@ class CopilotProtocol:
 
     def wire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:
         entry = {"type": "command", "bash": command, "powershell": command, "timeoutSec": TIMEOUT_S}
-        wired = _hooklists.wire(settings, EVENTS, entry, command_keys=COMMAND_KEYS, agent=AGENT)
+        wired = _hooklists.wire(
+            settings, self.events, entry, command_keys=COMMAND_KEYS, agent=AGENT
+        )
         return wired if "version" in wired else {"version": 1, **wired}
 
     def unwire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:
@@ -235,6 +265,14 @@ class CopilotProtocol:
 
 
 COMMAND_KEYS = ("bash", "powershell", "command")
+
+
+def _is_prompt(payload: Mapping[str, Any]) -> bool:
+    """A prompt event, as far as a payload toolhooks could not read tells."""
+    named = payload.get("hook_event_name")
+    if named is not None:
+        return named in PROMPT_EVENTS
+    return "prompt" in payload and "toolName" not in payload
 
 
 def deny(reason: str) -> dict[str, str]:

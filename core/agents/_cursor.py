@@ -48,7 +48,10 @@ AGENT = "cursor"
 TIMEOUT_S = 600  # seconds; above any [approvals] wait_s, or Cursor ends the hook mid-approval
 
 EVENTS = {"preToolUse": "before", "postToolUse": "after", "postToolUseFailure": "after"}
-"""The events ``toolhooks hook install cursor`` wires."""
+"""The tool events ``toolhooks hook install cursor`` wires."""
+PROMPT_EVENT = "beforeSubmitPrompt"
+"""The user's prompt (``prompt``, with ``attachments``), before Cursor sends it: toolhooks' trusted
+input for ``from`` rules, answered ``{"continue": true}``. Install wires it too."""
 
 KIND_EVENTS = {
     "beforeShellExecution": "before",
@@ -62,7 +65,6 @@ OTHER_EVENTS = frozenset(
     {
         "sessionStart",
         "sessionEnd",
-        "beforeSubmitPrompt",
         "stop",
         "afterAgentResponse",
         "afterAgentThought",
@@ -139,10 +141,12 @@ def server_of(payload: Mapping[str, Any]) -> str:
 class CursorProtocol:
     name = AGENT
     schema_version = "Cursor hooks.json version 1 (cursor.com/docs/agent/hooks, 2026)"
-    events: Mapping[str, str] = EVENTS
+    events: Mapping[str, str] = {**EVENTS, PROMPT_EVENT: "prompt"}
 
     def parse(self, payload: Mapping[str, Any]) -> HookEvent:
         event_name = _fields.text(payload, "hook_event_name", agent=AGENT)
+        if event_name == PROMPT_EVENT:
+            return self._other(event_name, payload, prompt=True)
         phase = EVENTS.get(event_name) or KIND_EVENTS.get(event_name)
         if phase is None:
             if event_name in OTHER_EVENTS:
@@ -196,14 +200,17 @@ class CursorProtocol:
             return "Read", {"file_path": path}, None
         return "Edit", {"file_path": path, "edits": payload.get("edits", [])}, None
 
-    def _other(self, event_name: str, payload: Mapping[str, Any]) -> HookEvent:
+    def _other(
+        self, event_name: str, payload: Mapping[str, Any], *, prompt: bool = False
+    ) -> HookEvent:
+        text = payload.get("prompt")
         return HookEvent(
             agent=AGENT,
-            phase="other",
+            phase="prompt" if prompt else "other",
             event_name=event_name,
             tool="",
             original_tool=str(payload.get("tool_name") or ""),
-            params={},
+            params={"prompt": text if isinstance(text, str) else ""} if prompt else {},
             call_id=None,
             session_id=_fields.optional_text(payload, "session_id", "conversation_id"),
             cwd=_fields.first_root(payload, "workspace_roots"),
@@ -225,7 +232,7 @@ class CursorProtocol:
         return frozenset()
 
     def render(self, event: HookEvent, answer: HookAnswer) -> HookReply:
-        if event.phase == "other":
+        if event.phase in ("other", "prompt"):
             return json_reply(self._no_op(event.event_name))
         can = self.capabilities(event)
         if event.phase == "after":
@@ -248,13 +255,15 @@ class CursorProtocol:
 
     def refuse(self, payload: Mapping[str, Any] | None, reason: str) -> HookReply:
         event_name = str((payload or {}).get("hook_event_name") or "preToolUse")
+        if event_name == PROMPT_EVENT:
+            # Never hold back the user's prompt: a prompt not recorded as trusted only makes
+            # ``from`` rules stricter (fail closed on the calls, not on the user).
+            return json_reply(self._no_op(event_name), stderr=reason)
         return json_reply(self._deny(event_name, reason), exit_code=2, stderr=reason)
 
     def _deny(self, event_name: str, reason: str) -> dict[str, Any]:
         if event_name == "beforeReadFile":  # its answer has the permission field only
             return {"permission": "deny"}
-        if event_name == "beforeSubmitPrompt":
-            return {"continue": False, "user_message": reason}
         after = EVENTS.get(event_name) == "after" or KIND_EVENTS.get(event_name) == "after"
         if after or (event_name in OTHER_EVENTS and event_name != "subagentStart"):
             return {}  # nothing left to block; exit 2 and stderr still say what failed
@@ -280,9 +289,13 @@ class CursorProtocol:
         return (home if scope == "user" else project) / ".cursor" / "hooks.json"
 
     def wire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:
+        keys = ("command",)
         wired = _hooklists.wire(
-            settings, EVENTS, self.entry(command), command_keys=("command",), agent=AGENT
+            settings, EVENTS, self.entry(command), command_keys=keys, agent=AGENT
         )
+        # Not failClosed: a hook that fails must never hold back the user's prompt.
+        prompt = {"command": command, "timeout": TIMEOUT_S}
+        wired = _hooklists.wire(wired, [PROMPT_EVENT], prompt, command_keys=keys, agent=AGENT)
         return wired if "version" in wired else {"version": 1, **wired}
 
     def unwire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:

@@ -15,6 +15,9 @@ Written against Windsurf's Cascade Hooks page as published in 2026. Sources:
   ``cwd``; ``file_path`` and ``edits`` (``old_string``/``new_string``); ``mcp_server_name``,
   ``mcp_tool_name``, ``mcp_tool_arguments`` and after the call ``mcp_result``.
 
+The user's prompt (``pre_user_prompt``: ``tool_info.user_prompt``, the session's
+``trajectory_id``) is the session's trusted input for ``from`` rules, let on with exit 0.
+
 What Windsurf can take: a block (exit 2) with a reason, nothing else. It has no prompt of its own,
 no rewritten input, no context for the model and no replaced result; those answers become a block
 that says so (ask, rewrite) or are recorded as not applied (context, result). ``show_output`` is
@@ -44,10 +47,12 @@ EVENTS = {
     "post_read_code": "after",
     "post_write_code": "after",
 }
-"""The events ``toolhooks hook install windsurf`` wires."""
+"""The tool events ``toolhooks hook install windsurf`` wires."""
+PROMPT_EVENT = "pre_user_prompt"
+"""The user's prompt (``tool_info.user_prompt``) before Cascade processes it: toolhooks' trusted
+input for ``from`` rules. Only exit code 2 blocks it, so exit 0 lets it on; install wires it too."""
 OTHER_EVENTS = frozenset(
     {
-        "pre_user_prompt",
         "post_cascade_response",
         "post_cascade_response_with_transcript",
         "post_setup_worktree",
@@ -61,11 +66,26 @@ BLOCKED = 2
 class WindsurfProtocol:
     name = AGENT
     schema_version = "Windsurf Cascade Hooks (docs.windsurf.com/windsurf/cascade/hooks, 2026)"
-    events: Mapping[str, str] = EVENTS
+    events: Mapping[str, str] = {**EVENTS, PROMPT_EVENT: "prompt"}
 
     def parse(self, payload: Mapping[str, Any]) -> HookEvent:
         event_name = _fields.text(payload, "agent_action_name", agent=AGENT)
         session = _fields.optional_text(payload, "trajectory_id")
+        if event_name == PROMPT_EVENT:
+            info = payload.get("tool_info")
+            text = info.get("user_prompt") if isinstance(info, Mapping) else None
+            return HookEvent(
+                agent=AGENT,
+                phase="prompt",
+                event_name=event_name,
+                tool="",
+                original_tool="",
+                params={"prompt": text if isinstance(text, str) else ""},
+                call_id=None,
+                session_id=session,
+                cwd=None,
+                raw=payload,
+            )
         phase = EVENTS.get(event_name)
         if phase is None:
             if event_name not in OTHER_EVENTS:
@@ -136,6 +156,8 @@ class WindsurfProtocol:
         return frozenset()
 
     def render(self, event: HookEvent, answer: HookAnswer) -> HookReply:
+        if event.phase == "prompt":
+            return HookReply(stdout="")  # exit 0: the prompt goes on unchanged
         if event.phase != "before":
             # shown to the user in Cascade's panel (show_output); the model never reads it
             return HookReply(stdout=answer.context or "")
@@ -145,6 +167,10 @@ class WindsurfProtocol:
         return HookReply(stdout=answer.context or "")
 
     def refuse(self, payload: Mapping[str, Any] | None, reason: str) -> HookReply:
+        if payload is not None and payload.get("agent_action_name") == PROMPT_EVENT:
+            # Never hold back the user's prompt: a prompt not recorded as trusted only makes
+            # ``from`` rules stricter (fail closed on the calls, not on the user).
+            return HookReply(stdout="", stderr=reason)
         return HookReply(stdout="", stderr=reason, exit_code=BLOCKED)
 
     def settings_path(self, scope: str, project: Path, home: Path) -> Path:
@@ -153,8 +179,12 @@ class WindsurfProtocol:
         return project / ".windsurf" / "hooks.json"
 
     def wire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:
+        keys = ("command",)
         entry = {"command": command, "show_output": True}
-        return _hooklists.wire(settings, EVENTS, entry, command_keys=("command",), agent=AGENT)
+        wired = _hooklists.wire(settings, EVENTS, entry, command_keys=keys, agent=AGENT)
+        # show_output does not apply to the prompt hook (Windsurf's hooks page)
+        prompt = {"command": command}
+        return _hooklists.wire(wired, [PROMPT_EVENT], prompt, command_keys=keys, agent=AGENT)
 
     def unwire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:
         return _hooklists.unwire(settings, command, command_keys=("command",))

@@ -26,6 +26,10 @@ PROMPTS = {
     "claude-code": ("UserPromptSubmit", "92f29842-84fb-42d7-815f-f9172cb71001", {}),
     "codex": ("UserPromptSubmit", "019a7c3e-5f21-7d40-9b8e-2c4a6f1d0e93", {}),
     "gemini": ("BeforeAgent", "5b0e3f4a-91c2-4d7e-8a6b-0f2d1c3e4b5a", {}),
+    "cursor": ("beforeSubmitPrompt", "c0ffee00-1111-4222-8333-444455556666", {"continue": True}),
+    "copilot": ("userPromptSubmitted", "7f3c2a10-5b6e-4d8f-9a01-23456789abcd", {}),
+    "windsurf": ("pre_user_prompt", "traj-5d2c9e1a", None),
+    "cline": ("UserPromptSubmit", "1796410800123", {"cancel": False}),
 }
 
 
@@ -109,5 +113,19 @@ def test_install_wires_the_prompt_event_and_undo_removes_it(agent: str, tmp_path
     command = f"toolhooks hook {agent}"
     wired = proto.wire({}, command)
     event = PROMPTS[agent][0]
-    assert command in json.dumps(wired[event] if event in wired else wired["hooks"][event])
+    assert command in json.dumps(wired[event] if agent == "cline" else wired["hooks"][event])
     assert event not in json.dumps(proto.unwire(wired, command))
+
+
+def test_cursor_never_holds_back_a_prompt_when_the_hook_fails() -> None:
+    wired = protocol("cursor").wire({}, "toolhooks hook cursor")
+    [entry] = wired["hooks"]["beforeSubmitPrompt"]
+    assert entry["command"] == "toolhooks hook cursor" and "failClosed" not in entry
+    assert wired["hooks"]["preToolUse"][0]["failClosed"] is True  # tool calls still fail closed
+
+
+def test_cline_keeps_a_prompt_hook_file_toolhooks_did_not_write() -> None:
+    theirs = "#!/bin/sh\necho '{\"cancel\": false}'\n"
+    wired = protocol("cline").wire({"UserPromptSubmit": theirs}, "toolhooks hook cline")
+    assert wired["UserPromptSubmit"] == theirs  # one file per event: theirs stays
+    assert "exec toolhooks hook cline" in wired["PreToolUse"]  # tool calls are still checked

@@ -213,7 +213,9 @@ def test_a_rewritten_command_runs_rewritten(agent_name, wired, fake_model):
 
 
 def approve_from_the_queue(agent: Agent, env: dict[str, str], approved: list[str]) -> None:
-    """Approve (allow-always) every approval that waits in the project's queue, until one was."""
+    """Approve every approval that waits in the project's queue, until one was: allow-always
+    where it offers that (a plugin's approval), else allow-once (a rule's ask never offers
+    allow-always)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not approved:
         listed = subprocess.run(
@@ -226,8 +228,9 @@ def approve_from_the_queue(agent: Agent, env: dict[str, str], approved: list[str
         )
         rows = json.loads(listed.stdout or "[]") if listed.returncode == 0 else []
         for row in rows:
+            always = ["--always"] if "allow-always" in row.get("allowed_decisions", []) else []
             decided = subprocess.run(
-                [TOOLHOOKS, "approvals", "approve", str(row["id"]), "--always", "--by", "e2e"],
+                [TOOLHOOKS, "approvals", "approve", str(row["id"]), *always, "--by", "e2e"],
                 cwd=agent.project,
                 env=env,
                 capture_output=True,

@@ -111,7 +111,7 @@ def test_windsurf_shows_the_reason_in_cascade() -> None:
 
 def test_cline_hook_files_exec_the_command() -> None:
     wired = protocol("cline").wire({}, "toolhooks hook cline")
-    assert set(wired) == {"PreToolUse", "PostToolUse"}
+    assert set(wired) == {"PreToolUse", "PostToolUse", "UserPromptSubmit"}
     assert wired["PreToolUse"].startswith("#!/bin/sh\n")
     assert wired["PreToolUse"].endswith("\nexec toolhooks hook cline\n")
     assert protocol("cline").settings_kind == "script-dir"  # type: ignore[attr-defined]
