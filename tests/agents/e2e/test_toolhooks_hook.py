@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -338,3 +339,25 @@ def test_a_rule_ask_goes_to_the_approval_queue(agent_name, wired, fake_model):
     assert (agent.project / "release-1.txt").exists()
     requested = [e for e in events(agent) if e["event"] == "approval.requested"]
     assert [e["plugin"] for e in requested] == ["rules"], requested
+
+
+@pytest.mark.parametrize("agent_name", AGENTS)
+def test_the_users_prompt_is_the_sessions_trusted_input(agent_name, wired, fake_model):
+    # The prompt hook install wired (UserPromptSubmit / BeforeAgent) reaches rt.trust, for the
+    # session the agent's tool calls then carry; the prompt itself goes on to the model.
+    agent, extra = wired(agent_name, RULES_CONFIG, guard=False)
+    model = fake_model([ToolTurn(command="echo hi"), TextTurn(text="done")])
+    prompt = "deploy the build to staging-eu.example.com"
+
+    done = agent.run(prompt, model.url, extra)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "staging-eu.example.com" in next_request_text(model, 0)
+    sessions = {e["session_id"] for e in events(agent) if e["event"] == "tool.finished"}
+    assert len(sessions) == 1, sessions
+    labels = agent.project / ".toolhooks" / "labels.db"
+    with contextlib.closing(sqlite3.connect(labels)) as db:
+        trusted = db.execute(
+            "SELECT session FROM label_trusted WHERE token = ?", ("staging-eu.example.com",)
+        ).fetchall()
+    assert {row[0] for row in trusted} == sessions
