@@ -120,23 +120,8 @@ def _case(table: Any, file: str, line: int, config: str | None) -> Case:
     name = table.get("name")
     if not isinstance(name, str) or not name:
         raise ConfigError(f"{where}: every [[case]] needs a name")
-    if ("call" in table) == ("calls" in table):
-        raise ConfigError(f"{where}: case {name!r} needs call = {{...}} or calls = [...], not both")
-    calls = [table["call"]] if "call" in table else table["calls"]
-    if not isinstance(calls, list) or not calls or not all(isinstance(c, dict) for c in calls):
-        raise ConfigError(f"{where}: case {name!r}: calls must be tables like {{name = ...}}")
-    expect = table.get("expect")
-    if isinstance(expect, str):
-        if expect not in WORDS:
-            raise ConfigError(
-                f"{where}: case {name!r}: expect {expect!r} is not one of {', '.join(WORDS)}"
-            )
-        expect = {"status": expect}
-    if not isinstance(expect, dict) or not expect or set(expect) - EXPECT_KEYS:
-        keys = ", ".join(sorted(EXPECT_KEYS))
-        raise ConfigError(f"{where}: case {name!r}: expect is a word or a table of {keys}")
-    if "status" in expect and expect["status"] not in WORDS:
-        raise ConfigError(f"{where}: case {name!r}: status {expect['status']!r} is unknown")
+    calls = _calls_of(table, where, name)
+    expect = _expectation(table.get("expect"), where, name)
     result = table.get("result", "")
     if not isinstance(result, str):
         raise ConfigError(f"{where}: case {name!r}: result must be a string")
@@ -160,6 +145,32 @@ def _case(table: Any, file: str, line: int, config: str | None) -> Case:
         config=config,
         trust=trust,
     )
+
+
+def _calls_of(table: Any, where: str, name: str) -> list[dict[str, Any]]:
+    """The case's calls: ``call = {...}`` or ``calls = [...]``, tables each."""
+    if ("call" in table) == ("calls" in table):
+        raise ConfigError(f"{where}: case {name!r} needs call = {{...}} or calls = [...], not both")
+    calls = [table["call"]] if "call" in table else table["calls"]
+    if not isinstance(calls, list) or not calls or not all(isinstance(c, dict) for c in calls):
+        raise ConfigError(f"{where}: case {name!r}: calls must be tables like {{name = ...}}")
+    return calls
+
+
+def _expectation(expect: Any, where: str, name: str) -> dict[str, Any]:
+    """``expect``: a word (the status) or a table of what to check."""
+    if isinstance(expect, str):
+        if expect not in WORDS:
+            raise ConfigError(
+                f"{where}: case {name!r}: expect {expect!r} is not one of {', '.join(WORDS)}"
+            )
+        expect = {"status": expect}
+    if not isinstance(expect, dict) or not expect or set(expect) - EXPECT_KEYS:
+        keys = ", ".join(sorted(EXPECT_KEYS))
+        raise ConfigError(f"{where}: case {name!r}: expect is a word or a table of {keys}")
+    if "status" in expect and expect["status"] not in WORDS:
+        raise ConfigError(f"{where}: case {name!r}: status {expect['status']!r} is unknown")
+    return expect
 
 
 class _Seen:
