@@ -335,45 +335,22 @@ def call_subject(
     need_paths: bool,
     need_hosts: bool,
 ) -> Subject:
-    paths: list[str] = []
-    named: list[str] = []
     budget = [MAX_STRINGS, 0]
-    if need_paths:
-        named = list(path_values(params, spec_path_params(spec), budget))
-        if tool in PATCH_TOOLS:
-            for text in strings(params, budget):
-                named += patch_files(text)
-    if named:
-        cwd = call_cwd(params, project)
-        for value in dict.fromkeys(named):
-            if value:  # a NUL is cut where a C library would cut it (normalise_path)
-                paths += normalise_path(value, cwd=cwd, home=home)
-    hosts: list[str] = []
-    if need_hosts and params:
-        for value in strings(params, budget):
-            hosts += hosts_in_text(value)
-        for name in HOST_PARAMS:
-            for value in strings(params.get(name), budget):
-                if value.startswith("//"):  # a scheme-relative URL: //host/path
-                    value = value[2:].split("/", 1)[0]
-                if "://" not in value and "/" not in value and " " not in value:
-                    host = normalise_host(value)
-                    if host:
-                        hosts.append(host)
+    paths = _param_paths(tool, params, spec, project, home, budget) if need_paths else []
+    hosts = _param_hosts(params, budget) if need_hosts and params else []
     shell_unknown = False
     if (need_paths or need_hosts) and any(isinstance(params.get(n), str) for n in COMMAND_PARAMS):
         # Another tool that runs a shell command (an MCP server's `shell`, a framework's
         # `terminal`): rules that name no tool still see the files and hosts its command reaches.
         command, _ = command_of(params)
         if isinstance(command, str):
-            script = analyse_script(command, cwd=call_cwd(params, project), home=home)
-            shell_unknown = script.opaque is not None
-            for one in script.commands:
-                shell_unknown = shell_unknown or any(w.text is None for w in one.argv[1:])
-                if need_paths:
-                    paths += command_paths(one, home=home)
-                if need_hosts:
-                    hosts += command_hosts(one)
+            shell_unknown = _shell_reach(
+                command,
+                call_cwd(params, project),
+                home,
+                paths if need_paths else None,
+                hosts if need_hosts else None,
+            )
     return Subject(
         command=None,
         shown=tool,
@@ -381,3 +358,52 @@ def call_subject(
         # strings left unread, or a shell command not seen through, could hold any path or host
         unknown=bool(budget[1]) or shell_unknown,
     )
+
+
+def _param_paths(
+    tool: str, params: Mapping[str, Any], spec: Any, project: str, home: str, budget: list[int]
+) -> list[str]:
+    """The paths a call's params name (and a patch tool's patch), normalised."""
+    named = list(path_values(params, spec_path_params(spec), budget))
+    if tool in PATCH_TOOLS:
+        for text in strings(params, budget):
+            named += patch_files(text)
+    paths: list[str] = []
+    if named:
+        cwd = call_cwd(params, project)
+        for value in dict.fromkeys(named):
+            if value:  # a NUL is cut where a C library would cut it (normalise_path)
+                paths += normalise_path(value, cwd=cwd, home=home)
+    return paths
+
+
+def _param_hosts(params: Mapping[str, Any], budget: list[int]) -> list[str]:
+    """The hosts of the URLs in a call's params, and of the bare hosts in its host params."""
+    hosts: list[str] = []
+    for value in strings(params, budget):
+        hosts += hosts_in_text(value)
+    for name in HOST_PARAMS:
+        for value in strings(params.get(name), budget):
+            if value.startswith("//"):  # a scheme-relative URL: //host/path
+                value = value[2:].split("/", 1)[0]
+            if "://" not in value and "/" not in value and " " not in value:
+                host = normalise_host(value)
+                if host:
+                    hosts.append(host)
+    return hosts
+
+
+def _shell_reach(
+    command: str, cwd: str, home: str, paths: list[str] | None, hosts: list[str] | None
+) -> bool:
+    """Adds the paths and hosts ``command``'s commands reach to ``paths`` and ``hosts`` (each
+    when not None); True when the command is not seen through or holds an unknown word."""
+    script = analyse_script(command, cwd=cwd, home=home)
+    unknown = script.opaque is not None
+    for one in script.commands:
+        unknown = unknown or any(w.text is None for w in one.argv[1:])
+        if paths is not None:
+            paths += command_paths(one, home=home)
+        if hosts is not None:
+            hosts += command_hosts(one)
+    return unknown

@@ -114,11 +114,8 @@ def _programs(rule: Rule) -> frozenset[str] | None:
 def chosen(rules: Iterable[Rule]) -> Chosen:
     every = tuple(rules)
     picked = tuple(r for r in every if r.decision is not None)
-    names = {name for r in picked for name in _programs(r) or ()}
     return Chosen(
-        by_program={
-            name: tuple(r for r in picked if name in (_programs(r) or (name,))) for name in names
-        },
+        by_program=_by_program(picked),
         any_program=tuple(r for r in picked if _programs(r) is None),
         rules=picked,
         need_paths=any(r.needs_paths for r in picked),
@@ -128,3 +125,9 @@ def chosen(rules: Iterable[Rule]) -> Chosen:
         labelling=tuple(r for r in every if r.label is not None),
         params_only=tuple(r for r in picked if r.when.params_only),
     )
+
+
+def _by_program(picked: tuple[Rule, ...]) -> dict[str, tuple[Rule, ...]]:
+    """Each literal program a rule names, with the rules that name it or name no program."""
+    names = {name for r in picked for name in _programs(r) or ()}
+    return {name: tuple(r for r in picked if name in (_programs(r) or (name,))) for name in names}
