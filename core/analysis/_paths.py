@@ -127,23 +127,7 @@ def _candidates(command: Command) -> list[str]:
     argv = command.argv
     if argv and argv[0].text and "/" in argv[0].text:
         found.append(argv[0].text)
-    after_dashes = False
-    for index, word in enumerate(argv[1:], start=1):
-        found.extend(word.alternatives)
-        text = word.text
-        if text is None or text in _NOT_PATHS:
-            if text == "--":
-                after_dashes = True
-            continue
-        if after_dashes or not text.startswith("-") or index in command.option_values:
-            found.append(text)
-            if "=" in text and not after_dashes:
-                found.append(text.split("=", 1)[1])
-            continue
-        if "=" in text:
-            found.append(text.split("=", 1)[1])
-        elif not text.startswith("--") and len(text) > 2 and "/" in text[2:]:
-            found.append(text[2:])  # -o/tmp/x: a short option's attached value
+    _argument_candidates(argv, command.option_values, found)
     for word in command.redirects:
         found.extend(word.alternatives)
         if word.text:
@@ -152,6 +136,31 @@ def _candidates(command: Command) -> list[str]:
         if word.text and "=" in word.text:
             found.append(word.text.split("=", 1)[1])
     return found
+
+
+def _argument_candidates(
+    argv: tuple[Word, ...], option_values: tuple[int, ...], found: list[str]
+) -> None:
+    """Adds to ``found`` what ``argv[1:]`` may name as a path: operands, option values
+    (``--out=X``, ``-o X`` when the analysis knows ``-o`` takes one, ``-o/tmp/x``), ``K=V``'s
+    value, every glob match."""
+    after_dashes = False
+    for index, word in enumerate(argv[1:], start=1):
+        found.extend(word.alternatives)
+        text = word.text
+        if text is None or text in _NOT_PATHS:
+            if text == "--":
+                after_dashes = True
+            continue
+        if after_dashes or not text.startswith("-") or index in option_values:
+            found.append(text)
+            if "=" in text and not after_dashes:
+                found.append(text.split("=", 1)[1])
+            continue
+        if "=" in text:
+            found.append(text.split("=", 1)[1])
+        elif not text.startswith("--") and len(text) > 2 and "/" in text[2:]:
+            found.append(text[2:])  # -o/tmp/x: a short option's attached value
 
 
 def command_paths(
