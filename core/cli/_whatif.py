@@ -129,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
     except NoLog as error:
         note(clean(str(error)))
         return PROBLEMS
+    if _uses_from(config.data):
+        note(FROM_NOT_REPLAYED)
     out = sys.stdout
     if args.json:
         out.write('{"changed": [')
@@ -152,6 +154,19 @@ def run(args: argparse.Namespace) -> int:
             print("no decision changed")
         print_tally(whatif.tally, whatif.reading)
     return PROBLEMS if args.fail_on_change and whatif.tally.changed else OK
+
+
+FROM_NOT_REPLAYED = (
+    "this config's rules use `from`: whatif replays each session's labels in log order, but the "
+    "log keeps no result text (a digest), so no `from` condition holds in the replay and what it "
+    "decided may show as changed"
+)
+
+
+def _uses_from(data: dict[str, Any]) -> bool:
+    """Whether a ``[[rules]]`` entry of the config has a ``from`` condition."""
+    rules = data.get("rules")
+    return isinstance(rules, list) and any(isinstance(r, dict) and "from" in r for r in rules)
 
 
 def _selection(args: argparse.Namespace) -> Selection:

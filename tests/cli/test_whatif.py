@@ -554,3 +554,88 @@ def test_a_call_that_never_ends_holds_back_a_bounded_number_of_calls():
     assert [c.call_id for c in seen] == ["stuck", *(f"c{n}" for n in range(10))]
     assert seen[0].problem == INCOMPLETE
     assert all(c.problem is None and c.proposal is not None for c in seen[1:])
+
+
+HISTORY = """
+[plugins]
+only = ["policy", "rules", "event_log"]
+
+[tools]
+profile = "full"
+
+[[rules]]
+id = "outside"
+tools = ["web_fetch"]
+label = "outside"
+
+[[rules]]
+id = "no-exec-after-outside"
+tools = ["exec"]
+session = ["outside"]
+decision = "deny"
+reason = "No commands after reading the web"
+"""
+
+
+def _history_log(tmp_path: Path) -> Path:
+    """A real log of two sessions: one reads the web and is then refused a command, the other
+    runs the same command."""
+    from toolhooks import Runtime
+
+    log = tmp_path / "history.jsonl"
+    config = tmp_path / "history.toml"
+    config.write_text(HISTORY + f'\n[plugins.event_log]\npath = "{log}"\n')
+    rt = Runtime(config=config)
+    try:
+        tools = {"web_fetch": lambda p: "a page", "exec": lambda p: "ran"}
+        for session, calls in (
+            (
+                "read-then-run",
+                [("web_fetch", {"url": "https://example.com"}), ("exec", {"command": "ls"})],
+            ),
+            ("run-only", [("exec", {"command": "ls"})]),
+        ):
+            for name, params in calls:
+                call = {"name": name, "params": params, "session_id": session}
+                rt.call(call, execute=tools[name])
+        statuses = [
+            rt.call(
+                {"name": "exec", "params": {"command": "ls"}, "session_id": "read-then-run"},
+                execute=tools["exec"],
+            ).status
+        ]
+        assert statuses == ["blocked"]
+    finally:
+        rt.close()
+    return log
+
+
+def test_a_sessions_labels_are_replayed_in_order(cli, tmp_path):
+    log = _history_log(tmp_path)
+    same = tmp_path / "same.toml"
+    same.write_text(HISTORY)
+    result = cli("whatif", str(log), "--config", str(same), "--json")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    # The refused command is refused again only because the replay gave its session the label
+    # of the earlier web_fetch; the other session's command still runs.
+    assert report["changed"] == [], report["changed"]
+    assert "`from`" not in result.err
+
+
+def test_whatif_says_it_cannot_replay_from(cli, tmp_path):
+    log = _history_log(tmp_path)
+    with_from = tmp_path / "from.toml"
+    with_from.write_text(
+        HISTORY
+        + """
+[[rules]]
+id = "no-outside-hosts"
+tools = ["web_fetch"]
+from = ["outside"]
+decision = "deny"
+"""
+    )
+    result = cli("whatif", str(log), "--config", str(with_from))
+    assert result.code == 0, result.err
+    assert "no `from` condition holds in the replay" in result.err
