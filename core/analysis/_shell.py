@@ -25,7 +25,7 @@ from ._records import Command, Word, new_command
 from ._scope import Scope
 from ._text import join_continued_lines, plain_program_name
 from ._words import GLOB_CHARS, build, expand
-from ._wrappers import SHELLS, WRAPPERS, see_through
+from ._wrappers import SHELLS, WRAPPERS, Seen, see_through
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -747,47 +747,100 @@ class Walker:
             self.repeated = True
             self.walk(scope.functions[program], scope, ctx._replace(calls=ctx.calls | {program}))
             return
+        self._inline_alias(program, argv, scope, ctx)
+        if program == "exec" and len(argv) == 1 and ctx.stdin in _STDIN_NAMES:
+            self.fail("exec redirects the shell's own stdin for the commands after it")
+        if program in _ASSIGNING:
+            _forget_assigned(argv, scope)
+        self._builtin(program, argv, scope, ctx, cwds)
+        self._interpreter(program, argv, ctx)
+        self._symlinks(program, argv, cwds)
+        self._hidden(program, argv, ctx, cwds)
+        for seen in see_through(program, argv) or ():
+            self._seen(seen, program, assignments, scope, ctx, text, cwds)
+
+    def _inline_alias(self, program: str, argv: tuple[Word, ...], scope: Scope, ctx: _Ctx) -> None:
         alias = scope.aliases.get(program)
         if alias is not None and not ctx.wrapped and argv[0].source == argv[0].text:
             # An alias is replaced by its text before the line is parsed: parse them together.
             self.inline(" ".join([alias, *(w.source for w in argv[1:])]), scope, ctx, program)
-        if program == "exec" and len(argv) == 1 and ctx.stdin in _STDIN_NAMES:
-            self.fail("exec redirects the shell's own stdin for the commands after it")
-        if program in _ASSIGNING:
-            # read X, mapfile X, printf -v X, getopts o X, let X=1: X could now be anything.
-            for word in argv[1:]:
-                name = (word.text or "").split("=", 1)[0]
-                if _NAME.match(name):
-                    scope.vars[name] = None
+
+    def _hidden(
+        self, program: str, argv: tuple[Word, ...], ctx: _Ctx, cwds: tuple[str, ...]
+    ) -> None:
+        """Scripts hidden in options (``git -c alias.x=!cmd``) and ssh's remote command."""
+        for label, script in hidden_commands(program, argv):
+            self.reparse(script, (*ctx.via, label), cwds, ctx)
+        remote = ssh_remote_command(program, argv)
+        if remote is not None:
+            self.reparse(remote, (*ctx.via, program), cwds, ctx._replace(stdin=None))
+
+    def _builtin(
+        self,
+        program: str,
+        argv: tuple[Word, ...],
+        scope: Scope,
+        ctx: _Ctx,
+        cwds: tuple[str, ...],
+    ) -> None:
+        """Builtins and programs that run a string or a file, or read their options from one."""
         if program == "eval":
             self.fail("eval runs a string as a script")
         elif program in ("apply_patch", "applypatch") and ctx.stdin in _STDIN_NAMES:
             self.fail(f"{program} reads its patch from {_STDIN_NAMES[ctx.stdin]}")
         elif (from_file := options_from_file(program, argv)) is not None:
             self.fail(f"{from_file} reads the URLs, hosts or options it uses from a file")
-        elif program == "hash" and any((w.text or "-p").startswith("-p") for w in argv[1:]):
+        else:
+            handler = _BUILTINS.get(program)
+            if handler is not None:
+                handler(self, program, argv, scope, ctx, cwds)
+
+    def _hash(
+        self, program: str, argv: tuple[Word, ...], scope: Scope, ctx: _Ctx, cwds: tuple[str, ...]
+    ) -> None:
+        if any((w.text or "-p").startswith("-p") for w in argv[1:]):
             self.fail("hash -p makes a name run another program")
-        elif program == "enable" and any((w.text or "-f").startswith("-f") for w in argv[1:]):
+
+    def _enable(
+        self, program: str, argv: tuple[Word, ...], scope: Scope, ctx: _Ctx, cwds: tuple[str, ...]
+    ) -> None:
+        if any((w.text or "-f").startswith("-f") for w in argv[1:]):
             self.fail("enable -f loads a builtin from a file")
-        elif program in ("source", "."):
-            self.fail(f"{program} runs a file as a script")
-        elif program in ("alias", "trap"):
-            values = argv[1:2] if program == "trap" else argv[1:]
-            for word in values:
-                if program == "alias" and word.text is not None:
-                    name, eq, value = word.text.partition("=")
-                    if not eq:
-                        continue
-                    scope.aliases[name] = value
-                    word = Word(text=value, source=word.source)
-                self.reparse(word, (*ctx.via, program), cwds, ctx)
+
+    def _source(
+        self, program: str, argv: tuple[Word, ...], scope: Scope, ctx: _Ctx, cwds: tuple[str, ...]
+    ) -> None:
+        self.fail(f"{program} runs a file as a script")
+
+    def _alias(
+        self, program: str, argv: tuple[Word, ...], scope: Scope, ctx: _Ctx, cwds: tuple[str, ...]
+    ) -> None:
+        for word in argv[1:]:
+            if word.text is not None:
+                name, eq, value = word.text.partition("=")
+                if not eq:
+                    continue
+                scope.aliases[name] = value
+                word = Word(text=value, source=word.source)
+            self.reparse(word, (*ctx.via, program), cwds, ctx)
+
+    def _trap(
+        self, program: str, argv: tuple[Word, ...], scope: Scope, ctx: _Ctx, cwds: tuple[str, ...]
+    ) -> None:
+        for word in argv[1:2]:
+            self.reparse(word, (*ctx.via, program), cwds, ctx)
+
+    def _interpreter(self, program: str, argv: tuple[Word, ...], ctx: _Ctx) -> None:
         kind = interpreter(program)
-        if kind is not None:
-            source = program_source(kind, argv)
-            if source == "stdin" and ctx.stdin in _STDIN_NAMES:
-                self.fail(f"{program} reads its program from {_STDIN_NAMES[ctx.stdin]}")
-            elif isinstance(source, Word) and source.text is None:
-                self.fail(f"{program} runs a program that is not a plain word: {source.source}")
+        if kind is None:
+            return
+        source = program_source(kind, argv)
+        if source == "stdin" and ctx.stdin in _STDIN_NAMES:
+            self.fail(f"{program} reads its program from {_STDIN_NAMES[ctx.stdin]}")
+        elif isinstance(source, Word) and source.text is None:
+            self.fail(f"{program} runs a program that is not a plain word: {source.source}")
+
+    def _symlinks(self, program: str, argv: tuple[Word, ...], cwds: tuple[str, ...]) -> None:
         made = symlinks_made(program, argv, cwds, self.home)
         if made is None:
             self.fail("ln -s makes a link from or to a word that is not plain")
@@ -796,36 +849,42 @@ class Walker:
             self.links.extend(made)
             if len(self.links) > MAX_LINKS:
                 raise Limit(f"the script makes more than {MAX_LINKS} symlinks")
-        for label, script in hidden_commands(program, argv):
-            self.reparse(script, (*ctx.via, label), cwds, ctx)
-        remote = ssh_remote_command(program, argv)
-        if remote is not None:
-            self.reparse(remote, (*ctx.via, program), cwds, ctx._replace(stdin=None))
-        for seen in see_through(program, argv) or ():
-            if seen.opaque is not None:
-                self.fail(seen.opaque)
-                continue
-            via = (*ctx.via, seen.via)
-            inner_cwds = self.changed_folder(cwds, seen.chdir) if seen.chdir is not None else cwds
-            if seen.script is not None:
-                self.reparse(seen.script, via, inner_cwds, ctx)
-            if seen.argv:
-                self.run(
-                    seen.argv,
-                    assignments=assignments + seen.assignments,
-                    scope=scope,
-                    ctx=ctx._replace(
-                        via=via, stdin="pipe" if program == "coproc" else ctx.stdin, wrapped=True
-                    ),
-                    text=text,
-                    cwds=inner_cwds,
-                    option_values=seen.option_values,
-                )
-            elif seen.assignments:
-                for word in seen.assignments:
-                    hidden = hidden_in_assignment(word)
-                    if hidden is not None:
-                        self.reparse(hidden, via, cwds, ctx)
+
+    def _seen(
+        self,
+        seen: Seen,
+        program: str,
+        assignments: tuple[Word, ...],
+        scope: Scope,
+        ctx: _Ctx,
+        text: str,
+        cwds: tuple[str, ...],
+    ) -> None:
+        """One command a wrapper runs (``sudo X``, ``bash -c S``)."""
+        if seen.opaque is not None:
+            self.fail(seen.opaque)
+            return
+        via = (*ctx.via, seen.via)
+        inner_cwds = self.changed_folder(cwds, seen.chdir) if seen.chdir is not None else cwds
+        if seen.script is not None:
+            self.reparse(seen.script, via, inner_cwds, ctx)
+        if seen.argv:
+            self.run(
+                seen.argv,
+                assignments=assignments + seen.assignments,
+                scope=scope,
+                ctx=ctx._replace(
+                    via=via, stdin="pipe" if program == "coproc" else ctx.stdin, wrapped=True
+                ),
+                text=text,
+                cwds=inner_cwds,
+                option_values=seen.option_values,
+            )
+        elif seen.assignments:
+            for word in seen.assignments:
+                hidden = hidden_in_assignment(word)
+                if hidden is not None:
+                    self.reparse(hidden, via, cwds, ctx)
 
     # ---- working folders -----------------------------------------------------------------
 
@@ -921,6 +980,14 @@ def _ordinary(program: str) -> bool:
     )
 
 
+def _forget_assigned(argv: tuple[Word, ...], scope: Scope) -> None:
+    """read X, mapfile X, printf -v X, getopts o X, let X=1: X could now be anything."""
+    for word in argv[1:]:
+        name = (word.text or "").split("=", 1)[0]
+        if _NAME.match(name):
+            scope.vars[name] = None
+
+
 def _assigned(chars: list[tuple[str, int]], scope: Scope) -> str:
     """An assignment's value: ``~`` expands at its start and after each ``:``."""
     text = "".join(c for c, _ in chars)
@@ -970,4 +1037,16 @@ _HANDLERS: dict[str, Callable[[Walker, Node, Scope, _Ctx], None]] = {
     "case_statement": Walker._case,
     "function_definition": Walker._function,
     "comment": lambda *_: None,
+}
+
+
+_BUILTINS: dict[
+    str, Callable[[Walker, str, tuple[Word, ...], Scope, _Ctx, tuple[str, ...]], None]
+] = {
+    "hash": Walker._hash,
+    "enable": Walker._enable,
+    "source": Walker._source,
+    ".": Walker._source,
+    "alias": Walker._alias,
+    "trap": Walker._trap,
 }
