@@ -19,7 +19,7 @@ from ..pipeline._driver import Pipeline
 from ..pipeline._screen import decide_verdict
 from ..pipeline._state import CallState
 from ..pipeline._tools import Tool
-from ..pipeline._verdict import CORE
+from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params
 from ..records._models import ToolCall
 from ..records._results import Outcome, PendingApproval
@@ -159,15 +159,9 @@ def finish(
     """Finish the paused call of ``row`` with ``decision`` (None: the one recorded in the store)."""
     tool = ctx.tools.get(row.tool)
     spec = None if tool is None else tool.spec
-    if row.state == "consumed":
-        return refusal(f"Approval {row.short_id} was already resolved", row)
-    if decision is not None and row.state == "decided" and decision != row.decision:
-        who = f" by {row.decided_by}" if row.decided_by else ""
-        return refusal(
-            f"Approval {row.short_id} was already decided ({row.decision}{who}); "
-            "resume it without a decision to finish it",
-            row,
-        )
+    refused = _already_resolved(row, decision)
+    if refused is not None:
+        return refused
     answered: Resolution | None = None
     if decision is None and row.state == "decided":
         decision, params, by, reason = row.decision, row.decided_params, row.decided_by, row.reason
@@ -181,35 +175,20 @@ def finish(
     try:
         resolution: Resolution | None = None
         if decision is None and row.state == "pending":  # decide() stored it; ask now
-            ctx.unasked.discard(row.id)
-            asking = replace(
-                row.pending(spec), expires_at=min(row.expires_at, time.time() + row.timeout_s)
-            )
-            resolution = yield from ask(ctx.approver, asking, ctx.passthrough)
+            resolution = yield from _ask_now(ctx, row, spec)
             if resolution.decision == "defer":
                 return defer_again(ctx, row, spec)
         if ctx.store.consume(row.id) is None:
             return refusal(f"Approval {row.short_id} was already resolved", row)
         ctx.paused.pop(row.call_id, None)
         verdict = decide_verdict(state, tool, execute, row.tool)
-        if row.state == "expired":
-            resolution = Resolution("deny", TIMED_OUT)
-        elif resolution is None and answered is not None and answered.decision == decision:
-            resolution = answered
-        elif resolution is None:
-            resolution = judge(row.request(), decision, reason, by, params, decision)
-            if resolution.decision == "defer":  # recorded as a decision by someone: not one
-                resolution = Resolution("deny", "Denied: 'defer' is not a final decision", by=by)
-        if verdict.status != "go":
-            pass
-        elif resolution.decision == "edit":
-            verdict, covered = yield from edit(ctx, run, row.pending(spec), resolution)
-            gated = yield from gate(ctx, run, verdict, covered, interactive=False)
-            if isinstance(gated, PendingApproval):
-                return defer(ctx, run, gated)
-            verdict = gated
-        else:
-            verdict = apply(ctx, run, verdict, row.plugin, row.digest, row.id, resolution)
+        if resolution is None:  # asked only of a pending row: never an expired one
+            resolution = _recorded(row, answered, decision, params, by, reason)
+        if verdict.status == "go":
+            applied = yield from _applied(ctx, run, row, spec, verdict, resolution)
+            if isinstance(applied, Outcome):
+                return applied
+            verdict = applied
         outcome = yield from conclude(ctx, run, verdict)
         if run.state is state and row.rewritten_by:
             # Not re-screened: the hooks' changes are the ones recorded at the pause, measured
@@ -219,6 +198,65 @@ def finish(
         return outcome
     finally:
         run.leave(token)
+
+
+def _already_resolved(row: StoredApproval, decision: str | None) -> Outcome | None:
+    """The refusal of a resume that comes too late: consumed, or decided otherwise."""
+    if row.state == "consumed":
+        return refusal(f"Approval {row.short_id} was already resolved", row)
+    if decision is not None and row.state == "decided" and decision != row.decision:
+        who = f" by {row.decided_by}" if row.decided_by else ""
+        return refusal(
+            f"Approval {row.short_id} was already decided ({row.decision}{who}); "
+            "resume it without a decision to finish it",
+            row,
+        )
+    return None
+
+
+def _ask_now(ctx: Context, row: StoredApproval, spec: Any) -> Pipeline[Resolution]:
+    """Ask the approver about a row ``decide`` stored unasked, within what is left of its time."""
+    ctx.unasked.discard(row.id)
+    asking = replace(row.pending(spec), expires_at=min(row.expires_at, time.time() + row.timeout_s))
+    return (yield from ask(ctx.approver, asking, ctx.passthrough))
+
+
+def _recorded(
+    row: StoredApproval,
+    answered: Resolution | None,
+    decision: str | None,
+    params: Any,
+    by: str | None,
+    reason: str | None,
+) -> Resolution:
+    """The resolution of a decision given to resume (or recorded in the store), not asked now."""
+    if row.state == "expired":
+        return Resolution("deny", TIMED_OUT)
+    if answered is not None and answered.decision == decision:
+        return answered
+    resolution = judge(row.request(), decision, reason, by, params, decision)
+    if resolution.decision == "defer":  # recorded as a decision by someone: not one
+        return Resolution("deny", "Denied: 'defer' is not a final decision", by=by)
+    return resolution
+
+
+def _applied(
+    ctx: Context,
+    run: Run,
+    row: StoredApproval,
+    spec: Any,
+    verdict: Verdict,
+    resolution: Resolution,
+) -> Pipeline[Verdict | Outcome]:
+    """The "go" verdict after the resolution: edited and gated again, or applied as decided;
+    an Outcome when the edited call must wait for another approval."""
+    if resolution.decision != "edit":
+        return apply(ctx, run, verdict, row.plugin, row.digest, row.id, resolution)
+    edited, covered = yield from edit(ctx, run, row.pending(spec), resolution)
+    gated = yield from gate(ctx, run, edited, covered, interactive=False)
+    if isinstance(gated, PendingApproval):
+        return defer(ctx, run, gated)
+    return gated
 
 
 def defer_again(ctx: Context, row: StoredApproval, spec: Any) -> Outcome:

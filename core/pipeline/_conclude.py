@@ -39,14 +39,7 @@ _PLAIN_VALUES = frozenset({str, dict, list, int, float, bool, bytes, type(None)}
 def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
     """Execute (when the verdict is "go"), then the after chain and the Outcome."""
     state, trace = run.state, run
-    # The params are frozen once more only when validation changed them; the frozen copy then
-    # serves the adjusted-params record, tool.started and the after chain alike.
-    final_call = state.call
-    if verdict.params != final_call.params:
-        final_call = final_call.with_params(freeze_params(verdict.params))
-    # adjusted_params(): bounded in count and bytes; big params nobody changed are not kept
-    changed = final_call.params is not state.proposed
-    ctx.adjusted.remember(final_call.id, final_call.params, changed)
+    final_call = _final_call(ctx, state, verdict)
     interrupted = run.interrupted
     if verdict.status == "go" and run.registered is None and run.execute is None:
         reason = f"Unknown tool '{state.call.name}'"
@@ -72,36 +65,10 @@ def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
             content = value if type(value) is str else render_content(value)
             result = ToolResult("ok", value, content, None, elapsed_ms(started), None)
         if run.tracing:
-            trace.record(
-                trace,
-                "tool.finished",
-                None,
-                {
-                    "status": result.status,
-                    "duration_ms": result.duration_ms,
-                    "error": result.error,
-                    "result_digest": (
-                        result_digest(result.content) if result.status == "ok" else None
-                    ),
-                },
-            )
+            _record_finished(trace, result)
         rendered: str | None = result.content
     else:
-        if verdict.status == "blocked":
-            ctx.record(
-                trace,
-                "tool.blocked",
-                verdict.blocked_by,
-                {"by": verdict.blocked_by, "reason": verdict.reason},
-            )
-        result = ToolResult(
-            verdict.status,  # type: ignore[arg-type]  # not "go" here: a Status
-            None,
-            verdict.reason or "",
-            verdict.reason,
-            None,
-            verdict.kind,
-        )
+        result = _not_run(ctx, trace, verdict)
         rendered = None
     # the after chain: each handler through the dispatch, its result folded in by ``_step``
     value = result.value
@@ -117,6 +84,53 @@ def conclude(ctx: Context, run: Run, verdict: Verdict) -> Pipeline[Outcome]:
             if after.value is not UNSET:
                 value = after.value
     return _outcome(final_call, result, value, after, verdict, state, trace, rendered, interrupted)
+
+
+def _final_call(ctx: Context, state: CallState, verdict: Verdict) -> ToolCall:
+    """The call as it runs; ``adjusted_params()`` learns whether its params changed."""
+    # The params are frozen once more only when validation changed them; the frozen copy then
+    # serves the adjusted-params record, tool.started and the after chain alike.
+    final_call = state.call
+    if verdict.params != final_call.params:
+        final_call = final_call.with_params(freeze_params(verdict.params))
+    # adjusted_params(): bounded in count and bytes; big params nobody changed are not kept
+    changed = final_call.params is not state.proposed
+    ctx.adjusted.remember(final_call.id, final_call.params, changed)
+    return final_call
+
+
+def _record_finished(trace: CallTrace, result: ToolResult) -> None:
+    """``tool.finished``: the ran tool's status, time, error and its result's digest."""
+    trace.record(
+        trace,
+        "tool.finished",
+        None,
+        {
+            "status": result.status,
+            "duration_ms": result.duration_ms,
+            "error": result.error,
+            "result_digest": (result_digest(result.content) if result.status == "ok" else None),
+        },
+    )
+
+
+def _not_run(ctx: Context, trace: CallTrace, verdict: Verdict) -> ToolResult:
+    """The result of a call whose tool does not run (blocked, denied, an error before it)."""
+    if verdict.status == "blocked":
+        ctx.record(
+            trace,
+            "tool.blocked",
+            verdict.blocked_by,
+            {"by": verdict.blocked_by, "reason": verdict.reason},
+        )
+    return ToolResult(
+        verdict.status,  # type: ignore[arg-type]  # not "go" here: a Status
+        None,
+        verdict.reason or "",
+        verdict.reason,
+        None,
+        verdict.kind,
+    )
 
 
 def _outcome(
