@@ -336,60 +336,64 @@ class Walker:
         after: list[tuple[str, Node]] = []
         on_sub = self._on_sub(scope, ctx)
         for node in nodes:
-            operator = ""
-            operands: list[Node] = []
-            for child in node.children:
-                if not child.is_named:
-                    if not operator or node.type == "heredoc_redirect":
-                        operator = child.type
-                    continue
-                if child.type in ("file_descriptor", "heredoc_start", "heredoc_end"):
-                    continue
-                if node.type == "heredoc_redirect":
-                    if child.type == "heredoc_body":
-                        self.walk(child, scope, ctx)
-                    elif child.type in _REDIRECT_NODES:
-                        more, _, _ = self.redirections([child], scope, ctx, spill)
-                        words.extend(more)
-                    else:
-                        lead = child.children[0] if child.child_count else None
-                        if (
-                            child.type == "pipeline"
-                            and lead is not None
-                            and lead.type in ("|", "|&")
-                        ):
-                            after.append((lead.type, child))
-                        else:
-                            after.append((operator, child))
-                    continue
-                operands.append(child)
+            operator, operands = self._redirect_parts(node, scope, ctx, spill, words, after)
             if node.type == "heredoc_redirect":
                 stdin = "heredoc"
-                continue
-            if node.type == "herestring_redirect":
+            elif node.type == "herestring_redirect":
                 stdin = "herestring"
                 for group in _groups(operands):
                     build(group, scope, on_sub)
-                continue
-            groups = _groups(operands)
-            spill.extend(groups[1:])
-            groups = groups[:1]
-            if operator in _FD_DUPLICATES and all(
-                (o.type in ("number", "word") and _text(o).rstrip("-").isdigit()) or _text(o) == "-"
-                for group in groups
-                for o in group
-            ):
-                continue
-            for group in groups:
-                if operator.startswith("<") and any(
-                    o.type == "process_substitution" for o in group
-                ):
-                    stdin = "pipe"
-                found = expand(group, scope, on_sub)
-                words.extend(found)
-            if operator in ("<", "<>") and stdin is None:
-                stdin = "file"
+            else:
+                stdin = _redirect_target(operator, operands, stdin, scope, on_sub, spill, words)
         return words, stdin, after
+
+    def _redirect_parts(
+        self,
+        node: Node,
+        scope: Scope,
+        ctx: _Ctx,
+        spill: list[list[Node]],
+        words: list[Word],
+        after: list[tuple[str, Node]],
+    ) -> tuple[str, list[Node]]:
+        """A redirection's operator and operands; a here-doc's children are walked here."""
+        operator = ""
+        operands: list[Node] = []
+        heredoc = node.type == "heredoc_redirect"
+        for child in node.children:
+            if not child.is_named:
+                if not operator or heredoc:
+                    operator = child.type
+                continue
+            if child.type in ("file_descriptor", "heredoc_start", "heredoc_end"):
+                continue
+            if heredoc:
+                self._heredoc_child(child, operator, scope, ctx, spill, words, after)
+                continue
+            operands.append(child)
+        return operator, operands
+
+    def _heredoc_child(
+        self,
+        child: Node,
+        operator: str,
+        scope: Scope,
+        ctx: _Ctx,
+        spill: list[list[Node]],
+        words: list[Word],
+        after: list[tuple[str, Node]],
+    ) -> None:
+        if child.type == "heredoc_body":
+            self.walk(child, scope, ctx)
+        elif child.type in _REDIRECT_NODES:
+            more, _, _ = self.redirections([child], scope, ctx, spill)
+            words.extend(more)
+        else:
+            lead = child.children[0] if child.child_count else None
+            if child.type == "pipeline" and lead is not None and lead.type in ("|", "|&"):
+                after.append((lead.type, child))
+            else:
+                after.append((operator, child))
 
     def _on_sub(self, scope: Scope, ctx: _Ctx) -> Callable[[Node], None]:
         return lambda node: self.substitution(node, scope, ctx)
@@ -986,6 +990,35 @@ def _forget_assigned(argv: tuple[Word, ...], scope: Scope) -> None:
         name = (word.text or "").split("=", 1)[0]
         if _NAME.match(name):
             scope.vars[name] = None
+
+
+def _redirect_target(
+    operator: str,
+    operands: list[Node],
+    stdin: str | None,
+    scope: Scope,
+    on_sub: Callable[[Node], None],
+    spill: list[list[Node]],
+    words: list[Word],
+) -> str | None:
+    """Add a file redirection's target to ``words``; where stdin now comes from."""
+    groups = _groups(operands)
+    spill.extend(groups[1:])
+    groups = groups[:1]
+    if operator in _FD_DUPLICATES and all(
+        (o.type in ("number", "word") and _text(o).rstrip("-").isdigit()) or _text(o) == "-"
+        for group in groups
+        for o in group
+    ):
+        return stdin
+    for group in groups:
+        if operator.startswith("<") and any(o.type == "process_substitution" for o in group):
+            stdin = "pipe"
+        found = expand(group, scope, on_sub)
+        words.extend(found)
+    if operator in ("<", "<>") and stdin is None:
+        stdin = "file"
+    return stdin
 
 
 def _assigned(chars: list[tuple[str, int]], scope: Scope) -> str:
