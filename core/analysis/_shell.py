@@ -403,39 +403,42 @@ class Walker:
     def assignment(self, node: Node, scope: Scope, ctx: _Ctx, *, apply: bool) -> Word:
         """The ``NAME=VALUE`` word of an assignment node; sets NAME in ``scope`` if ``apply``."""
         name_node = node.child_by_field_name("name")
-        value_node = node.child_by_field_name("value")
         name = _text(name_node) if name_node is not None else ""
         if name_node is not None and name_node.type == "subscript":
-            # arr[$(cmd)]=1: the index is expanded (and its substitutions run)
-            build(name_node.named_children[1:], scope, self._on_sub(scope, ctx))
-            name = _text(name_node.named_children[0]) if name_node.named_children else ""
+            name = self._subscript(name_node, scope, ctx)
             apply = False
-            scope.vars[name] = None
         operator = next((c.type for c in node.children if not c.is_named), "=")
-        value: str | None = ""
-        if value_node is not None:
-            if value_node.type == "array":
-                self.walk(value_node, scope, ctx)
-                value = None
-            else:
-                nodes = [c for c in node.children if c.is_named and c != name_node]
-                chars, unknown = build(nodes, scope, self._on_sub(scope, ctx))
-                value = None if unknown else _assigned(chars, scope)
+        value = self._assigned_value(node, name_node, scope, ctx)
         if operator == "+=" and value is not None:
             old = scope.lookup(name)
             value = None if old is None else old + value
         if apply and name:
-            scope.vars[name] = value
-            if name == "IFS":
-                scope.ifs_changed = True
-            if name == "PWD":
-                scope.vars.pop("PWD", None)
-                scope.vars["PWD"] = value
+            _set_variable(scope, name, value)
         word = Word(text=None if value is None else f"{name}={value}", source=_text(node))
         hidden = hidden_in_assignment(word) if apply else None  # a prefix's: in _run
         if hidden is not None:
             self.reparse(hidden, (*ctx.via, f"{name}="), scope.cwds, ctx)
         return word
+
+    def _subscript(self, name_node: Node, scope: Scope, ctx: _Ctx) -> str:
+        """arr[$(cmd)]=1: the index is expanded (and its substitutions run); arr is unknown."""
+        build(name_node.named_children[1:], scope, self._on_sub(scope, ctx))
+        name = _text(name_node.named_children[0]) if name_node.named_children else ""
+        scope.vars[name] = None
+        return name
+
+    def _assigned_value(
+        self, node: Node, name_node: Node | None, scope: Scope, ctx: _Ctx
+    ) -> str | None:
+        value_node = node.child_by_field_name("value")
+        if value_node is None:
+            return ""
+        if value_node.type == "array":
+            self.walk(value_node, scope, ctx)
+            return None
+        nodes = [c for c in node.children if c.is_named and c != name_node]
+        chars, unknown = build(nodes, scope, self._on_sub(scope, ctx))
+        return None if unknown else _assigned(chars, scope)
 
     def _assign(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
         self.assignment(node, scope, ctx, apply=True)
@@ -576,25 +579,7 @@ class Walker:
 
         tree-sitter-bash reads the descriptor of ``0<`` as an argument (``cat 0<file``); a
         number touching a redirection is dropped."""
-        prefix: list[Node] = []
-        words: list[Node] = []
-        redirects: list[Node] = []
-        for child in node.children:
-            kind = child.type
-            if kind == "variable_assignment" and not words:
-                prefix.append(child)
-            elif kind in _REDIRECT_NODES:
-                redirects.append(child)
-            elif kind == "command_name":
-                words.extend(child.children)
-            elif kind == "comment":
-                continue
-            elif child.is_named or kind == "$":
-                words.append(child)
-        if redirects:
-            redirect_starts = redirect_starts | {r.start_byte for r in redirects}
-        if redirect_starts:
-            words = [w for w in words if not (w.type == "number" and w.end_byte in redirect_starts)]
+        prefix, words, redirects = _simple_parts(node, redirect_starts)
         on_sub = self._on_sub(scope, ctx)
         spill = list(spill)
         targets, stdin, after = (
@@ -615,6 +600,26 @@ class Walker:
             if targets or stdin
             else ctx
         )
+        self._simple_command(node, argv, targets, assignments, scope, ctx, own)
+        for operator, statement in after:
+            piped = operator in ("|", "|&")
+            self.walk(
+                statement,
+                scope.copy() if piped else scope,
+                ctx._replace(stdin="pipe") if piped else ctx,
+            )
+
+    def _simple_command(
+        self,
+        node: Node,
+        argv: list[Word],
+        targets: list[Word],
+        assignments: tuple[Word, ...],
+        scope: Scope,
+        ctx: _Ctx,
+        own: _Ctx,
+    ) -> None:
+        """Run the command, or record one of redirections alone (``> file``)."""
         text = _text(node)
         if argv:
             self.run(
@@ -637,12 +642,6 @@ class Walker:
                     cwds=scope.cwds,
                     assignments=assignments,
                 )
-            )
-        for operator, statement in after:
-            self.walk(
-                statement,
-                scope.copy() if operator in ("|", "|&") else scope,
-                ctx._replace(stdin="pipe") if operator in ("|", "|&") else ctx,
             )
 
     def _cwd(self, cwds: tuple[str, ...]) -> str:
@@ -1019,6 +1018,41 @@ def _redirect_target(
     if operator in ("<", "<>") and stdin is None:
         stdin = "file"
     return stdin
+
+
+def _simple_parts(
+    node: Node, redirect_starts: set[int]
+) -> tuple[list[Node], list[Node], list[Node]]:
+    """A simple command's prefix assignments, words and redirections."""
+    prefix: list[Node] = []
+    words: list[Node] = []
+    redirects: list[Node] = []
+    for child in node.children:
+        kind = child.type
+        if kind == "variable_assignment" and not words:
+            prefix.append(child)
+        elif kind in _REDIRECT_NODES:
+            redirects.append(child)
+        elif kind == "command_name":
+            words.extend(child.children)
+        elif kind == "comment":
+            continue
+        elif child.is_named or kind == "$":
+            words.append(child)
+    if redirects:
+        redirect_starts = redirect_starts | {r.start_byte for r in redirects}
+    if redirect_starts:
+        words = [w for w in words if not (w.type == "number" and w.end_byte in redirect_starts)]
+    return prefix, words, redirects
+
+
+def _set_variable(scope: Scope, name: str, value: str | None) -> None:
+    scope.vars[name] = value
+    if name == "IFS":
+        scope.ifs_changed = True
+    if name == "PWD":
+        scope.vars.pop("PWD", None)
+        scope.vars["PWD"] = value
 
 
 def _assigned(chars: list[tuple[str, int]], scope: Scope) -> str:
