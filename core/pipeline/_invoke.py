@@ -74,6 +74,13 @@ class ChainRules(Generic[A]):
         self.args = args
         self.stop = stop
 
+    def advance(self, acc: A, values: tuple[Any, ...]) -> tuple[tuple[Any, ...], bool]:
+        """After a step replaced ``acc``: the next handler's arguments, and whether the chain
+        stops there (called only then, not per handler)."""
+        if self.args is not None:
+            values = self.args(acc)
+        return values, self.stop is not None and self.stop(acc)
+
 
 def run_chain(
     rules: ChainRules[A],
@@ -122,9 +129,8 @@ def run_chain(
             folded = rules.failed(acc, handler, error, trace, values)
         if folded is not acc:
             acc = folded
-            if rules.args is not None:
-                values = rules.args(acc)
-            if rules.stop is not None and rules.stop(acc):
+            values, stop = rules.advance(acc, values)
+            if stop:
                 break
     if trace is not None:
         trace.plugin = None

@@ -121,11 +121,8 @@ def fold(
     """
     if result is None or audit:  # 1. no opinion; 6. an audit plugin's decisions are not applied
         return state
-    if isinstance(result, HookFailed):  # 5. fails closed unless the plugin is ignored
-        if on_error == "ignore":
-            return state
-        reason = f"Tool call blocked because before_tool_call hook {plugin} failed: {result.error}"
-        return blocked(state, plugin, reason)
+    if isinstance(result, HookFailed):
+        return _hook_failed(state, plugin, result, on_error)
     events: list[Notice] = []
     call, writers = state.call, state.writers
     if result.params is not None:
@@ -138,24 +135,7 @@ def fold(
             try:
                 call, writers = _merge(state, result.params, plugin, events)
             except Exception as exc:  # also a mapping that raises while it is read
-                problem = (
-                    str(exc)
-                    if isinstance(exc, (ParamsError, HookResultError))
-                    else describe_error(exc)
-                )
-                error = {
-                    "hook": "before_tool_call",
-                    "error": f"invalid params: {problem}",
-                    "on_error": on_error,
-                }
-                notice: tuple[Notice, ...] = (("hook.error", plugin, error),)
-                if on_error == "ignore":  # the whole result is skipped
-                    return state._replace(events=notice)
-                reason = (
-                    f"Tool call blocked because before_tool_call hook {plugin} "
-                    f"failed: invalid params: {problem}"
-                )
-                return blocked(state, plugin, reason, notice)
+                return _invalid_params(state, plugin, exc, on_error)
     approval, approval_plugin = state.approval, state.approval_plugin
     request = result.require_approval
     if request is not None:
@@ -187,6 +167,33 @@ def fold(
         block_reason,
         tuple(events),
     )
+
+
+def _hook_failed(state: CallState, plugin: str, failed: HookFailed, on_error: str) -> CallState:
+    """5. A handler that failed: the call is blocked unless the plugin is ``on_error = "ignore"``."""
+    if on_error == "ignore":
+        return state
+    reason = f"Tool call blocked because before_tool_call hook {plugin} failed: {failed.error}"
+    return blocked(state, plugin, reason)
+
+
+def _invalid_params(state: CallState, plugin: str, exc: Exception, on_error: str) -> CallState:
+    """Params a handler returned that cannot be merged: a failure of that handler (rule 5);
+    with ``on_error = "ignore"`` its whole result is skipped, and recorded."""
+    problem = str(exc) if isinstance(exc, (ParamsError, HookResultError)) else describe_error(exc)
+    error = {
+        "hook": "before_tool_call",
+        "error": f"invalid params: {problem}",
+        "on_error": on_error,
+    }
+    notice: tuple[Notice, ...] = (("hook.error", plugin, error),)
+    if on_error == "ignore":
+        return state._replace(events=notice)
+    reason = (
+        f"Tool call blocked because before_tool_call hook {plugin} "
+        f"failed: invalid params: {problem}"
+    )
+    return blocked(state, plugin, reason, notice)
 
 
 def _merge(
