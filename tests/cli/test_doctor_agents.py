@@ -59,10 +59,13 @@ def test_an_agent_wired_for_every_event_is_ok_with_where(cli, home):
     [row] = rows["agent cursor"]
     assert row["status"] == "ok"
     assert row["detail"] == (
-        "wired, project (.cursor/hooks.json): preToolUse, postToolUse, postToolUseFailure"
+        "wired, project (.cursor/hooks.json): preToolUse, postToolUse, postToolUseFailure, "
+        "beforeSubmitPrompt"
     )
     [row] = rows["agent cline"]
-    assert row["detail"] == "wired, user (~/Documents/Cline/Hooks): PreToolUse, PostToolUse"
+    assert row["detail"] == (
+        "wired, user (~/Documents/Cline/Hooks): PreToolUse, PostToolUse, UserPromptSubmit"
+    )
     [idle] = rows["agents"]
     assert "copilot" in idle["detail"] and "cursor" not in idle["detail"]
 
