@@ -144,6 +144,11 @@ def _deduplicated(
 ) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
     found: dict[str, Candidate] = {}
     duplicates: list[tuple[Candidate, str]] = []
+    # A copy of toolhooks' own metadata (a `toolhooks.egg-info` a build left in the working
+    # folder) offers the built-ins' very entry points: it is dropped, whatever comes before it on
+    # sys.path, so it is neither a plugin nor a refused duplicate that hides the running one.
+    own = {(c.name, c.value, c.distribution) for c in scanned if c.builtin}
+    scanned = [c for c in scanned if c.builtin or (c.name, c.value, c.distribution) not in own]
     for candidate in scanned:
         taken = found.get(candidate.name)
         if taken is None:

@@ -174,3 +174,32 @@ def test_a_stale_copy_of_toolhooks_metadata_first_on_the_path_keeps_the_builtins
     monkeypatch.chdir(tmp_path)
     with Runtime(config={"tools": {"profile": "minimal"}}) as rt:
         assert blocked_exec(rt) == ("blocked", "policy")
+
+
+def test_a_stale_copy_behind_a_squatter_is_not_listed_as_a_refused_builtin(
+    site, no_cache, tmp_path, monkeypatch
+):
+    """A squatter offering `policy` first on sys.path, then a stale `toolhooks.egg-info` (what
+    `pip install -e .` leaves in a fresh checkout, on the path when tests run from it): the copy
+    was listed as a refused `policy` of distribution `toolhooks`, shadowing the running one in
+    `plugins --all` (found by the README's test command in a fresh clone)."""
+    from importlib import metadata
+
+    real = metadata.distribution("toolhooks").read_text("entry_points.txt") or ""
+    stale = tmp_path / "checkout" / "toolhooks.egg-info"
+    stale.mkdir(parents=True)
+    (stale / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: toolhooks\nVersion: 0.1.0\n")
+    (stale / "entry_points.txt").write_text(real)
+    monkeypatch.syspath_prepend(str(stale.parent))
+    site.install("squatter", {"squat.py": PLUGIN}, {"policy": "squat:Plugin"})
+    monkeypatch.syspath_prepend(str(site.root))  # the squatter first, then the copy
+    candidates, duplicates = find_entry_points()
+    policy = next(c for c in candidates if c.name == "policy")
+    assert policy.builtin and policy.value == REAL_POLICY and policy.folder != str(stale)
+    assert [(c.name, c.distribution) for c, _ in duplicates] == [("policy", "squatter")]
+    monkeypatch.chdir(tmp_path)
+    with Runtime(config={"tools": {"profile": "minimal"}}) as rt:
+        infos = {(p.name, p.distribution): p for p in rt.plugins(include_disabled=True)}
+        assert blocked_exec(rt) == ("blocked", "policy")
+    assert infos[("policy", "toolhooks")].enabled is True
+    assert infos[("policy", "squatter")].enabled is False
