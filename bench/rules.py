@@ -36,9 +36,9 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import timing
+from rules_shell import COMMAND, bare_walk
 from timing import compare, micro, paired_ratio
 from toolhooks import Runtime
-from toolhooks.analysis._grammar import parse
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,11 +46,6 @@ else:
     import tomli as tomllib
 
 HOW_TO = Path(__file__).resolve().parents[1] / "docs" / "how-to" / "write-rules.md"
-COMMAND = (
-    "git status --short | grep -v '^??' ; sudo -u deploy env NODE_ENV=production "
-    'timeout 30 npm run build -- --prod > build.log 2>&1 && echo "done at $(date +%s)" '
-    "|| rm -rf ./dist"
-)
 PARAMS_RULE = {
     "id": "no-internal-search",
     "tools": ["web_search"],
@@ -71,16 +66,6 @@ def starter_rules() -> list[dict[str, Any]]:
     found = re.search(r"```toml\n(.*?)```", HOW_TO.read_text(encoding="utf-8"), re.S)
     assert found, f"no toml block in {HOW_TO}"
     return [*tomllib.loads(found.group(1))["rules"], PARAMS_RULE]
-
-
-def bare_walk(source: bytes) -> int:
-    stack = [parse(source)]
-    seen = 0
-    while stack:
-        node = stack.pop()
-        seen += len(node.type) + len(node.text or b"")
-        stack.extend(node.children)
-    return seen
 
 
 def main() -> None:

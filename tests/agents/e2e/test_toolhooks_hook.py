@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from agent_clis import PACKAGES, Agent
+from agent_clis import PACKAGES, Agent, Run
 from fake_models import FakeModelServer, TextTurn, ToolTurn
 
 pytest.importorskip(
@@ -243,19 +243,26 @@ def approve_from_the_queue(agent: Agent, env: dict[str, str], approved: list[str
         time.sleep(0.2)
 
 
+def run_approving(
+    agent: Agent, extra: dict[str, str], model: FakeModelServer, prompt: str
+) -> tuple[Run, list[str]]:
+    """Run the agent while a thread approves, from the queue, what its hooks ask about."""
+    approved: list[str] = []
+    approver = threading.Thread(
+        target=approve_from_the_queue, args=(agent, {**os.environ, **extra}, approved), daemon=True
+    )
+    approver.start()
+    done = agent.run(prompt, model.url, extra)
+    approver.join(timeout=70)
+    return done, approved
+
+
 @pytest.mark.parametrize("agent_name", AGENTS)
 def test_an_approval_answered_from_the_queue_lets_the_call_run(agent_name, wired, fake_model):
     agent, extra = wired(agent_name)
     model = fake_model([ToolTurn(command="touch needs-approval.txt"), TextTurn(text="done")])
-    env = {**os.environ, **extra}
-    approved: list[str] = []
 
-    approver = threading.Thread(
-        target=approve_from_the_queue, args=(agent, env, approved), daemon=True
-    )
-    approver.start()
-    done = agent.run("touch it", model.url, extra)
-    approver.join(timeout=70)
+    done, approved = run_approving(agent, extra, model, "touch it")
 
     assert done.returncode == 0, done.stderr[-3000:]
     assert len(approved) == 1
@@ -324,15 +331,8 @@ def test_a_rule_denies_a_disguised_recursive_delete(agent_name, wired, fake_mode
 def test_a_rule_ask_goes_to_the_approval_queue(agent_name, wired, fake_model):
     agent, extra = wired(agent_name, RULES_CONFIG, guard=False)
     model = fake_model([ToolTurn(command="touch release-1.txt"), TextTurn(text="done")])
-    env = {**os.environ, **extra}
-    approved: list[str] = []
-    approver = threading.Thread(
-        target=approve_from_the_queue, args=(agent, env, approved), daemon=True
-    )
-    approver.start()
 
-    done = agent.run("make the release file", model.url, extra)
-    approver.join(timeout=70)
+    done, approved = run_approving(agent, extra, model, "make the release file")
 
     assert done.returncode == 0, done.stderr[-3000:]
     assert len(approved) == 1
