@@ -8,7 +8,6 @@ one (``rt.label_store = SQLiteLabelStore(path)``) before the first call.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from ..stores._labels import LabelStore
@@ -66,4 +65,6 @@ class RuntimeLabels:
         if isinstance(self.label_store, MemoryLabelStore):
             self.trust(session_id, text)
         else:
+            import asyncio  # imported here: it is most of a synchronous runtime's added start
+
             await asyncio.to_thread(self.trust, session_id, text)
