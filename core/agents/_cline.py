@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _fields
-from ._protocol import AgentProtocol, HookAnswer, HookEvent, HookReply, ProtocolError
+from ._protocol import AgentProtocol, HookAnswer, HookEvent, HookReply, ProtocolError, user_prompt
 from ._replies import denial, json_reply
 
 AGENT = "cline"
@@ -118,18 +118,7 @@ class ClineProtocol:
         if event_name == PROMPT_EVENT:
             part = payload.get("userPromptSubmit")
             text = part.get("prompt") if isinstance(part, Mapping) else None
-            return HookEvent(
-                agent=AGENT,
-                phase="prompt",
-                event_name=event_name,
-                tool="",
-                original_tool="",
-                params={"prompt": text if isinstance(text, str) else ""},
-                call_id=None,
-                session_id=session,
-                cwd=cwd,
-                raw=payload,
-            )
+            return user_prompt(AGENT, event_name, text, session_id=session, cwd=cwd, raw=payload)
         phase = EVENTS.get(event_name)
         data: Mapping[str, Any] = {}
         original = ""

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _fields, _hooklists
-from ._protocol import AgentProtocol, HookAnswer, HookEvent, HookReply, ProtocolError
+from ._protocol import AgentProtocol, HookAnswer, HookEvent, HookReply, ProtocolError, user_prompt
 from ._replies import denial, json_reply
 
 AGENT = "copilot"
@@ -181,15 +181,10 @@ class CopilotProtocol:
 
     @staticmethod
     def _prompt(event_name: str, payload: Mapping[str, Any], cwd: str | None) -> HookEvent:
-        text = payload.get("prompt")
-        return HookEvent(
-            agent=AGENT,
-            phase="prompt",
-            event_name=event_name,
-            tool="",
-            original_tool="",
-            params={"prompt": text if isinstance(text, str) else ""},
-            call_id=None,
+        return user_prompt(
+            AGENT,
+            event_name,
+            payload.get("prompt"),
             session_id=_fields.optional_text(payload, "sessionId", "session_id"),
             cwd=cwd,
             raw=payload,

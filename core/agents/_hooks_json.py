@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._protocol import HookEvent, HookReply, ProtocolError
+from ._protocol import HookEvent, HookReply, ProtocolError, user_prompt
 
 HOOK_TIMEOUT_S = 600
 """The hook timeout install writes: an approval may wait on the queue up to ``[agents] wait_s``
@@ -114,15 +114,10 @@ def other_event(agent: str, name: str, payload: Mapping[str, Any]) -> HookEvent:
 
 def prompt_event(agent: str, name: str, payload: Mapping[str, Any]) -> HookEvent:
     """The user's prompt (``params["prompt"]``): trusted input for the session's ``from`` rules."""
-    prompt = payload.get("prompt")
-    return HookEvent(
-        agent=agent,
-        phase="prompt",
-        event_name=name,
-        tool="",
-        original_tool="",
-        params={"prompt": prompt if isinstance(prompt, str) else ""},
-        call_id=None,
+    return user_prompt(
+        agent,
+        name,
+        payload.get("prompt"),
         session_id=_text(payload.get("session_id")),
         cwd=_text(payload.get("cwd")),
         raw=payload,

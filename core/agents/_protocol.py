@@ -66,6 +66,31 @@ class HookEvent:
             raise ValueError(f"phase must be one of {PHASES}, not {self.phase!r}")
 
 
+def user_prompt(
+    agent: str,
+    event_name: str,
+    text: Any,
+    *,
+    session_id: str | None,
+    cwd: str | None,
+    raw: Mapping[str, Any],
+) -> HookEvent:
+    """An agent's prompt event: the user's words (``params["prompt"]``, empty when the payload
+    holds no text), the session's trusted input for ``from`` rules."""
+    return HookEvent(
+        agent=agent,
+        phase="prompt",
+        event_name=event_name,
+        tool="",
+        original_tool="",
+        params={"prompt": text if isinstance(text, str) else ""},
+        call_id=None,
+        session_id=session_id,
+        cwd=cwd,
+        raw=raw,
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HookAnswer:
     """What toolhooks decided about one event; each protocol renders it in its agent's terms.

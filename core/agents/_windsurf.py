@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _fields, _hooklists
-from ._protocol import AgentProtocol, HookAnswer, HookEvent, HookReply, ProtocolError
+from ._protocol import AgentProtocol, HookAnswer, HookEvent, HookReply, ProtocolError, user_prompt
 from ._replies import denial
 
 AGENT = "windsurf"
@@ -74,18 +74,7 @@ class WindsurfProtocol:
         if event_name == PROMPT_EVENT:
             info = payload.get("tool_info")
             text = info.get("user_prompt") if isinstance(info, Mapping) else None
-            return HookEvent(
-                agent=AGENT,
-                phase="prompt",
-                event_name=event_name,
-                tool="",
-                original_tool="",
-                params={"prompt": text if isinstance(text, str) else ""},
-                call_id=None,
-                session_id=session,
-                cwd=None,
-                raw=payload,
-            )
+            return user_prompt(AGENT, event_name, text, session_id=session, cwd=None, raw=payload)
         phase = EVENTS.get(event_name)
         if phase is None:
             if event_name not in OTHER_EVENTS:
