@@ -24,23 +24,30 @@ def starter_policy() -> str:
     return howto_toml(0)
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """``tmp/home`` (as ``$HOME``) with .ssh and .aws; ``tmp/project`` (the working directory)
-    with src/, build/, secrets and symlinks, and no toolhooks.toml yet."""
-    home = tmp_path / "home"
+def make_project(tmp: Path) -> tuple[Path, Path]:
+    """``tmp/home`` with .ssh and .aws, and ``tmp/project`` with src/, build/, secrets and
+    symlinks (one into ~/.ssh, one out of build/): the home folder and the project."""
+    home = tmp / "home"
     (home / ".ssh").mkdir(parents=True)
     for name in ("id_rsa", "id_ed25519", "id_ed25519.pub", "config"):
         (home / ".ssh" / name).write_text("x")
     (home / ".aws").mkdir()
     (home / ".aws" / "credentials").write_text("x")
-    root = tmp_path / "project"
+    root = tmp / "project"
     for folder in ("src", "build/cache", "config", "docs", "scripts"):
         (root / folder).mkdir(parents=True)
     for name in ("src/a.py", "src/env.py", ".env", ".env.example", "config/.env", "README.md"):
         (root / name).write_text("x")
     (root / "link-to-ssh").symlink_to(home / ".ssh")
     (root / "build" / "escape").symlink_to(root / "src")
+    return home, root
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``tmp/home`` (as ``$HOME``) with .ssh and .aws; ``tmp/project`` (the working directory)
+    with src/, build/, secrets and symlinks, and no toolhooks.toml yet."""
+    home, root = make_project(tmp_path)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("TOOLHOOKS_CONFIG", raising=False)
     monkeypatch.chdir(root)

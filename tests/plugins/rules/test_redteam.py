@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from toolhooks import Runtime
 
-from .conftest import starter_policy
+from .conftest import make_project, starter_policy
 
 ATTEMPTS = Path(__file__).with_name("redteam.txt")
 STATUS = {"allowed": "allow", "pending": "ask", "blocked": "deny"}
@@ -53,20 +53,7 @@ def attempts() -> Iterator[object]:
 def rt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
     """The conftest's project (same folders, secrets and symlinks) under the starter policy,
     made once for the module (over 1,000 attempts)."""
-    tmp = tmp_path_factory.mktemp("redteam")
-    home = tmp / "home"
-    (home / ".ssh").mkdir(parents=True)
-    for name in ("id_rsa", "id_ed25519", "id_ed25519.pub", "config"):
-        (home / ".ssh" / name).write_text("x")
-    (home / ".aws").mkdir()
-    (home / ".aws" / "credentials").write_text("x")
-    root = tmp / "project"
-    for folder in ("src", "build/cache", "config", "docs", "scripts"):
-        (root / folder).mkdir(parents=True)
-    for name in ("src/a.py", "src/env.py", ".env", ".env.example", "config/.env", "README.md"):
-        (root / name).write_text("x")
-    (root / "link-to-ssh").symlink_to(home / ".ssh")
-    (root / "build" / "escape").symlink_to(root / "src")
+    home, root = make_project(tmp_path_factory.mktemp("redteam"))
     (root / "toolhooks.toml").write_text(starter_policy())
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOME", str(home))
