@@ -50,8 +50,7 @@ def read_config(args: argparse.Namespace) -> LoadedConfig:
 
 def skipping_load_errors(config: LoadedConfig) -> LoadedConfig:
     """A copy of ``config`` with ``[plugins] on_load_error = "skip"`` (failures get listed)."""
-    plugins = config.plugins.model_copy(update={"on_load_error": "skip"})
-    return dataclasses.replace(config, plugins=plugins)
+    return config.with_plugins(on_load_error="skip")
 
 
 def with_tables(config: LoadedConfig, changes: dict[str, dict[str, Any]]) -> LoadedConfig:
@@ -70,8 +69,7 @@ def with_tables(config: LoadedConfig, changes: dict[str, dict[str, Any]]) -> Loa
 def disabling(config: LoadedConfig, names: Iterable[str]) -> LoadedConfig:
     """A copy of ``config`` with ``names`` added to ``[plugins] disable``."""
     drop = [name for name in names if name not in config.plugins.disable]
-    plugins = config.plugins.model_copy(update={"disable": [*config.plugins.disable, *drop]})
-    return dataclasses.replace(config, plugins=plugins)
+    return config.with_plugins(disable=[*config.plugins.disable, *drop])
 
 
 def build_runtime(config: LoadedConfig, **kwargs: Any) -> Runtime:

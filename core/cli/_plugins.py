@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import logging
 from collections.abc import Iterator
 from typing import Any
@@ -123,8 +122,7 @@ def run(args: argparse.Namespace) -> int:
     config = read_config(args)
     if args.all:  # list what would fail or be refused, with why, instead of stopping at it
         config = skipping_load_errors(config)
-        plugins = config.plugins.model_copy(update={"on_unlocked": "warn"})
-        config = dataclasses.replace(config, plugins=plugins)
+        config = config.with_plugins(on_unlocked="warn")
     lock = lock_path(config)
     with quiet_lock_warnings():
         runtime = build_runtime(config)

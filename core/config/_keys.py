@@ -6,14 +6,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, get_args, get_origin
+from typing import TYPE_CHECKING, Any, get_args, get_origin
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def keys_at(model: type[BaseModel] | None, loc: list[str]) -> list[str]:
     """The keys the table at ``loc`` inside ``model`` takes (list indexes and dict keys are
     stepped over); empty when that is not a model."""
+    from pydantic import BaseModel  # only for a mistake in a table a model validates
+
     node: Any = model
     keyed = False  # the last field was a dict of models: the next part is one of its keys
     for part in loc:
@@ -34,6 +37,8 @@ def keys_at(model: type[BaseModel] | None, loc: list[str]) -> list[str]:
 
 def _model_inside(annotation: Any) -> Any:
     """The model an annotation holds (``X``, ``X | None``, ``list[X]``, ``dict[str, X]``)."""
+    from pydantic import BaseModel
+
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in reversed(get_args(annotation)):

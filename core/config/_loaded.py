@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-
 from ..records._errors import ConfigError
 from ..registry._registry import PluginSettings
-from ..stores._state import StateTable
+from ..stores._state import STATE_DEFAULTS, StateDefaults
+from ._defaults import (
+    APPROVALS_DEFAULTS,
+    FRAMEWORK_KEYS,
+    PLUGINS_DEFAULTS,
+    PLUGINS_KEYS,
+    ApprovalsDefaults,
+    PluginsDefaults,
+)
 from ._keys import did_you_mean, keys_at, locate, quote
-from ._tables import FRAMEWORK_KEYS, PLUGINS_KEYS, ApprovalsTable, PluginsTable
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
     from ._agents import AgentsTable
+    from ._tables import ApprovalsTable, PluginsTable, StateTable
 
 
 @dataclass
@@ -26,9 +34,11 @@ class LoadedConfig:
     data: dict[str, Any] = field(default_factory=dict)
     source: Path | None = None
     prefix: tuple[str, ...] = ()  # ("tool", "toolhooks") when read from pyproject.toml
-    plugins: PluginsTable = field(default_factory=PluginsTable)
-    approvals: ApprovalsTable = field(default_factory=ApprovalsTable)
-    state: StateTable = field(default_factory=StateTable)
+    plugins: PluginsTable | PluginsDefaults = PLUGINS_DEFAULTS
+    """``[plugins]``' own keys: validated by ``PluginsTable`` when the config sets any; else
+    their plain defaults (so are the next two: no model is built for a table left out)."""
+    approvals: ApprovalsTable | ApprovalsDefaults = APPROVALS_DEFAULTS
+    state: StateTable | StateDefaults = STATE_DEFAULTS
     _agents: AgentsTable | None = field(default=None, repr=False)
     """A given ``[agents]`` table; None: its defaults, built when :attr:`agents` is first read."""
     tables: dict[str, BaseModel] = field(default_factory=dict)
@@ -49,6 +59,15 @@ class LoadedConfig:
     @agents.setter
     def agents(self, table: AgentsTable) -> None:
         self._agents = table
+
+    def with_plugins(self, **changes: Any) -> LoadedConfig:
+        """A copy whose ``[plugins]`` keys have ``changes`` (not validated: the callers are
+        toolhooks' own, with values of the right type)."""
+        from ._tables import PluginsTable
+
+        current = self.plugins
+        table = current if isinstance(current, PluginsTable) else PluginsTable()
+        return replace(self, plugins=table.model_copy(update=changes))
 
     @property
     def file(self) -> str | None:
@@ -80,6 +99,8 @@ class LoadedConfig:
         framework = {k: table.pop(k) for k in FRAMEWORK_KEYS if k in table}
         if not framework:  # the usual case: every default, nothing to validate
             return PluginSettings(), table
+        from pydantic import ValidationError
+
         from ._framework import FrameworkSettings  # only for a table with framework keys
 
         try:

@@ -14,19 +14,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-
 from ..records._errors import ConfigError
-from ..stores._state import StateTable
+from ._defaults import FRAMEWORK_KEYS as FRAMEWORK_KEYS
+from ._defaults import PLUGINS_KEYS as PLUGINS_KEYS
 from ._keys import did_you_mean as did_you_mean
 from ._keys import keys_at as keys_at
 from ._keys import locate as locate
 from ._lazy import lazy_exports
 from ._loaded import LoadedConfig as LoadedConfig
-from ._tables import FRAMEWORK_KEYS as FRAMEWORK_KEYS
-from ._tables import PLUGINS_KEYS as PLUGINS_KEYS
-from ._tables import ApprovalsTable as ApprovalsTable
-from ._tables import PluginsTable as PluginsTable
 from ._trust import untrusted_config, world_writable
 
 CONFIG_ENV = "TOOLHOOKS_CONFIG"
@@ -40,7 +35,12 @@ KNOWN_ADDON_TABLES = {"mcp": "toolhooks-mcp"}
 """Tables of add-ons toolhooks knows of: a config using one without the add-on says what to install."""
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from ._framework import FrameworkSettings as FrameworkSettings
+    from ._tables import ApprovalsTable as ApprovalsTable
+    from ._tables import PluginsTable as PluginsTable
+    from ._tables import StateTable as StateTable
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -144,6 +144,8 @@ def addon_tables() -> dict[str, type[BaseModel]]:
     """
     from importlib import metadata
 
+    from pydantic import BaseModel
+
     found: dict[str, type[BaseModel]] = {}
     for entry_point in metadata.entry_points(group=TABLES_GROUP):
         dist = entry_point.dist.name if entry_point.dist is not None else "an unknown distribution"
@@ -176,7 +178,11 @@ def _validated(data: dict[str, Any], source: Path | None, prefix: tuple[str, ...
 def _check_addon_tables(loaded: LoadedConfig, data: Mapping[str, Any]) -> None:
     """Top-level tables other distributions declare (``[mcp]``, ...), each through its model."""
     addons = [key for key in data if key not in TOP_LEVEL_KEYS]
-    models = addon_tables() if addons else {}
+    if not addons:
+        return
+    from pydantic import ValidationError
+
+    models = addon_tables()
     for key in addons:
         model = models.get(key)
         if model is None:
@@ -216,6 +222,12 @@ def _check_plugins_table(loaded: LoadedConfig, data: Mapping[str, Any]) -> None:
                 key,
             )
     fixed = {k: v for k, v in plugins.items() if k in PLUGINS_KEYS}
+    if not fixed:  # none of its own keys: their plain defaults, no model built
+        return
+    from pydantic import ValidationError
+
+    from ._tables import PluginsTable
+
     try:
         loaded.plugins = PluginsTable.model_validate(fixed)
     except ValidationError as exc:
@@ -223,21 +235,38 @@ def _check_plugins_table(loaded: LoadedConfig, data: Mapping[str, Any]) -> None:
 
 
 def _check_core_tables(loaded: LoadedConfig, data: Mapping[str, Any]) -> None:
-    """``[approvals]``, ``[state]`` and ``[agents]`` (built only when present)."""
-    tables: list[tuple[str, type[BaseModel]]] = [
-        ("approvals", ApprovalsTable),
-        ("state", StateTable),
-    ]
-    if "agents" in data:  # absent: its defaults, built if something reads them
-        from ._agents import AgentsTable
+    """``[approvals]``, ``[state]`` and ``[agents]``, each validated by its model when present;
+    absent, it stays at its plain defaults (``_defaults``; ``[agents]``' are built if read)."""
+    present = [key for key in ("approvals", "state", "agents") if key in data]
+    if not present:
+        return
+    from pydantic import ValidationError
 
-        tables.append(("agents", AgentsTable))
-    for key, model in tables:
+    for key in present:
+        model = _core_table_model(key)
         try:
-            setattr(loaded, key, model.model_validate(data.get(key, {})))
+            setattr(loaded, key, model.model_validate(data[key]))
         except ValidationError as exc:
             raise loaded.validation_error(exc, key, model=model) from None
 
 
-# FrameworkSettings is imported when first used (see _framework).
-__getattr__ = lazy_exports(__name__, {"FrameworkSettings": "._framework"})
+def _core_table_model(key: str) -> type[BaseModel]:
+    if key == "agents":
+        from ._agents import AgentsTable
+
+        return AgentsTable
+    from ._tables import ApprovalsTable, StateTable
+
+    return ApprovalsTable if key == "approvals" else StateTable
+
+
+# The models are imported when first used (see _framework, _tables).
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "FrameworkSettings": "._framework",
+        "PluginsTable": "._tables",
+        "ApprovalsTable": "._tables",
+        "StateTable": "._tables",
+    },
+)

@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ..config._lazy import is_lazy
 from ..config._settings import FRAMEWORK_KEYS, LoadedConfig, did_you_mean, keys_at
 from ..records._errors import PluginValidationError
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 
 def config_model(target: Any) -> type[BaseModel] | None:
     model = getattr(target, "Config", None)
-    return model if inspect.isclass(model) and issubclass(model, BaseModel) else None
+    if not inspect.isclass(model):
+        return None  # no Config: pydantic is not imported for it
+    from pydantic import BaseModel
+
+    return model if issubclass(model, BaseModel) else None
 
 
 def config_location(target: Any, name: str) -> tuple[str, ...]:
@@ -47,6 +52,8 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
         table = ".".join(location)
         _no_own_keys(name, config, f"its options are read from [{table}]", model, table)
         own = config.section(table)
+    from pydantic import ValidationError
+
     try:
         settings = model.model_validate(own)
     except ValidationError as exc:

@@ -6,11 +6,21 @@ import inspect
 import json
 from collections.abc import Callable, Iterable, Mapping
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Literal,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from ..records._models import ToolSpec
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 
 class ParamsInvalid(ValueError):
@@ -98,7 +108,11 @@ def strict_validate(model: type[BaseModel], params: dict[str, Any]) -> BaseModel
         if text is None:
             return model.model_validate(params, strict=True)
         return model.model_validate_json(text, strict=True)
-    except ValidationError as exc:
+    except ValueError as exc:  # pydantic's ValidationError is one (imported with a model)
+        from pydantic import ValidationError
+
+        if not isinstance(exc, ValidationError):
+            raise
         raise ParamsInvalid(describe_validation_error(exc)) from None
 
 
@@ -168,6 +182,9 @@ def build_tool(
 def _signature_model(
     function: Callable[..., Any], tool_name: str
 ) -> tuple[type[BaseModel], dict[str, str]]:
+    # pydantic is imported when a tool is registered, not when toolhooks starts.
+    from pydantic import BaseModel, ConfigDict, Field, create_model
+
     signature = inspect.signature(function)
     try:
         hints = get_type_hints(function)

@@ -21,7 +21,7 @@ from ..approvals._resolve import Approver
 from ..config._settings import LoadedConfig
 from ..stores._contract import ApprovalStore
 from ..stores._memory import MemoryStore
-from ..stores._state import STATE_ENV, StateTable
+from ..stores._state import STATE_DEFAULTS, STATE_ENV
 from ._runtime import Runtime
 
 SWITCHED_OFF = ("event_log", "otel")
@@ -37,8 +37,8 @@ def offline_config(config: LoadedConfig, artifacts: str) -> LoadedConfig:
     plugins["result_budget"]["artifact_dir"] = artifacts
     data["plugins"] = plugins
     drop = [name for name in SWITCHED_OFF if name not in config.plugins.disable]
-    table = config.plugins.model_copy(update={"disable": [*config.plugins.disable, *drop]})
-    return dataclasses.replace(config, data=data, plugins=table, state=StateTable())
+    disabled = config.with_plugins(disable=[*config.plugins.disable, *drop])
+    return dataclasses.replace(disabled, data=data, state=STATE_DEFAULTS)
 
 
 @contextlib.contextmanager

@@ -14,41 +14,35 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..records._errors import ConfigError, ToolhooksError
 
 STATE_ENV = "TOOLHOOKS_STATE_URL"
 SCHEMES = ("redis", "rediss", "unix")
 
+if TYPE_CHECKING:
+    from ..config._tables import StateTable
+
 
 class StateUnavailable(ToolhooksError):
     """The shared state could not be read or written (server down, timeout, refused script)."""
 
 
-class StateTable(BaseModel):
-    """``[state]``: the shared-state backend (all keys optional)."""
+class StateDefaults:
+    """No ``[state]`` table: every key of ``config._tables.StateTable`` (documented there) at its
+    default, without building the model (a plain read-only class: see ``config._defaults``)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    __slots__ = ()
 
-    url: str | None = Field(default=None, min_length=1, strict=True)
-    """``redis://host:port/db``; None: embedded state (or ``$TOOLHOOKS_STATE_URL``)."""
-    key_prefix: str = Field(default="toolhooks", min_length=1, max_length=64, strict=True)
-    """Every key this project writes starts with ``<key_prefix>:`` (one Redis, many deployments)."""
-    timeout_s: float = Field(default=2.0, gt=0, le=60, allow_inf_nan=False)
-    """Connect and per-operation timeout; a call that needs shared state fails after this."""
-    session_ttl_s: int = Field(default=86_400, ge=60, le=366 * 86_400, strict=True)
-    """A loop-detection session is forgotten this long after its last call."""
+    url: str | None = None
+    key_prefix: str = "toolhooks"
+    timeout_s: float = 2.0
+    session_ttl_s: int = 86_400
 
-    @field_validator("url", mode="after")
-    @classmethod
-    def _known_scheme(cls, url: str | None) -> str | None:
-        if url is not None:
-            check_url(url)
-        return url
+
+STATE_DEFAULTS = StateDefaults()
 
 
 def check_url(url: str) -> None:
@@ -150,7 +144,7 @@ _shared: dict[tuple[str, str, float], SharedState] = {}
 _shared_lock = threading.Lock()
 
 
-def state_from(table: StateTable) -> SharedState | None:
+def state_from(table: StateTable | StateDefaults) -> SharedState | None:
     """The process-wide handle for the table's URL (or ``$TOOLHOOKS_STATE_URL``); None: embedded."""
     url = table.url or os.environ.get(STATE_ENV) or None
     if url is None:

@@ -11,7 +11,9 @@ from collections.abc import Mapping
 
 import pytest
 from toolhooks import ConfigError, Runtime
-from toolhooks.config._settings import FRAMEWORK_KEYS
+from toolhooks.config import _settings as settings
+from toolhooks.config._defaults import APPROVALS_DEFAULTS, PLUGINS_DEFAULTS
+from toolhooks.config._settings import FRAMEWORK_KEYS, load_config
 from toolhooks.loading._build import config_model
 from toolhooks.plugins.call_limits import CallLimitsConfig, CallLimitsPlugin
 from toolhooks.plugins.call_limits._defaults import DEFAULTS as LIMITS_DEFAULTS
@@ -23,6 +25,7 @@ from toolhooks.plugins.policy import PolicyConfig, PolicyPlugin
 from toolhooks.plugins.policy._defaults import DEFAULTS as POLICY_DEFAULTS
 from toolhooks.plugins.result_budget import ResultBudgetConfig, ResultBudgetPlugin
 from toolhooks.plugins.result_budget._defaults import DEFAULTS as BUDGET_DEFAULTS
+from toolhooks.stores._state import STATE_DEFAULTS
 
 LAZY = [
     (EventLogPlugin, EventLogConfig, EVENT_LOG_DEFAULTS),
@@ -97,6 +100,7 @@ def test_no_config_model_of_a_lazy_built_in_is_built_on_the_default_path(tmp_pat
         assert f"{plugin.__module__.rsplit('.', 1)[0]}._config'" not in done.stdout
     assert "toolhooks.config._agents'" not in done.stdout
     assert "toolhooks.config._framework'" not in done.stdout
+    assert "toolhooks.config._tables'" not in done.stdout  # [plugins], [approvals], [state]
 
 
 def test_the_core_tables_left_out_read_as_their_defaults() -> None:
@@ -132,3 +136,62 @@ def test_a_present_table_gives_the_plugin_its_values(tmp_path, monkeypatch) -> N
         assert plugin.config.max_bytes == 1234
     finally:
         rt.close()
+
+
+CORE_TABLES = [
+    ("plugins", "PluginsTable", PLUGINS_DEFAULTS, {"on_unlocked": "raise"}),
+    ("approvals", "ApprovalsTable", APPROVALS_DEFAULTS, {}),
+    ("state", "StateTable", STATE_DEFAULTS, {}),
+]
+
+
+@pytest.mark.parametrize(("key", "model_name", "defaults", "given"), CORE_TABLES)
+def test_the_core_tables_plain_defaults_are_the_models_defaults(
+    key, model_name, defaults, given
+) -> None:
+    model = getattr(settings, model_name)
+    assert set(type(defaults).__annotations__) == set(model.model_fields)
+    shown = {name: getattr(defaults, name) for name in model.model_fields}
+    shown = {name: list(v) if isinstance(v, tuple) else v for name, v in shown.items()}
+    assert shown == model().model_dump()
+    assert getattr(load_config({}), key) is defaults  # left out: no model built
+    assert getattr(load_config({key: given}), key) == model()  # given: validated as before
+
+
+def test_plugins_tables_of_plugins_alone_keep_the_plain_defaults() -> None:
+    loaded = load_config({"plugins": {"event_log": {"max_bytes": 10}}})
+    assert loaded.plugins is PLUGINS_DEFAULTS
+    assert load_config({"plugins": {"disable": ["x"]}}).plugins.disable == ["x"]
+
+
+def test_with_plugins_changes_a_copy_whether_the_table_was_given_or_not() -> None:
+    left_out = load_config({})
+    changed = left_out.with_plugins(disable=["event_log"])
+    assert isinstance(changed.plugins, settings.PluginsTable)
+    assert changed.plugins.disable == ["event_log"]
+    assert left_out.plugins is PLUGINS_DEFAULTS
+    given = load_config({"plugins": {"on_unlocked": "warn"}})
+    both = given.with_plugins(on_load_error="skip")
+    assert (both.plugins.on_unlocked, both.plugins.on_load_error) == ("warn", "skip")
+    assert given.plugins.on_load_error == "raise"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ('[approvals]\nroute = "queue"\nwait_s = -1\n', 3, "approvals.wait_s"),
+        ('[state]\nurl = "http://x"\n', 2, "unsupported scheme 'http'"),
+        ("[plugins]\non_load_error = 'ignore'\n", 2, "plugins.on_load_error"),
+        ("[state]\ntimeout = 3\n", 2, "unknown key 'timeout' in [state] (did you mean"),
+    ],
+)
+def test_a_present_core_table_is_still_validated_with_key_file_and_line(
+    tmp_path, text, line, message
+) -> None:
+    config = tmp_path / "toolhooks.toml"
+    config.write_text(text)
+    with pytest.raises(ConfigError) as raised:
+        load_config(config)
+    assert raised.value.line == line
+    assert raised.value.file == str(config)
+    assert message in str(raised.value)
