@@ -5,7 +5,8 @@ One protocol for both listeners, so the hook client, ``curl --unix-socket`` and 
 speak to the same code. Written out by hand rather than with ``http.server``: the reads are
 capped (head 16 KiB, body ``limit``), a slow or broken peer costs one thread for at most
 ``READ_DEADLINE_S`` (the whole request, not each read: a peer sending a byte at a time is cut
-off), and nothing is parsed that the routes do not use.
+off; ``READ_DEADLINE_ENV`` may only shorten it, for tests), and nothing is parsed that the
+routes do not use.
 
 Over 300 lines on purpose: the reader, its limits and the guard of the TCP listener are one
 wire protocol, read together when its attack surface is reviewed.
@@ -85,6 +86,27 @@ READ_DEADLINE_S = 10.0
 """How long a whole request (head and body) may take to arrive. The socket's own timeout bounds
 each read only: a peer sending a byte at a time would hold a worker forever, and 64 such peers
 every worker, so that the agents' HTTP hooks time out and (Claude Code) run the tool unchecked."""
+READ_DEADLINE_ENV = "TOOLHOOKS_AGENTD_READ_DEADLINE_S"
+"""A shorter deadline than ``READ_DEADLINE_S``, for the tests that wait for it to pass (the
+slowloris attack): the same code cuts the same peers, in seconds instead of tens of seconds."""
+
+
+def read_deadline_s(environ: Mapping[str, str]) -> tuple[float, str | None]:
+    """The request deadline this daemon keeps: ``READ_DEADLINE_S``, or a shorter one from
+    ``READ_DEADLINE_ENV``; and why that variable was not used, if it is set and was not. Never
+    longer: a longer deadline lets slow peers hold the workers longer (the variable cannot
+    weaken the defence, only make it stricter)."""
+    text = environ.get(READ_DEADLINE_ENV)
+    if text is None:
+        return READ_DEADLINE_S, None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= READ_DEADLINE_S:  # NaN fails this too
+        limit = f"(0, {READ_DEADLINE_S:g}]"
+        return READ_DEADLINE_S, f"{READ_DEADLINE_ENV}={text!r} ignored: not seconds in {limit}"
+    return value, None
 
 
 def _recv(conn: socket.socket, size: int, deadline: float | None) -> bytes:

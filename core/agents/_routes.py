@@ -9,7 +9,7 @@ On the Unix socket (this user only):
   verbatim without a JSON parser. 409: another config than the daemon's (the hook answers
   in-process).
 - ``POST /hook/AGENT``: the HTTP hook's form (``_http.hook_body``), for ``curl --unix-socket``.
-- ``GET /status``: the daemon's pid, config, uptime and counts, as JSON.
+- ``GET /status``: the daemon's pid, config, uptime, counts and request deadline, as JSON.
 - ``POST /stop``: ``toolhooks agentd --stop``.
 
 A hook's answer carries ``Server-Timing: hook;dur=MS``, the daemon's own time for it.
@@ -29,7 +29,6 @@ from collections.abc import Callable
 
 from ._client import STDIN_LIMIT
 from ._http import (
-    READ_DEADLINE_S,
     BadRequest,
     Guard,
     Request,
@@ -37,6 +36,7 @@ from ._http import (
     drain,
     error_response,
     hook_body,
+    read_deadline_s,
     read_head,
     response,
     with_body,
@@ -66,12 +66,15 @@ class Routes:
         self._stop = stop
         self.started = time.time()
         self.answered = 0
+        self.read_deadline_s, ignored = read_deadline_s(os.environ)
+        if ignored is not None:
+            logger.warning("agentd: %s", ignored)
 
     def serve(self, conn: socket.socket, kind: str) -> None:
         limit = max(STDIN_LIMIT + 1, self.resident.settings.max_payload_bytes + 1)
         too_large: TooLarge | None = None
         try:
-            deadline = time.monotonic() + READ_DEADLINE_S
+            deadline = time.monotonic() + self.read_deadline_s
             timeout = conn.gettimeout()
             head, rest = read_head(conn, deadline)
             if kind == "tcp":
@@ -182,6 +185,7 @@ class Routes:
             "reloads": self.resident.reloads,
             "broken": self.resident.broken,
             "http_port": self.guard.port if self.guard is not None else None,
+            "read_deadline_s": self.read_deadline_s,
         }
         return json.dumps(status).encode()
 

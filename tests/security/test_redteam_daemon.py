@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from toolhooks.agents._http import READ_DEADLINE_ENV, READ_DEADLINE_S, read_deadline_s
 
 AGENTS_TESTS = Path(__file__).resolve().parents[1] / "agents"
 sys.path.insert(0, str(AGENTS_TESTS))  # daemon_support (pytest's importlib mode adds no path)
@@ -36,8 +37,8 @@ POLICY = config() + '\n[[rules]]\nid = "no-force-push"\ncommand = ["git", "push"
 POLICY += 'flags = ["--force", "-f"]\ndecision = "deny"\nreason = "no force pushes"\n'
 
 
-def start(root: Path) -> tuple[Project, int, str]:
-    project = Project(root)
+def start(root: Path, env: dict[str, str] | None = None) -> tuple[Project, int, str]:
+    project = Project(root, extra_env=env)
     project.write_config(POLICY.replace("[agents]", "[agents]\nhttp_port = 0", 1))
     started = project.cli("agentd")
     assert started.returncode == 0, started.stderr
@@ -245,18 +246,56 @@ def test_a_post_tool_use_for_a_call_never_asked_about_changes_nothing(
 # -- slow and many connections ---------------------------------------------------------------------
 
 
+SHORT_DEADLINE_S = 2.0
+"""The request deadline of the slowloris test's daemon (``READ_DEADLINE_ENV``): the same code
+cuts the same peers as with the production 10 s, which ``test_the_daemon_keeps_the_production_
+request_deadline`` proves is the deadline without the variable; a round of cuts then costs 2 s,
+not 10 (two rounds were 21 s of the suite). Still four times the peers' 0.5 s between bytes, so
+they are cut by the whole-request deadline while they keep sending, never by a read's timeout."""
+
+
+def test_the_daemon_keeps_the_production_request_deadline(
+    served: tuple[Project, int, str], tmp_path: Path
+) -> None:
+    """The daemon the other attacks here meet has the 10 s deadline (no variable set); the
+    variable only shortens it: a longer one is ignored, and said so in the daemon's log."""
+    project, _, _ = served
+    assert READ_DEADLINE_S == 10.0
+    assert project.status()["read_deadline_s"] == READ_DEADLINE_S
+    other, _, _ = start(tmp_path, {READ_DEADLINE_ENV: "60"})
+    assert other.status()["read_deadline_s"] == READ_DEADLINE_S
+    log = (other.state / "agentd.log").read_text()
+    assert f"{READ_DEADLINE_ENV}='60' ignored" in log, log
+
+
+@pytest.mark.parametrize("value", ["60", "10.5", "0", "-1", "nan", "inf", "-inf", "ten", ""])
+def test_the_deadline_variable_cannot_lengthen_or_remove_the_deadline(value: str) -> None:
+    deadline, ignored = read_deadline_s({READ_DEADLINE_ENV: value})
+    assert deadline == READ_DEADLINE_S
+    assert ignored is not None and READ_DEADLINE_ENV in ignored
+
+
+def test_the_deadline_variable_shortens_the_deadline() -> None:
+    assert read_deadline_s({}) == (READ_DEADLINE_S, None)
+    assert read_deadline_s({READ_DEADLINE_ENV: "2"}) == (2.0, None)
+    assert read_deadline_s({READ_DEADLINE_ENV: "10"}) == (10.0, None)
+
+
 def test_a_peer_sending_a_byte_at_a_time_cannot_hold_the_workers(tmp_path: Path) -> None:
     """Slowloris: 70 connections (more than the 64 workers) each sending a header byte every
     half second. The socket timeout bounds each read only, so before the request deadline they
     held every worker for as long as they kept sending, and a real HTTP hook was never answered
     (Claude Code then runs the tool: a failed HTTP hook does not block)."""
-    project, port, token = start(tmp_path)
+    project, port, token = start(tmp_path, {READ_DEADLINE_ENV: str(SHORT_DEADLINE_S)})
+    assert project.status()["read_deadline_s"] == SHORT_DEADLINE_S
     stop = threading.Event()
+    connected: list[float] = []
     closed: list[float] = []
 
     def drip() -> None:
         with socket.create_connection(("127.0.0.1", port), timeout=60) as conn:
             conn.sendall(b"POST /hook/claude-code HTTP/1.1\r\nX-Slow: ")
+            connected.append(time.monotonic())
             while not stop.is_set():
                 try:
                     conn.sendall(b"a")
@@ -269,6 +308,8 @@ def test_a_peer_sending_a_byte_at_a_time_cannot_hold_the_workers(tmp_path: Path)
     for thread in threads:
         thread.start()
     try:
+        # Every peer in before the hook: the workers are all held when it arrives.
+        wait_for(lambda: len(connected) == 70, "the 70 dripping peers connected", timeout=30)
         answer: list[tuple[int, bytes]] = []
         hook = threading.Thread(
             target=lambda: answer.append(
@@ -278,7 +319,11 @@ def test_a_peer_sending_a_byte_at_a_time_cannot_hold_the_workers(tmp_path: Path)
         )
         hook.start()
         wait_for(lambda: answer, "the real hook's answer while 70 peers drip", timeout=90)
+        answered = time.monotonic()
         assert denied(answer[0])
+        # It waited for a worker the deadline freed (the attack did hold them all): no peer is
+        # cut before its deadline runs from its accept, which came after its connect.
+        assert answered >= min(connected) + SHORT_DEADLINE_S, answered - min(connected)
         wait_for(lambda: len(closed) >= 64, "the daemon cutting the dripping peers", timeout=90)
     finally:
         stop.set()
@@ -288,9 +333,20 @@ def test_a_peer_sending_a_byte_at_a_time_cannot_hold_the_workers(tmp_path: Path)
 
 
 def test_many_idle_connections_do_not_stop_the_unix_socket(tmp_path: Path) -> None:
+    """200 idle TCP connections opened at once (the production deadline: nothing waits for it):
+    63 hold every TCP worker, 65 fill the listen queue, the rest retry their SYN. Opened one by
+    one, each of the last 72 waited for a round of cuts and its SYN's back-off (24 s)."""
     project, port, token = start(tmp_path)
-    idle = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(200)]
+    idle = []
+    for _ in range(200):
+        conn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        conn.setblocking(False)
+        conn.connect_ex(("127.0.0.1", port))
+        idle.append(conn)
     try:
+        # The TCP side is full: an HTTP hook sent now is not answered (within a second).
+        with pytest.raises(TimeoutError):
+            post_within(port, before("echo probe", call="toolu_probe"), good(port, token), 1.0)
         done = project.hook(before("git push --force", call="toolu_idle"))
         assert done.returncode in (0, 2), done.stderr
         assert decision(done.stdout)[0] == "deny"
@@ -298,6 +354,15 @@ def test_many_idle_connections_do_not_stop_the_unix_socket(tmp_path: Path) -> No
         for conn in idle:
             conn.close()
     assert denied(post(port, before("git push -f", call="toolu_after_idle"), good(port, token)))
+
+
+def post_within(port: int, body: bytes, headers: str, timeout: float) -> bytes:
+    """``post``, but ``TimeoutError`` when the daemon does not answer in ``timeout`` seconds."""
+    head = f"POST /hook/claude-code HTTP/1.1\r\n{headers}Content-Length: {len(body)}\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as conn:
+        conn.sendall(head.encode() + body)
+        conn.shutdown(socket.SHUT_WR)
+        return receive_all(conn)
 
 
 # -- the project folder: planted modules, a symlinked state folder ----------------------------------
