@@ -17,10 +17,14 @@ Decided once for both (PLUGINS.md, "Added with the hot path"):
 
 :func:`json_line` always gives the stdlib encoder's bytes (the reference), through a faster
 encoder where that cannot differ from it: orjson when it is installed (``toolhooks[fast]``, see
-:func:`_orjson_line`), ``pydantic_core.to_json`` otherwise (see :func:`_agreed`). Per event of a
-default call (callgrind): orjson's path 14k instructions, pydantic_core's 37k (the walk that
-decides it may be used is 20k of them), the stdlib's 56k. :func:`canonical_json` always uses the
-stdlib: its text is hashed, and a digest must not depend on which extras a process installed.
+:func:`_orjson_line`), else ``pydantic_core.to_json`` once the process has imported pydantic_core
+(see :func:`_agreed`), else the stdlib's. Per event of a default call (callgrind): orjson's path
+14k instructions, pydantic_core's 37k (the walk that decides it may be used is 20k of them), the
+stdlib's 56k. pydantic_core is not imported for log lines alone: that costs a cold process 88 M
+instructions (BENCHMARKS.md), what its encoder saves over some 4,600 events, and any process that
+builds a pydantic model (a tool from a signature, a given config table) has imported it anyway.
+:func:`canonical_json` always uses the stdlib: its text is hashed, and a digest must not depend
+on which extras a process installed.
 """
 
 from __future__ import annotations
@@ -33,11 +37,10 @@ import json
 import math
 import os
 import re
+import sys
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
-
-from pydantic_core import to_json
 
 try:
     import orjson
@@ -277,10 +280,30 @@ def _items_agreed(items: Iterable[Any], depth: int) -> bool:
     return True
 
 
+_to_json: Callable[..., bytes] | None = None
+"""``pydantic_core.to_json``, once :func:`json_line` has found pydantic_core imported."""
+
+
+def _loaded_to_json() -> Callable[..., bytes] | None:
+    """``pydantic_core.to_json`` if something in the process imported pydantic_core (kept for the
+    next line), else None. The attribute, not the module's presence, is checked: another thread
+    may be importing it right now."""
+    global _to_json
+    _to_json = getattr(sys.modules.get("pydantic_core"), "to_json", None)
+    return _to_json
+
+
+def _imported_to_json() -> Callable[..., bytes]:
+    from pydantic_core import to_json
+
+    return to_json
+
+
 def _pydantic_line(value: Any) -> bytes:
     if _agreed(value):
+        encode = _to_json or _imported_to_json()  # unset when called directly (tests)
         try:
-            return to_json(value, inf_nan_mode="null")
+            return encode(value, inf_nan_mode="null")
         except Exception:  # a lone surrogate (UTF-8 has none): the stdlib escapes it
             pass
     return _stdlib_line(value)
@@ -313,7 +336,11 @@ def json_line(value: Any) -> bytes:
     """Compact UTF-8 JSON of ``value``, the stdlib reference's bytes whichever encoder made them.
     Never raises for values of the kinds events carry (anything unusual is described); a
     ``RecursionError`` from a caller already near the recursion limit is the one exception."""
-    return _orjson_line(value) if orjson is not None else _pydantic_line(value)
+    if orjson is not None:
+        return _orjson_line(value)
+    if _to_json is not None or _loaded_to_json() is not None:
+        return _pydantic_line(value)
+    return _stdlib_line(value)
 
 
 stdlib_line = _stdlib_line

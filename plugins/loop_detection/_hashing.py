@@ -20,7 +20,6 @@ import sys
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from pydantic_core import to_json
 from toolhooks import ToolResult
 from toolhooks.kit import canonical_json as canonical
 from toolhooks.kit import name_patterns
@@ -140,9 +139,23 @@ def _flat_json(params: Mapping[str, Any]) -> bytes | None:
         if type(key) is not str or type(value) not in _SCALARS:
             return None
     try:
-        return to_json(dict(items))
+        return (_to_json or _imported_to_json())(dict(items))
     except ValueError:  # a lone surrogate, an int too large: the canonical path handles them
         return None
+
+
+_to_json: Callable[..., bytes] | None = None
+
+
+def _imported_to_json() -> Callable[..., bytes]:
+    """``pydantic_core.to_json``, imported by the first signature that needs it: in-process
+    signatures of plain params never do, and a process that makes none does not pay the import
+    (88 M instructions of a cold one, BENCHMARKS.md)."""
+    global _to_json
+    from pydantic_core import to_json
+
+    _to_json = to_json
+    return to_json
 
 
 def name_matcher(patterns: Collection[str]) -> Callable[[str], bool]:

@@ -8,6 +8,9 @@ import datetime
 import enum
 import json
 import math
+import subprocess
+import sys
+import textwrap
 import uuid
 from typing import Any
 
@@ -190,3 +193,23 @@ class _Opaque:
 def test_canonical_text_describes_objects_without_their_address():
     first, second = canonical_json(_Opaque()), canonical_json(_Opaque())
     assert first == second and "0x" not in first and "_Opaque" in first
+
+
+def test_log_lines_import_no_pydantic_core_of_their_own() -> None:
+    """Without orjson, a process that has not imported pydantic_core writes its lines with the
+    stdlib (the same bytes) instead of importing it; once something imports it, its encoder is
+    used from the next line on."""
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["orjson"] = None  # as if toolhooks[fast] were not installed
+        from toolhooks.records import _json
+        line = _json.json_line({"a": [1, 2.5, "x"]})
+        print(line == _json.stdlib_line({"a": [1, 2.5, "x"]}), "pydantic_core" in sys.modules)
+        import pydantic_core
+        assert _json.json_line({"a": 1}) == b'{"a":1}'
+        print(_json._to_json is pydantic_core.to_json)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False", "True"]
