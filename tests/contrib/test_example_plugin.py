@@ -118,3 +118,30 @@ def test_bad_example_config_names_the_key_and_file(installed, tmp_path):
     assert done.returncode != 0
     assert "unknown key 'workspaces' in [plugins.workspace_guard]" in done.stderr
     assert "toolhooks.toml:3" in done.stderr
+
+
+def test_an_unconfigured_example_builds_no_model(installed, tmp_path):
+    """Loaded into every runtime, the inert example costs no pydantic model class (its
+    ``Config`` is a LazyConfig); given keys, or read, the model is the one it always was."""
+    code = textwrap.dedent(
+        """
+        import sys
+        from toolhooks import Runtime
+        rt = Runtime.from_config()
+        assert rt.get_plugin("workspace_guard").active is False
+        rt.close()
+        print("toolhooks_example._config" in sys.modules)
+        from toolhooks_example import WorkspaceGuard
+        guard = WorkspaceGuard()
+        print(guard.config == WorkspaceGuard.Config(), guard.describe()["workspace"])
+        print(WorkspaceGuard(WorkspaceGuard.Config()).active)
+        print(WorkspaceGuard(WorkspaceGuard.Config(workspace="/w/")).workspace)
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(installed)}
+    env.pop("TOOLHOOKS_CONFIG", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "/workspace", "False", "/w"]

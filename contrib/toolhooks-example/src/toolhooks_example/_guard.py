@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
 from toolhooks import AfterToolCallResult, BeforeToolCallResult, ToolCall, ToolResult, hookimpl
+from toolhooks.kit import ConfigOnRead, LazyConfig
+
+if TYPE_CHECKING:
+    from ._config import WorkspaceGuardConfig
 
 FILE_TOOLS = ("read", "write", "edit", "apply_patch")
+DEFAULT_WORKSPACE = "/workspace"
+DEFAULT_RISKY = (r"\brm\s+-[a-z]*r[a-z]*f", r"curl[^|]*\|\s*(ba)?sh", r"\bsudo\b")
 DEFAULT_SECRETS = (
     r"sk-[A-Za-z0-9_-]{16,}",  # OpenAI-style keys
     r"AKIA[0-9A-Z]{16}",  # AWS access key ids
     r"ghp_[A-Za-z0-9]{30,}",  # GitHub tokens
 )
+REPLACEMENT = "[REDACTED]"
 
 
 class WorkspaceGuard:
@@ -27,30 +33,31 @@ class WorkspaceGuard:
 
     priority = 500
 
-    class Config(BaseModel):
-        model_config = ConfigDict(extra="forbid")
+    # The pydantic model (``_config``) is imported only when a table with keys is given or
+    # someone reads ``WorkspaceGuard.Config``: installed, this plugin is loaded into every
+    # runtime, and an unconfigured one (inert) should not cost each process a model class.
+    Config = LazyConfig["WorkspaceGuardConfig"](f"{__package__}._config", "WorkspaceGuardConfig")
+    if TYPE_CHECKING:
+        config: WorkspaceGuardConfig
+    else:
+        config = ConfigOnRead()  # WorkspaceGuard(): the default model, built if read
 
-        workspace: str = Field(default="/workspace", min_length=1)
-        risky_commands: list[str] = Field(
-            default_factory=lambda: [
-                r"\brm\s+-[a-z]*r[a-z]*f",
-                r"curl[^|]*\|\s*(ba)?sh",
-                r"\bsudo\b",
-            ]
-        )
-        redact: list[str] = Field(default_factory=lambda: list(DEFAULT_SECRETS))
-        replacement: str = "[REDACTED]"
-
-    def __init__(self, config: Config | None = None) -> None:
-        self.config = config or self.Config()
-        self.active = bool(self.config.model_fields_set)
+    def __init__(self, config: WorkspaceGuardConfig | None = None) -> None:
+        self.active = False
         """False until configured: no key of its table was set."""
-        self.workspace = posixpath.normpath(self.config.workspace)
-        self._risky = [re.compile(p) for p in self.config.risky_commands]
+        self.workspace = DEFAULT_WORKSPACE
+        self._risky: list[re.Pattern[str]] = []
+        self._secrets: re.Pattern[str] | None = None
+        if config is None:
+            return  # inert, on the defaults: no model built
+        self.config = config
+        if not config.model_fields_set:
+            return
+        self.active = True
+        self.workspace = posixpath.normpath(config.workspace)
+        self._risky = [re.compile(p) for p in config.risky_commands]
         self._secrets = (
-            re.compile("|".join(f"(?:{p})" for p in self.config.redact))
-            if self.config.redact
-            else None
+            re.compile("|".join(f"(?:{p})" for p in config.redact)) if config.redact else None
         )
 
     @hookimpl(tools=["exec", *FILE_TOOLS])
