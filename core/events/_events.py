@@ -236,7 +236,14 @@ class EventDispatcher:
                 data,
             ),
         )
-        self.deliver(event, sinks)
+        # deliver's loop written out: a call's own events are most of all events
+        for owner, function, takes_event in sinks:
+            try:
+                returned = function(event) if takes_event else function()
+                if returned is not None and inspect.isawaitable(returned):
+                    self._schedule(owner, returned)
+            except Exception:
+                logger.exception("toolhooks: on_event sink %s failed on %s", owner, name)
 
     def deliver(self, event: Event, sinks: Sequence[Sink] | None = None) -> None:
         for owner, function, takes_event in self.sinks if sinks is None else sinks:

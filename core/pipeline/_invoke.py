@@ -207,5 +207,6 @@ def hook_failed(state: CallScope, handler: Handler, hook: str, exc: Exception) -
 def quiet_entry(handler: Handler, started: float) -> dict[str, Any]:
     """One handler that had no opinion, as listed in tool.injected's ``quiet``."""
     entry = handler.quiet.copy()
-    entry["latency_ms"] = elapsed_ms(started)
+    # elapsed_ms written out: up to four quiet handlers a call, one Python call less each
+    entry["latency_ms"] = round((perf_counter() - started) * 10_000_000) / 10_000
     return entry
