@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..stores._labels import LabelStore
-from ..stores._labels_memory import MemoryLabelStore
-from ..stores._tokens import text_tokens
-
 if TYPE_CHECKING:
     from ..config._settings import LoadedConfig
+    from ..stores._labels import LabelStore
     from ..stores._state import SharedState
+
+# The label store's modules are imported with the first use of the store: a runtime whose
+# plugins never label anything does not pay for them at start (BENCHMARKS.md, the cold process).
 
 
 class RuntimeLabels:
@@ -36,6 +36,8 @@ class RuntimeLabels:
 
                 store = RedisLabelStore(self.state, ttl_s=self.config.state.session_ttl_s)
             else:
+                from ..stores._labels_memory import MemoryLabelStore
+
                 store = MemoryLabelStore()
             self._label_store = store
         return store
@@ -56,12 +58,16 @@ class RuntimeLabels:
             raise ValueError("trust needs the session id the calls will carry")
         if not isinstance(text, str):
             raise TypeError(f"trust takes the user's text, got {type(text).__name__}")
+        from ..stores._tokens import text_tokens
+
         tokens = text_tokens(text)
         if tokens:
             self.label_store.trust(session_id, tokens)
 
     async def atrust(self, session_id: str, text: str) -> None:
         """:meth:`trust`, awaited: a store that does I/O runs on a worker thread."""
+        from ..stores._labels_memory import MemoryLabelStore
+
         if isinstance(self.label_store, MemoryLabelStore):
             self.trust(session_id, text)
         else:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._labels import LabelStore, Provenance
-from ._labels_memory import MemoryLabelStore
-from ._tokens import MIN_TOKEN, text_tokens, value_tokens
-
 if TYPE_CHECKING:
+    from ._labels import LabelStore, Provenance
+    from ._labels_memory import MemoryLabelStore
     from ._labels_redis import RedisLabelStore
     from ._labels_sqlite import SQLiteLabelStore
+    from ._tokens import MIN_TOKEN, text_tokens, value_tokens
 
 __all__ = [
     "MIN_TOKEN",
@@ -31,7 +30,16 @@ __all__ = [
     "value_tokens",
 ]
 
-_LAZY = {"RedisLabelStore": "._labels_redis", "SQLiteLabelStore": "._labels_sqlite"}
+_LAZY = {
+    "LabelStore": "._labels",
+    "Provenance": "._labels",
+    "MemoryLabelStore": "._labels_memory",
+    "RedisLabelStore": "._labels_redis",
+    "SQLiteLabelStore": "._labels_sqlite",
+    "MIN_TOKEN": "._tokens",
+    "text_tokens": "._tokens",
+    "value_tokens": "._tokens",
+}
 
 
 def __getattr__(name: str) -> Any:
