@@ -17,8 +17,9 @@ from typing import Any
 from ..config._settings import LoadedConfig
 from ..loading._entry_points import Candidate, find_entry_points, load, why_skipped
 from ..loading._inventory import candidate_record
-from ..loading._lock import lock_report, refusal
+from ..loading._lock import refusal
 from ..loading._lock_file import PluginLock, read_lock
+from ..loading._lock_report import lock_report
 from ..records._errors import ConfigError, PluginLoadError, PluginValidationError
 from ..registry._registry import HOOK_NAMES, Registry
 from ._checks import Check, Status, check_plugin_tables

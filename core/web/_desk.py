@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..config._settings import LoadedConfig
-from ..loading._lock import LockReport, lock_path, lock_report
+from ..loading._lock import lock_path
+from ..loading._lock_report import LockReport, lock_report
 from ..records._errors import ConfigError, ParamsError, ToolhooksError
 from ..records._frozen import freeze_params, thaw
 from ..stores._contract import AmbiguousId, ApprovalStore, Grant, StoredApproval

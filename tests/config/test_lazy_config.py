@@ -101,6 +101,9 @@ def test_no_config_model_of_a_lazy_built_in_is_built_on_the_default_path(tmp_pat
     assert "toolhooks.config._agents'" not in done.stdout
     assert "toolhooks.config._framework'" not in done.stdout
     assert "toolhooks.config._tables'" not in done.stdout  # [plugins], [approvals], [state]
+    # Nor, made only when used, the label store's modules and the lock report's record.
+    assert "toolhooks.stores._labels'" not in done.stdout
+    assert "toolhooks.loading._lock_report'" not in done.stdout
 
 
 def test_the_core_tables_left_out_read_as_their_defaults() -> None:

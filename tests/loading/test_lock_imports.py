@@ -13,7 +13,7 @@ from toolhooks import ConfigError, Runtime
 from toolhooks.config._settings import load_config
 from toolhooks.loading import _files
 from toolhooks.loading._guard import LockedSource
-from toolhooks.loading._lock import lock_report
+from toolhooks.loading._lock_report import lock_report
 
 from .conftest import PLUGIN
 from .test_lock import loaded_names, write_lock
