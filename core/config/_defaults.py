@@ -26,6 +26,11 @@ class PluginsDefaults:
     lock: str | None = None
     on_unlocked: Literal["raise", "warn"] = "raise"
 
+    def __reduce__(self) -> str:
+        # The one instance, by name: a pickled or copied config runs on the same defaults (an
+        # instance compares by identity), not on a new instance equal to nothing.
+        return "PLUGINS_DEFAULTS"
+
 
 class ApprovalsDefaults:
     """No ``[approvals]`` table: every key of ``ApprovalsTable`` (documented there) at its default."""
@@ -38,6 +43,11 @@ class ApprovalsDefaults:
     wait_s: float | None = None
     defer_ttl_s: float = 86_400.0
     retention_s: float = 7 * 86_400.0
+
+    def __reduce__(self) -> str:
+        # The one instance, by name: a pickled or copied config runs on the same defaults (an
+        # instance compares by identity), not on a new instance equal to nothing.
+        return "APPROVALS_DEFAULTS"
 
 
 PLUGINS_DEFAULTS = PluginsDefaults()

@@ -41,6 +41,11 @@ class StateDefaults:
     timeout_s: float = 2.0
     session_ttl_s: int = 86_400
 
+    def __reduce__(self) -> str:
+        # The one instance, by name: a pickled or copied config runs on the same defaults (an
+        # instance compares by identity), not on a new instance equal to nothing.
+        return "STATE_DEFAULTS"
+
 
 STATE_DEFAULTS = StateDefaults()
 
