@@ -4,10 +4,13 @@ Every name below is imported when it is first used (PEP 562), not by ``import to
 ``toolhooks`` command starts without pydantic, pluggy or the runtime, and ``--help`` answers in
 a fraction of the time (BENCHMARKS.md, "Choices made for speed").
 
-The names are ``_EXPORTS``'s keys; ``__all__`` is made from them. Type checkers cannot read a
-table, so the ``if TYPE_CHECKING:`` block imports each name again (``X as X``: exported under
-mypy's strict no-implicit-reexport); tests/architecture/test_public_names.py proves the two
-agree (docs/decisions/public-names.md).
+The names are ``_EXPORTS``'s keys (each with the module that defines it); ``__all__`` is made
+from them. Type checkers cannot read a table, so the ``if TYPE_CHECKING:`` block imports each name
+again (``X as X``: exported under mypy's strict no-implicit-reexport). Each defining module ends
+with ``public("toolhooks", ...)``, so every class and function here is ``toolhooks.X`` in reprs,
+tracebacks, pickles and the docs, whichever module was imported first.
+tests/architecture/test_public_names.py proves the three agree (docs/decisions/public-names.md);
+``toolhooks.kit`` is written the same way.
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from .approvals._resolve import ApprovalUnavailable as ApprovalUnavailable
-    from .config._settings import LoadedConfig as LoadedConfig
+    from .config._loaded import LoadedConfig as LoadedConfig
     from .config._settings import load_config as load_config
     from .events._events import EVENT_NAMES as EVENT_NAMES
     from .events._events import Event as Event
     from .events._scope import emit as emit
     from .loading._inventory import HandlerInfo as HandlerInfo
     from .loading._inventory import PluginInfo as PluginInfo
+    from .records._approval_request import ApprovalRequest as ApprovalRequest
     from .records._errors import ConfigError as ConfigError
     from .records._errors import HookResultError as HookResultError
     from .records._errors import InvalidToolCall as InvalidToolCall
@@ -44,7 +48,6 @@ if TYPE_CHECKING:
     from .records._models import ToolSpec as ToolSpec
     from .records._results import AfterToolCallResult as AfterToolCallResult
     from .records._results import ApprovalDecision as ApprovalDecision
-    from .records._results import ApprovalRequest as ApprovalRequest
     from .records._results import BeforeToolCallResult as BeforeToolCallResult
     from .records._results import Decision as Decision
     from .records._results import Outcome as Outcome
@@ -74,7 +77,7 @@ _EXPORTS = {
     "ToolhooksError": "toolhooks.records._errors",
     "EVENT_NAMES": "toolhooks.events._events",
     "Event": "toolhooks.events._events",
-    "LoadedConfig": "toolhooks.config._settings",
+    "LoadedConfig": "toolhooks.config._loaded",
     "load_config": "toolhooks.config._settings",
     "thaw": "toolhooks.records._frozen",
     "FrozenDict": "toolhooks.records._frozen",
@@ -91,7 +94,7 @@ _EXPORTS = {
     "ToolSpec": "toolhooks.records._models",
     "AfterToolCallResult": "toolhooks.records._results",
     "ApprovalDecision": "toolhooks.records._results",
-    "ApprovalRequest": "toolhooks.records._results",
+    "ApprovalRequest": "toolhooks.records._approval_request",
     "BeforeToolCallResult": "toolhooks.records._results",
     "Decision": "toolhooks.records._results",
     "Outcome": "toolhooks.records._results",

@@ -241,3 +241,39 @@ def test_the_event_model_page_names_every_event(built: Path):
     page = (built / "html" / "explanation" / "events.html").read_text()
     missing = [name for name in EVENT_NAMES if f'<span class="pre">{name}</span>' not in page]
     assert missing == []
+
+
+def test_the_reference_keeps_every_public_fields_docstring_in_source_order(built: Path):
+    """A public class's ``__module__`` is its package (``toolhooks.Outcome``), which holds no
+    class source: the docs extension reads field docstrings and their order from the module
+    ``_EXPORTS`` names (docs/_ext/toolhooks_docs.py, docs/decisions/public-names.md)."""
+    import html
+    import importlib
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    def squeezed(fragment: str) -> str:  # words only: code spans split text into spans
+        return "".join(html.unescape(re.sub(r"<[^>]+>", "", fragment)).split())
+
+    checked = 0
+    for package, page in (("toolhooks", "api"), ("toolhooks.kit", "kit")):
+        module = importlib.import_module(package)
+        rendered = (built / "html" / "reference" / f"{page}.html").read_text()
+        for name, defined_in in module._EXPORTS.items():
+            if not isinstance(getattr(module, name), type):
+                continue
+            analyzer = ModuleAnalyzer.for_module(defined_in)
+            analyzer.analyze()
+            where = []
+            for (namespace, attr), lines in analyzer.attr_docs.items():
+                if namespace != name or attr.startswith("_"):
+                    continue
+                at = rendered.find(f'id="{package}.{name}.{attr}"')
+                assert at >= 0, f"{package}.{name}.{attr} is not in the reference"
+                doc = " ".join(lines).replace("`", "")
+                entry = rendered[at : rendered.find("</dd>", at)]
+                assert "".join(doc.split()) in squeezed(entry), f"{name}.{attr}: {doc!r}"
+                where.append((analyzer.tagorder[f"{name}.{attr}"], at))
+                checked += 1
+            assert sorted(where) == sorted(where, key=lambda item: item[1]), name
+    assert checked >= 10  # Outcome's, Runtime's, StoredApproval's, ... fields

@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from threading import Lock
 
+from .._public import public
 from ._astral import restore
 from ._links import through_links
 from ._records import Command, Script, Word
@@ -115,3 +116,6 @@ def _commands(walker: Walker) -> tuple[Command, ...]:
     unique = dict.fromkeys(walker.commands) if walker.repeated else walker.commands
     restored = tuple(restore(c, walker.astral) for c in unique)
     return through_links(restored, walker.links, walker.home)
+
+
+public("toolhooks.kit", analyse_argv, analyse_script, clear_cache)

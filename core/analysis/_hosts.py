@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import unquote
 
+from .._public import public
 from ._hidden import SSH_OPTIONS
 from ._network import CURL, NC, WGET
 from ._options import read_options
@@ -405,3 +406,6 @@ def _git_repositories(argv: tuple[Word, ...]) -> list[str]:
         if text == "submodule" and operands[index + 1 : index + 2] == ["add"]:
             return operands[index + 2 : index + 3]
     return []
+
+
+public("toolhooks.kit", command_hosts, hosts_in_text, normalise_host)

@@ -7,6 +7,7 @@ import os
 import posixpath
 from urllib.parse import unquote
 
+from .._public import public
 from ._records import Command, Word
 
 
@@ -207,3 +208,6 @@ def command_paths(
 
 def word_texts(words: tuple[Word, ...]) -> tuple[str, ...]:
     return tuple(w.text for w in words if w.text is not None)
+
+
+public("toolhooks.kit", command_paths, normalise_path)

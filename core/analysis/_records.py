@@ -1,8 +1,8 @@
 """What the analysis gives: a script's simple commands, each word as the shell would see it."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
+
+from .._public import public
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,3 +107,6 @@ def new_command(
     s_cwds(command, cwds)
     s_assigned(command, assignments)
     return command
+
+
+public("toolhooks.kit", Command, Script, Word)

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from .._public import public
 from ..pipeline._driver import AwaitIt, Pipeline, RunInThread, TimedOut
 from ..records._errors import ParamsError, ToolhooksError
 from ..records._frozen import freeze_params, thaw
@@ -163,3 +164,6 @@ def ask(
     except Exception as exc:  # a mapping that raises while it is read
         return Resolution("deny", f"Approval failed: {type(exc).__name__}: {exc}")
     return judge(request, decision, reason, by, params, type(raw).__name__)
+
+
+public("toolhooks", ApprovalUnavailable)

@@ -22,6 +22,8 @@ from importlib import import_module
 from inspect import getattr_static, isclass
 from typing import Any, Generic, TypeVar
 
+from .._public import public
+
 M = TypeVar("M")
 
 
@@ -76,3 +78,6 @@ def lazy_exports(module: str, exports: Mapping[str, str]) -> Callable[[str], obj
         return value
 
     return __getattr__
+
+
+public("toolhooks.kit", ConfigOnRead, LazyConfig, lazy_exports)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._public import public
 from ..records._errors import ConfigError
 from ..registry._registry import PluginSettings
 from ..stores._state import STATE_DEFAULTS, StateDefaults
@@ -134,3 +135,6 @@ class LoadedConfig:
             return self.error(f"unknown key {loc[-1]!r} in [{table}]{hint}", *path, *loc)
         shown = ".".join((*path, *loc))
         return self.error(f"{shown}: {problem['msg']}", *path, *loc)
+
+
+public("toolhooks", LoadedConfig)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._public import public
 from ..records._errors import ConfigError
 from ._defaults import FRAMEWORK_KEYS as FRAMEWORK_KEYS
 from ._defaults import PLUGINS_KEYS as PLUGINS_KEYS
@@ -270,3 +271,6 @@ __getattr__ = lazy_exports(
         "StateTable": "._tables",
     },
 )
+
+
+public("toolhooks", load_config)

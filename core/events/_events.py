@@ -9,6 +9,7 @@ from operator import itemgetter
 from time import time
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from .._public import public
 from ..records._log import LazyLogger
 from ._names import (
     APPROVAL_DEFERRED,
@@ -264,3 +265,6 @@ class EventDispatcher:
         import asyncio  # only an async sink needs it (124 M instructions of a cold start)
 
         asyncio.run_coroutine_threadsafe(guarded(), self._loop_getter())
+
+
+public("toolhooks", Event)

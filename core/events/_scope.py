@@ -6,6 +6,8 @@ import contextvars
 from collections.abc import Callable
 from typing import Any
 
+from .._public import public
+
 _EmitFn = Callable[..., None]
 
 
@@ -57,3 +59,6 @@ def emit(event: str, /, **data: Any) -> bool:
         event, scope.trace_id, scope.call_id, scope.session_id, scope.tool, scope.plugin, data
     )
     return True
+
+
+public("toolhooks", emit)

@@ -33,25 +33,42 @@ plugin's start nothing it does not use.
 
 from __future__ import annotations
 
-from toolhooks.config._lazy import lazy_exports
+from toolhooks.config._lazy import lazy_exports as lazy_exports
 
 # Read as True by type checkers (the facade's reason for not importing typing is the same).
 TYPE_CHECKING = False
 
+# Written as the facade writes its list: ``_EXPORTS`` is the list, these imports are the type
+# checkers' copy (``X as X``: exported under strict mypy, which cannot read a computed
+# ``__all__``), and tests/architecture/test_public_names.py proves they agree.
 if TYPE_CHECKING:
-    from toolhooks.analysis._analyse import analyse_argv, analyse_script, clear_cache
-    from toolhooks.analysis._hosts import command_hosts, hosts_in_text, normalise_host
-    from toolhooks.analysis._paths import command_paths, normalise_path
-    from toolhooks.analysis._records import Command, Script, Word
-    from toolhooks.config._lazy import ConfigOnRead, LazyConfig
-    from toolhooks.kit._process import toolhooks_argv
-    from toolhooks.kit._toml import toml_string, toml_value
-    from toolhooks.pipeline._render import render_content
-    from toolhooks.pipeline._visibility import EXTERNAL_BLOCKED_TOOLS
-    from toolhooks.records._json import canonical_json, json_line, sanitize, short_repr
-    from toolhooks.records._log import LazyLogger
-    from toolhooks.registry._names import Wildcards, name_patterns
-    from toolhooks.stores._state import SharedState, StateUnavailable
+    from toolhooks.analysis._analyse import analyse_argv as analyse_argv
+    from toolhooks.analysis._analyse import analyse_script as analyse_script
+    from toolhooks.analysis._analyse import clear_cache as clear_cache
+    from toolhooks.analysis._hosts import command_hosts as command_hosts
+    from toolhooks.analysis._hosts import hosts_in_text as hosts_in_text
+    from toolhooks.analysis._hosts import normalise_host as normalise_host
+    from toolhooks.analysis._paths import command_paths as command_paths
+    from toolhooks.analysis._paths import normalise_path as normalise_path
+    from toolhooks.analysis._records import Command as Command
+    from toolhooks.analysis._records import Script as Script
+    from toolhooks.analysis._records import Word as Word
+    from toolhooks.config._lazy import ConfigOnRead as ConfigOnRead
+    from toolhooks.config._lazy import LazyConfig as LazyConfig
+    from toolhooks.kit._process import toolhooks_argv as toolhooks_argv
+    from toolhooks.kit._toml import toml_string as toml_string
+    from toolhooks.kit._toml import toml_value as toml_value
+    from toolhooks.pipeline._render import render_content as render_content
+    from toolhooks.pipeline._visibility import EXTERNAL_BLOCKED_TOOLS as EXTERNAL_BLOCKED_TOOLS
+    from toolhooks.records._json import canonical_json as canonical_json
+    from toolhooks.records._json import json_line as json_line
+    from toolhooks.records._json import sanitize as sanitize
+    from toolhooks.records._json import short_repr as short_repr
+    from toolhooks.records._log import LazyLogger as LazyLogger
+    from toolhooks.registry._names import Wildcards as Wildcards
+    from toolhooks.registry._names import name_patterns as name_patterns
+    from toolhooks.stores._state import SharedState as SharedState
+    from toolhooks.stores._state import StateUnavailable as StateUnavailable
 
 # The module that defines each name.
 _EXPORTS = {
@@ -92,33 +109,4 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-__all__ = [
-    "EXTERNAL_BLOCKED_TOOLS",
-    "Command",
-    "ConfigOnRead",
-    "LazyConfig",
-    "LazyLogger",
-    "Script",
-    "SharedState",
-    "StateUnavailable",
-    "Wildcards",
-    "Word",
-    "analyse_argv",
-    "analyse_script",
-    "canonical_json",
-    "clear_cache",
-    "command_hosts",
-    "command_paths",
-    "hosts_in_text",
-    "json_line",
-    "lazy_exports",
-    "name_patterns",
-    "normalise_host",
-    "normalise_path",
-    "render_content",
-    "sanitize",
-    "short_repr",
-    "toml_string",
-    "toml_value",
-    "toolhooks_argv",
-]
+__all__ = sorted(_EXPORTS)

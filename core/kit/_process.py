@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import sys
 
+from .._public import public
+
 BOOTSTRAP = """\
 import os, sys
 try:
@@ -41,3 +43,6 @@ def toolhooks_argv(*args: str) -> list[str]:
     ``python -m toolhooks``, which imports from the folder it starts in."""
     safe = ["-P"] if sys.version_info >= (3, 11) else []
     return [sys.executable, *safe, "-c", BOOTSTRAP, *args]
+
+
+public("toolhooks.kit", toolhooks_argv)

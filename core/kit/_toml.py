@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence
 from typing import TypeAlias
 
+from .._public import public
+
 _ESCAPED = re.compile(r'["\\\x00-\x1f\x7f-\U0010ffff]')
 
 
@@ -36,3 +38,6 @@ def toml_value(value: TomlText) -> str:
     if isinstance(value, str):
         return toml_string(value)
     return "[" + ", ".join(toml_value(item) for item in value) + "]"
+
+
+public("toolhooks.kit", toml_string, toml_value)

@@ -1,12 +1,11 @@
 """The runtime's plugin inventory: loading entry points into the registry, and describing
 what is registered (``Runtime.plugins()``, ``Runtime.handlers()``, ``toolhooks plugins``)."""
 
-from __future__ import annotations
-
 import inspect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._public import public
 from ..config._settings import LoadedConfig, did_you_mean
 from ..records._errors import ConfigError, PluginLoadError
 from ..registry._registry import Handler, PluginRecord, Registry
@@ -121,7 +120,7 @@ def load_entry_points(
     registry: Registry,
     config: LoadedConfig,
     discovered: Discovered,
-    lock: PluginLock | None = None,
+    lock: "PluginLock | None" = None,
 ) -> list[PluginInfo]:
     """Register every selected entry point; return the rows of those not loaded, with why.
 
@@ -230,3 +229,6 @@ def handler_info(handler: Handler) -> HandlerInfo:
         mode="audit" if handler.audit else "enforce",
         tools=handler.tools,
     )
+
+
+public("toolhooks", HandlerInfo, PluginInfo)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._public import public
+
 _MAX_RENDER_DEPTH = 200
 
 
@@ -84,3 +86,6 @@ class _Literal:
 
     def __init__(self, text: str) -> None:
         self.text = text
+
+
+public("toolhooks.kit", render_content)

@@ -9,11 +9,11 @@ value) and its rules; a bad field raises :class:`ApprovalRequestError`, a ``Valu
 names the field, with pydantic's wording.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Mapping
 from typing import Any, Literal
+
+from .._public import public
 
 DecisionName = Literal["allow-once", "allow-always", "deny", "edit", "defer"]
 """What an approver may answer. "defer" is always allowed; "edit" only when the request lists it."""
@@ -155,7 +155,7 @@ class ApprovalRequest:
             object.__setattr__(self, name, value)
 
     @classmethod
-    def model_validate(cls, data: Any) -> ApprovalRequest:
+    def model_validate(cls, data: Any) -> "ApprovalRequest":
         """A checked request from a mapping (an ``ApprovalRequest`` is returned as it is)."""
         if isinstance(data, cls):
             return data
@@ -166,7 +166,7 @@ class ApprovalRequest:
         return cls(**{str(key): value for key, value in data.items()})
 
     @classmethod
-    def model_construct(cls, **values: Any) -> ApprovalRequest:
+    def model_construct(cls, **values: Any) -> "ApprovalRequest":
         """A request made without any check (the fields given, defaults for the rest)."""
         made = object.__new__(cls)
         for name in _FIELDS:
@@ -201,3 +201,6 @@ class ApprovalRequest:
 
 def _restored(values: dict[str, Any]) -> ApprovalRequest:
     return ApprovalRequest.model_construct(**values)
+
+
+public("toolhooks", ApprovalRequest)

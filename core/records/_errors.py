@@ -6,6 +6,10 @@ A bad tool call proposed by a model is never raised: it is an Outcome. The ``Val
 
 from __future__ import annotations
 
+from functools import partial
+
+from .._public import public
+
 
 class ToolhooksError(Exception):
     """Base class of every toolhooks error."""
@@ -22,13 +26,23 @@ class ConfigError(ToolhooksError):
         key: str | None = None,
         line: int | None = None,
     ) -> None:
-        where = file or "<config>"
-        if line is not None:
-            where = f"{where}:{line}"
-        super().__init__(f"{where}: {message}")
+        super().__init__(f"{_where(file, line)}: {message}")
         self.file = file
         self.key = key
         self.line = line
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickle and copy rebuild an exception as ``type(self)(*self.args)``; args holds the text
+        # with its place in front, which __init__ would put in front again.
+        message = str(self.args[0])[len(_where(self.file, self.line)) + 2 :]
+        rebuild = partial(type(self), file=self.file, key=self.key, line=self.line)
+        return rebuild, (message,), self.__dict__
+
+
+def _where(file: str | None, line: int | None) -> str:
+    """The place a ConfigError's message starts with: ``file:line``, ``<config>`` unnamed."""
+    where = file or "<config>"
+    return where if line is None else f"{where}:{line}"
 
 
 class PluginLoadError(ToolhooksError):
@@ -56,3 +70,15 @@ class ParamsError(ToolhooksError, ValueError):
 
 class InvalidToolCall(ToolhooksError, ValueError):
     """A proposed call that cannot enter the pipeline; the runtime turns it into an Outcome."""
+
+
+public(
+    "toolhooks",
+    ConfigError,
+    HookResultError,
+    InvalidToolCall,
+    ParamsError,
+    PluginLoadError,
+    PluginValidationError,
+    ToolhooksError,
+)

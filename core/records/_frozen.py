@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
+from .._public import public
 from ._errors import ParamsError
 from ._json import canonical_json as canonical_json
 
@@ -164,3 +165,6 @@ def params_digest(
     """sha256 over tool, params, sender and session: what an approval is bound to."""
     payload = canonical_json([tool, params, sender_id, session_id])
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+public("toolhooks", FrozenDict, FrozenList, thaw)

@@ -42,6 +42,8 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .._public import public
+
 try:
     import orjson
 except ImportError:  # pragma: no cover - the other paths are tested by calling them directly
@@ -422,3 +424,6 @@ def canonical_json(value: Any) -> str:
         return _CANONICAL.encode(_plain(value, 0, frozenset()))
     except Exception:  # pragma: no cover - _plain only yields encodable values
         return json.dumps(_describe(value), sort_keys=True)
+
+
+public("toolhooks.kit", canonical_json, json_line, sanitize, short_repr)

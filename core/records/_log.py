@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .._public import public
+
 
 class LazyLogger:
     """``logging.getLogger(name)``, made on first real use."""
@@ -41,3 +43,6 @@ class LazyLogger:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real(), name)
+
+
+public("toolhooks.kit", LazyLogger)

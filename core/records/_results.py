@@ -4,12 +4,11 @@ Over 300 lines on purpose: these are the records of one protocol (a hook's answe
 it asks for, the outcome the caller reads), each small, read together when writing a plugin.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._public import public
 from ._approval_request import DECISIONS as DECISIONS
 from ._approval_request import DEFAULT_ALLOWED as DEFAULT_ALLOWED
 from ._approval_request import ApprovalRequest as ApprovalRequest
@@ -192,6 +191,44 @@ class ToolResult:
         s_labels(self, labels)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PendingApproval:
+    """An approval the runtime is waiting on; ``call`` carries the frozen params.
+
+    ``id`` is the full id, ``short_id`` a short handle a human can type. ``digest`` binds the
+    approval to tool, params, sender and session. ``proposed_params`` are the params as the model
+    proposed them and ``rewritten_by`` names the plugin that last wrote each changed field;
+    ``schema`` is the tool's JSON Schema (for an editor), None for a tool the runtime does not know.
+    """
+
+    id: str
+    short_id: str = ""
+    call: ToolCall
+    plugin: str
+    request: ApprovalRequest
+    digest: str
+    expires_at: float
+    proposed_params: dict[str, Any] = field(default_factory=dict)
+    rewritten_by: dict[str, str] = field(default_factory=dict)
+    schema: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        from ._frozen import thaw
+
+        return {
+            "id": self.id,
+            "short_id": self.short_id,
+            "call": self.call.to_dict(),
+            "plugin": self.plugin,
+            "request": self.request.model_dump(),
+            "digest": self.digest,
+            "expires_at": self.expires_at,
+            "proposed_params": thaw(self.proposed_params),
+            "rewritten_by": dict(self.rewritten_by),
+            "schema": self.schema,
+        }
+
+
 @dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class Outcome:
     """What ``Runtime.call`` returns: the decision and the text for the conversation."""
@@ -305,44 +342,6 @@ _OUTCOME_SETTERS = slot_setters(Outcome)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PendingApproval:
-    """An approval the runtime is waiting on; ``call`` carries the frozen params.
-
-    ``id`` is the full id, ``short_id`` a short handle a human can type. ``digest`` binds the
-    approval to tool, params, sender and session. ``proposed_params`` are the params as the model
-    proposed them and ``rewritten_by`` names the plugin that last wrote each changed field;
-    ``schema`` is the tool's JSON Schema (for an editor), None for a tool the runtime does not know.
-    """
-
-    id: str
-    short_id: str = ""
-    call: ToolCall
-    plugin: str
-    request: ApprovalRequest
-    digest: str
-    expires_at: float
-    proposed_params: dict[str, Any] = field(default_factory=dict)
-    rewritten_by: dict[str, str] = field(default_factory=dict)
-    schema: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        from ._frozen import thaw
-
-        return {
-            "id": self.id,
-            "short_id": self.short_id,
-            "call": self.call.to_dict(),
-            "plugin": self.plugin,
-            "request": self.request.model_dump(),
-            "digest": self.digest,
-            "expires_at": self.expires_at,
-            "proposed_params": thaw(self.proposed_params),
-            "rewritten_by": dict(self.rewritten_by),
-            "schema": self.schema,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Decision:
     """What ``Runtime.decide`` found: allowed (final params), blocked (reason), or pending."""
 
@@ -379,3 +378,16 @@ class ApprovalDecision:
     reason: str | None = None
     by: str | None = None
     params: dict[str, Any] | None = None
+
+
+public(
+    "toolhooks",
+    AfterToolCallResult,
+    ApprovalDecision,
+    BeforeToolCallResult,
+    Decision,
+    Outcome,
+    PendingApproval,
+    ToolError,
+    ToolResult,
+)

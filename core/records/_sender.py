@@ -1,11 +1,11 @@
 """Who a call is made for: the human or service on the other side of the agent, as policies and
 approvals see it. Checked strictly, since plugins trust its fields (``is_owner`` above all)."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from .._public import public
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Sender:
             object.__setattr__(self, "roles", tuple(self.roles))
 
     @classmethod
-    def coerce(cls, value: Sender | Mapping[str, Any] | str | None) -> Sender | None:
+    def coerce(cls, value: "Sender | Mapping[str, Any] | str | None") -> "Sender | None":
         if value is None or isinstance(value, Sender):
             return value
         if isinstance(value, str):
@@ -65,3 +65,6 @@ def _sender_problem(sender: Sender) -> str | None:
         got = type(sender.is_owner).__name__
         return f"sender.is_owner must be true or false (a JSON boolean), got {got}"
     return None
+
+
+public("toolhooks", Sender)

@@ -8,6 +8,7 @@ from typing import Any, TypeVar, overload
 
 import pluggy
 
+from .._public import public
 from ..spec import PROJECT
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -77,3 +78,6 @@ def hookimpl(
     if function is not None:
         return mark(function)
     return mark
+
+
+public("toolhooks", hookimpl)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterable
 
+from .._public import public
+
 
 def glob_regex(patterns: Iterable[str]) -> re.Pattern[str]:
     """One compiled regex that matches a whole name against any of ``patterns``."""
@@ -45,3 +47,6 @@ def name_patterns(patterns: Iterable[str]) -> Container[str]:
     if any("*" in name for name in names):
         return Wildcards(names)
     return frozenset(names)
+
+
+public("toolhooks.kit", Wildcards, name_patterns)

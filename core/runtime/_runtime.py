@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._public import public
 from ..approvals._resolve import Approver
 from ..config._settings import LoadedConfig, discover, load_config
 from ..events._events import EventDispatcher
@@ -268,3 +269,6 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
         from ..approvals._routes import approver_for_route
 
         return approver_for_route(route, self.config, store)
+
+
+public("toolhooks", Runtime)

@@ -8,8 +8,6 @@ in the same store. Over 300 lines on purpose: the contract is the records, the i
 rules every backend shares (matching, retention), so the three backends cannot drift apart.
 """
 
-from __future__ import annotations
-
 import builtins
 import json
 import secrets
@@ -18,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from .._public import public
 from ..records._errors import ToolhooksError
 from ..records._frozen import thaw
 from ..records._models import ToolCall
@@ -42,6 +41,10 @@ class AmbiguousId(ToolhooksError, LookupError):
         self.key = key
         self.matches = sorted(matches)
         super().__init__(f"approval id {key!r} is ambiguous: it matches {', '.join(self.matches)}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle and copy rebuild an exception as ``type(self)(*self.args)``: args holds the text.
+        return type(self), (self.key, self.matches), self.__dict__
 
 
 def new_approval_id() -> tuple[str, str]:
@@ -98,7 +101,7 @@ class StoredApproval:
     def sender_id(self) -> str | None:
         return None if self.sender is None else self.sender.get("id")
 
-    def effective(self, now: float | None = None) -> StoredApproval:
+    def effective(self, now: float | None = None) -> "StoredApproval":
         """This row as it reads at ``now``: a pending row past its deadline is expired."""
         if self.state == "pending" and self.expires_at <= (time.time() if now is None else now):
             return replace(self, state="expired")
@@ -211,7 +214,7 @@ class Grant:
     @classmethod
     def new(
         cls, *, plugin: str, tool: str, sender: str | None, session: str | None, by: str | None
-    ) -> Grant:
+    ) -> "Grant":
         """A fresh grant: a sender's grant holds in every session, a sender-less one in its own."""
         return cls(
             id=f"grant_{secrets.token_hex(8)}",
@@ -311,3 +314,6 @@ def past_retention(row: StoredApproval, now: float, retention_s: float) -> bool:
     if row.state == "decided":
         last = max(row.decided_at or 0.0, row.created_at)
     return last + retention_s <= now
+
+
+public("toolhooks", AmbiguousId, ApprovalStore, Grant, StoredApproval, StoreError)

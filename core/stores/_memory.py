@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from .._public import public
 from ..records._frozen import freeze_params, thaw
 from ._contract import (
     DEFAULT_RETENTION_S,
@@ -194,3 +195,6 @@ class MemoryStore:
 
     def close(self) -> None:
         return None
+
+
+public("toolhooks", MemoryStore)

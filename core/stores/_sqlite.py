@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._public import public
 from ..records._frozen import freeze_params, thaw
 from ._contract import (
     DEFAULT_RETENTION_S,
@@ -324,3 +325,6 @@ def _state_filter(wanted: set[str] | None, now: float) -> tuple[str, tuple[Any, 
         clauses.append("state = ?")
         args.append(state)
     return "WHERE " + (" OR ".join(clauses) or "0"), tuple(args)
+
+
+public("toolhooks", SQLiteStore)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from .._public import public
 from ..records._errors import ConfigError, ToolhooksError
 
 STATE_ENV = "TOOLHOOKS_STATE_URL"
@@ -164,3 +165,6 @@ def state_from(table: StateTable | StateDefaults) -> SharedState | None:
         if state is None:
             state = _shared[key] = SharedState(url, table.key_prefix, table.timeout_s)
         return state
+
+
+public("toolhooks.kit", SharedState, StateUnavailable)

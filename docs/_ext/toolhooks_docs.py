@@ -1,6 +1,6 @@
 """Reference pages generated from the source, so the docs cannot drift from the code.
 
-Three directives:
+Three directives, and one rule for autodoc:
 
 - ``toolhooks-config module:Model`` (option ``:table:``): one row per key of a pydantic config
   model (nested tables as dotted keys), with its type, constraints, default and the field's
@@ -9,6 +9,12 @@ Three directives:
   with its description and the ``--help`` text argparse prints.
 - ``toolhooks-modules package``: each module of a package with the first paragraph of its
   docstring (read with ``ast``, nothing is imported), for the architecture page.
+- A public name's ``__module__`` is its package (``toolhooks.ToolCall``, not the private module
+  that defines it: docs/decisions/public-names.md). autodoc reads a class's field docstrings and
+  their source order from the source of the module ``__module__`` names, so the module the
+  package's ``_EXPORTS`` names is read instead: :func:`defining_module` where autodoc asks
+  through its ``getattr`` hook, :func:`public_analyzers` where it reads ``cls.__module__``
+  itself.
 """
 
 from __future__ import annotations
@@ -37,8 +43,10 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 from sphinx.application import Sphinx
+from sphinx.pycode import ModuleAnalyzer
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+from sphinx.util.inspect import safe_getattr
 
 logger = logging.getLogger(__name__)
 
@@ -386,8 +394,71 @@ class ModuleTable(SphinxDirective):
         return [table(["module", "what it owns"], rows, [30, 70])]
 
 
+# -- public names -------------------------------------------------------------------------------
+
+
+def defining_module(obj: Any, name: str, *default: Any) -> Any:
+    """autodoc's ``getattr`` for classes and functions: the ``__module__`` of a public name (one
+    its package's ``_EXPORTS`` lists) is the module that defines it, where the source is.
+
+    Everything else is read as autodoc reads it.
+    """
+    value = safe_getattr(obj, name, *default)
+    if name != "__module__" or not isinstance(value, str):
+        return value
+    exports = getattr(sys.modules.get(value), "_EXPORTS", None)
+    own = safe_getattr(obj, "__name__", None)
+    if not isinstance(exports, dict) or not isinstance(own, str) or own not in exports:
+        return value
+    defined_in = exports[own]
+    if getattr(importlib.import_module(defined_in), own, None) is not obj:
+        return value  # another object of the same name: not this package's
+    return defined_in
+
+
+PUBLIC_PACKAGES = ("toolhooks", "toolhooks.kit")
+"""The packages whose classes and functions are named after them (their ``_EXPORTS``)."""
+
+
+def public_analyzers(app: Sphinx) -> None:
+    """Give each public package's source analyzer the class-level findings (field docstrings,
+    source order, overloads) of the modules that define its names.
+
+    Parts of autodoc read ``cls.__module__`` directly, not through the ``getattr`` hook, and
+    analyse that module: for ``toolhooks.Outcome`` the facade, which holds no class. Only keys
+    inside a public class (``Outcome.approval``) are added: the package's own module-level order
+    stays its own.
+    """
+    for package in PUBLIC_PACKAGES:
+        module = importlib.import_module(package)
+        analyzer = ModuleAnalyzer.for_module(package)
+        analyzer.analyze()  # once: for_module caches the analyzer, analyze() keeps its findings
+        for name, defined_in in module._EXPORTS.items():
+            if safe_getattr(getattr(module, name), "__module__", None) != package:
+                continue  # a value (a frozenset, a sentinel): documented in place
+            source = ModuleAnalyzer.for_module(defined_in)
+            source.analyze()
+            inside = f"{name}."
+            analyzer.attr_docs.update(
+                (key, doc) for key, doc in source.attr_docs.items() if key[0] == name
+            )
+            analyzer.annotations.update(
+                (key, kind) for key, kind in source.annotations.items() if key[0] == name
+            )
+            analyzer.tagorder.update(
+                (key, order) for key, order in source.tagorder.items() if key.startswith(inside)
+            )
+            analyzer.overloads.update(
+                (key, sigs) for key, sigs in source.overloads.items() if key.startswith(inside)
+            )
+            analyzer.finals.extend(key for key in source.finals if key.startswith(inside))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("toolhooks-config", ConfigTable)
     app.add_directive("toolhooks-cli", CliReference)
     app.add_directive("toolhooks-modules", ModuleTable)
+    for kind in (type, types.FunctionType):
+        app.add_autodoc_attrgetter(kind, defining_module)
+    app.connect("builder-inited", public_analyzers)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
