@@ -12,23 +12,42 @@ from typing import TYPE_CHECKING
 
 from toolhooks.kit import lazy_exports
 
-from ._artifacts import (
-    ArtifactNotFoundError,
-    ArtifactStore,
-    parse_ref,
-    read_artifact,
-    read_artifact_page,
-    read_artifact_tool,
-)
-from ._defaults import DEFAULT_TAIL_PATTERNS
-from ._pages import ArtifactPage
-from ._plugin import ResultBudgetPlugin
-
 if TYPE_CHECKING:
+    from ._artifacts import (
+        ArtifactNotFoundError,
+        ArtifactStore,
+        parse_ref,
+        read_artifact,
+        read_artifact_page,
+        read_artifact_tool,
+    )
     from ._config import ResultBudgetConfig, Tier
+    from ._defaults import DEFAULT_TAIL_PATTERNS
+    from ._pages import ArtifactPage
+    from ._plugin import ResultBudgetPlugin
 
-
-__getattr__ = lazy_exports(__name__, dict.fromkeys(("ResultBudgetConfig", "Tier"), "._config"))
+# Each name is imported when first used (PEP 562): loading the plugin imports what it runs on.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(
+            (
+                "ArtifactNotFoundError",
+                "ArtifactStore",
+                "parse_ref",
+                "read_artifact",
+                "read_artifact_page",
+                "read_artifact_tool",
+            ),
+            "._artifacts",
+        ),
+        "ResultBudgetConfig": "._config",
+        "Tier": "._config",
+        "DEFAULT_TAIL_PATTERNS": "._defaults",
+        "ArtifactPage": "._pages",
+        "ResultBudgetPlugin": "._plugin",
+    },
+)
 
 
 __all__ = [

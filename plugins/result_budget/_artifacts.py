@@ -14,7 +14,6 @@ import hashlib
 import os
 import re
 import stat
-import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -127,6 +126,8 @@ class ArtifactStore:
             raise TypeError(f"an artifact is text, got {type(text).__name__}")
         self.root.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256()
+        import tempfile  # only when a result is stored
+
         fd, temp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".part")
         try:
             with os.fdopen(fd, "wb") as out:

@@ -10,7 +10,6 @@ from toolhooks.kit import ConfigOnRead, LazyConfig, LazyLogger, render_content
 
 from ._artifacts import ArtifactStore
 from ._defaults import DEFAULTS, ResultBudgetDefaults
-from ._summary import is_json_like, structural_summary
 from ._trim import Budget, Trimmer, notice, snap_head
 
 if TYPE_CHECKING:
@@ -117,6 +116,8 @@ class ResultBudgetPlugin:
         config = self.config
         if not config.json_summary or content[:64].lstrip()[:1] not in ("{", "["):
             return _NOT_JSON
+        from ._summary import is_json_like  # only for an over-budget, JSON-looking result
+
         if is_json_like(value):
             return value
         if len(content) <= config.json_parse_max_chars:
@@ -130,6 +131,8 @@ class ResultBudgetPlugin:
 
     def _summarized(self, value: Any, total: int, budget: int, ref: str | None) -> str | None:
         """The summary plus its notice, or None when no summary can be made of ``value``."""
+        from ._summary import structural_summary
+
         config = self.config
         room = max(0, budget - len(notice(total, ref, 0, summary=True)) - 1)
         try:
