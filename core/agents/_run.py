@@ -65,7 +65,8 @@ def _has_rules(config: Path | None) -> bool:
 
 
 def run_in_process(agent: str, raw: bytes, *, config: Path | None) -> HookReply:
-    """Answer one hook event with a runtime built for it; never raises."""
+    """Answer one hook event with a runtime built for it; never raises, but an ``ImportError``
+    when this install cannot run toolhooks at all."""
     try:
         proto = protocol(agent)
     except ProtocolError as error:
@@ -80,6 +81,11 @@ def run_in_process(agent: str, raw: bytes, *, config: Path | None) -> HookReply:
         pass  # the bridge refuses it, in the log too
     try:
         loaded = load(config)
+    except ImportError:
+        # Not the config: this install cannot run toolhooks (pydantic is imported only when a
+        # table is validated). The caller answers without a runtime, with the on_error its
+        # stdlib reading of the config gives, as when importing this module itself failed.
+        raise
     except Exception as error:  # no config to say otherwise: fail closed
         return proto.refuse(_payload(raw), f"the config cannot be read: {error}")
     try:
