@@ -38,7 +38,6 @@ import math
 import os
 import re
 import sys
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -102,6 +101,8 @@ def _line_default(value: Any) -> Any:
             return value.value
         if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
             return value.isoformat()
+        import uuid  # here, past the usual kinds: not imported at start (12 M, BENCHMARKS.md)
+
         if isinstance(value, uuid.UUID):
             return str(value)
         if isinstance(value, os.PathLike):
