@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from agent_clis import PACKAGES, Agent, Run
+from daemon_support import stop_daemons_under
 from fake_models import FakeModelServer, TextTurn, ToolTurn
 
 pytest.importorskip(
@@ -170,16 +171,15 @@ def stop_processes_under(root: Path) -> None:
 
 
 def events(agent: Agent) -> list[dict[str, object]]:
+    """The project's whole audit log once the agent has exited: the daemon that answered its
+    hooks is stopped first, and closing its runtime flushes the log's writer thread. (Polling
+    for a ``tool.finished`` instead waited its whole 10 s where no call finishes, a blocked one,
+    and could return before a second call's lines were written.)"""
+    stop_daemons_under(agent.project)
     path = agent.project / ".toolhooks" / "events.jsonl"
-    deadline = time.monotonic() + 10
-    lines: list[dict[str, object]] = []
-    while time.monotonic() < deadline:  # the daemon's writer may flush just after the answer
-        if path.exists():
-            lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-            if any(e["event"] == "tool.finished" for e in lines):
-                return lines
-        time.sleep(0.05)
-    return lines
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def next_request_text(model: FakeModelServer, index: int) -> str:
