@@ -75,11 +75,54 @@ def stop_daemons_under(root: Path) -> list[int]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
     for pid in found:
-        if not wait_gone(pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            wait_gone(pid, 10.0)
+        _wait_or_kill(pid)
     return found
+
+
+def _wait_or_kill(pid: int) -> None:
+    if not wait_gone(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        wait_gone(pid, 10.0)
+
+
+_ENDING: dict[int, str] = {}
+"""The daemons ``end_daemons_under`` sent SIGTERM and did not wait for: pid -> its start time
+(``/proc/PID/stat`` field 22), so that a pid the system reused is never waited for or killed."""
+
+
+def _started(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def end_daemons_under(root: Path) -> list[int]:
+    """SIGTERM every agentd ``daemons_under`` finds, without waiting for it to exit: for a test's
+    teardown, so that the next test runs while this one's daemon finishes its shutdown (up to
+    the workers' 0.5 s accept poll, most of a daemon test's teardown). ``wait_ended`` waits for
+    them all (SIGKILL after 30 s); the session's end calls it (tests/agents/conftest.py)."""
+    found = daemons_under(root)
+    for pid in found:
+        started = _started(pid)
+        if started is not None:
+            _ENDING[pid] = started
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    return found
+
+
+def wait_ended() -> list[int]:
+    """Wait for every daemon ``end_daemons_under`` signalled (SIGKILL after 30 s); the pids that
+    were still running when asked."""
+    waited = []
+    for pid, started in list(_ENDING.items()):
+        del _ENDING[pid]
+        if _started(pid) == started and running(pid):
+            waited.append(pid)
+            _wait_or_kill(pid)
+    return waited
 
 
 # -- a project whose hooks run through the daemon -----------------------------------------------
