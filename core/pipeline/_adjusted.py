@@ -28,11 +28,7 @@ _FLAT = frozenset({int, float, bool, type(None)})
 def params_size(value: Any) -> int:
     """An estimate of the bytes a params value holds: text and bytes by length, 8 per scalar."""
     kind = type(value)
-    if kind is str or kind is bytes:
-        return len(value) + _SCALAR_SIZE
-    if kind in _FLAT:
-        return _SCALAR_SIZE
-    if kind is FrozenDict:
+    if kind is FrozenDict:  # first: every call's params are one
         # Flat params (the usual proposal) are sized in one loop, without a call per value.
         total = _SCALAR_SIZE
         for key, item in value.items():
@@ -44,6 +40,10 @@ def params_size(value: Any) -> int:
             else:
                 total += len(key) + params_size(item)
         return total
+    if kind is str or kind is bytes:
+        return len(value) + _SCALAR_SIZE
+    if kind in _FLAT:
+        return _SCALAR_SIZE
     if isinstance(value, Mapping):
         return _SCALAR_SIZE + sum(len(k) + params_size(v) for k, v in value.items())
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -78,15 +78,13 @@ class AdjustedParams:
         with self._lock:
             entries = self._entries
             previous = entries.pop(call_id, None)
-            if previous is not None:
-                self.bytes -= previous[1]
-            if not keep:
-                return
-            entries[call_id] = (params, size)
-            self.bytes += size
-            while len(entries) > self.limit or self.bytes > self.max_bytes:
-                _, (_, dropped) = entries.popitem(last=False)
-                self.bytes -= dropped
+            total = self.bytes if previous is None else self.bytes - previous[1]
+            if keep:
+                entries[call_id] = (params, size)
+                total += size
+                while len(entries) > self.limit or total > self.max_bytes:
+                    total -= entries.popitem(last=False)[1][1]
+            self.bytes = total
 
     def get(self, call_id: str) -> Mapping[str, Any] | None:
         entry = self._entries.get(call_id)
