@@ -13,18 +13,20 @@ from __future__ import annotations
 # True.
 TYPE_CHECKING = False
 
+# ``_EXPORTS`` is the list; these imports are the type checkers' copy (``X as X``: exported under
+# strict mypy, which cannot read a computed ``__all__``); tests/architecture/test_public_names.py
+# proves they agree.
 if TYPE_CHECKING:
-    from ._bridge import AgentBridge
-    from ._protocol import (
-        PROTOCOLS,
-        AgentProtocol,
-        HookAnswer,
-        HookEvent,
-        HookReply,
-        ProtocolError,
-        protocol,
-    )
-    from ._run import build_runtime, run_in_process
+    from ._bridge import AgentBridge as AgentBridge
+    from ._protocol import PROTOCOLS as PROTOCOLS
+    from ._protocol import AgentProtocol as AgentProtocol
+    from ._protocol import HookAnswer as HookAnswer
+    from ._protocol import HookEvent as HookEvent
+    from ._protocol import HookReply as HookReply
+    from ._protocol import ProtocolError as ProtocolError
+    from ._protocol import protocol as protocol
+    from ._run import build_runtime as build_runtime
+    from ._run import run_in_process as run_in_process
 
 _EXPORTS = {
     "AgentBridge": "toolhooks.agents._bridge",
@@ -55,15 +57,4 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-__all__ = [
-    "PROTOCOLS",
-    "AgentBridge",
-    "AgentProtocol",
-    "HookAnswer",
-    "HookEvent",
-    "HookReply",
-    "ProtocolError",
-    "build_runtime",
-    "protocol",
-    "run_in_process",
-]
+__all__ = sorted(_EXPORTS)

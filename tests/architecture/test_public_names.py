@@ -32,7 +32,14 @@ from toolhooks import ToolError, ToolhooksError
 from toolhooks.stores._contract import stored_from_pending
 
 PACKAGES = ("toolhooks", "toolhooks.kit")
-"""The packages written as one name list, ``_EXPORTS`` (name -> the module that defines it)."""
+"""The packages whose names are named after them (``toolhooks.X``), from one name list,
+``_EXPORTS`` (name -> the module that defines it)."""
+
+LISTED = (*PACKAGES, "toolhooks.agents")
+"""Every package written as one name list. ``toolhooks.agents``' names keep their modules' names:
+its protocol modules may import only the stdlib and toolhooks.agents
+(tests/agents/golden/test_golden_protocols.py), so they cannot end with ``public()``
+(docs/decisions/public-names.md)."""
 
 VALUES = {
     "toolhooks": {"EVENT_NAMES", "Origin", "REMOVE", "Status", "UNSET"},
@@ -97,7 +104,7 @@ def exported_imports(path: Path) -> dict[str, str]:
     return names
 
 
-@pytest.mark.parametrize("name", PACKAGES)
+@pytest.mark.parametrize("name", LISTED)
 def test_the_package_writes_its_names_once(name: str) -> None:
     module = package(name)
     assert module.__all__ == sorted(module._EXPORTS)
@@ -105,18 +112,12 @@ def test_the_package_writes_its_names_once(name: str) -> None:
 
 
 def test_every_public_package_with_a_name_table_is_written_so() -> None:
-    """A public package that imports lazily through ``_EXPORTS`` joins PACKAGES (its list
-    written once, its names named after it), or says why not."""
-    elsewhere = {
-        "toolhooks.agents": "its protocol modules may import only the stdlib and toolhooks.agents "
-        "(tests/agents/golden/test_golden_protocols.py), so they cannot end with public(); "
-        "not converted in issue #33 item 4 (docs/decisions/public-names.md)",
-    }
+    """A public package that imports lazily through ``_EXPORTS`` writes its list once."""
     tabled = {m.__name__ for m in public_modules() if hasattr(m, "_EXPORTS")}
-    assert tabled == set(PACKAGES) | set(elsewhere)
+    assert tabled == set(LISTED)
 
 
-@pytest.mark.parametrize("name", PACKAGES)
+@pytest.mark.parametrize("name", LISTED)
 def test_every_name_is_its_modules_object(name: str) -> None:
     module = package(name)
     for export, defined_in in module._EXPORTS.items():
@@ -125,7 +126,7 @@ def test_every_name_is_its_modules_object(name: str) -> None:
         )
 
 
-@pytest.mark.parametrize("name", PACKAGES)
+@pytest.mark.parametrize("name", LISTED)
 def test_each_name_is_defined_where_the_table_says(name: str) -> None:
     """The docs read field docstrings from that module's source (docs/_ext/toolhooks_docs.py)."""
     for export, defined_in in package(name)._EXPORTS.items():
