@@ -89,13 +89,19 @@ every worker, so that the agents' HTTP hooks time out and (Claude Code) run the 
 READ_DEADLINE_ENV = "TOOLHOOKS_AGENTD_READ_DEADLINE_S"
 """A shorter deadline than ``READ_DEADLINE_S``, for the tests that wait for it to pass (the
 slowloris attack): the same code cuts the same peers, in seconds instead of tens of seconds."""
+MIN_READ_DEADLINE_S = 1.0
+"""The shortest deadline the variable may set. A deadline shorter than a real hook's request
+takes to arrive would refuse the agents' own hooks, and Claude Code runs the tool when its HTTP
+hook fails: "stricter" would then let calls through unchecked. A hook's request on this machine
+arrives in milliseconds."""
 
 
 def read_deadline_s(environ: Mapping[str, str]) -> tuple[float, str | None]:
     """The request deadline this daemon keeps: ``READ_DEADLINE_S``, or a shorter one from
     ``READ_DEADLINE_ENV``; and why that variable was not used, if it is set and was not. Never
-    longer: a longer deadline lets slow peers hold the workers longer (the variable cannot
-    weaken the defence, only make it stricter)."""
+    longer: a longer deadline lets slow peers hold the workers longer; never under
+    ``MIN_READ_DEADLINE_S``: a deadline real hooks cannot meet fails them (the variable cannot
+    weaken the defence either way)."""
     text = environ.get(READ_DEADLINE_ENV)
     if text is None:
         return READ_DEADLINE_S, None
@@ -103,8 +109,8 @@ def read_deadline_s(environ: Mapping[str, str]) -> tuple[float, str | None]:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not 0 < value <= READ_DEADLINE_S:  # NaN fails this too
-        limit = f"(0, {READ_DEADLINE_S:g}]"
+    if not MIN_READ_DEADLINE_S <= value <= READ_DEADLINE_S:  # NaN fails this too
+        limit = f"[{MIN_READ_DEADLINE_S:g}, {READ_DEADLINE_S:g}]"
         return READ_DEADLINE_S, f"{READ_DEADLINE_ENV}={text!r} ignored: not seconds in {limit}"
     return value, None
 
