@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from toolhooks import AfterToolCallResult, Runtime, ToolCall, ToolResult, hookimpl
 from toolhooks.stores import MemoryLabelStore, RedisLabelStore, SQLiteLabelStore
+from toolhooks.testing import EventRecorder
 
 
 class Scanner:
@@ -44,17 +45,6 @@ class Seen:
         self.labels.append(result.labels)
 
 
-class Recorder:
-    name = "recorder"
-
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-
-    @hookimpl
-    def on_event(self, event: Any) -> None:
-        self.events.append(event)
-
-
 def _runtime(*plugins: Any) -> Runtime:
     rt = Runtime(plugins=plugins, config={}, load_entrypoints=False)
     rt.add_tool(lambda: "KEY=sk-live-abcdef123456", name="read_env")
@@ -63,7 +53,7 @@ def _runtime(*plugins: Any) -> Runtime:
 
 
 def test_labels_given_by_handlers_add_up_and_later_handlers_see_them() -> None:
-    seen, recorder = Seen(), Recorder()
+    seen, recorder = Seen(), EventRecorder()
     rt = _runtime(Scanner(), Outside(), seen, recorder)
     assert rt.call({"name": "read_env", "session_id": "s"}).status == "ok"
     assert rt.call({"name": "read_page", "session_id": "s"}).status == "ok"
@@ -94,11 +84,11 @@ def test_bad_labels_are_a_failed_handler(returned: dict[str, Any], error: str) -
         def after_tool_call(self) -> dict[str, Any]:
             return returned
 
-    recorder = Recorder()
+    recorder = EventRecorder()
     seen = Seen()
     rt = _runtime(Bad(), seen, recorder)
     assert rt.call({"name": "read_page", "session_id": "s"}).status == "ok"
-    failures = [e for e in recorder.events if e.event == "hook.error"]
+    failures = recorder.of("hook.error")
     assert failures and error in str(failures[0].data)
     assert seen.labels == [frozenset()]
 
