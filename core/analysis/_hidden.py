@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from ._git_runs import git_subcommand_scripts
 from ._options import Options, read_options
@@ -141,73 +142,130 @@ def _ssh_hidden(program: str, words: tuple[Word, ...]) -> _Found:
     return found
 
 
-def _rsync_hidden(program: str, words: tuple[Word, ...]) -> _Found:
-    """rsync -e / --rsh / --rsync-path: the remote shell and the remote rsync."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _CommandOptions:
+    """Where a program takes a command in its options, read the way getopt reads them. Every
+    word is looked at, operands too: unlike ``read_options``, this reading never stops early, so
+    nothing after an operand hides."""
+
+    short: str = ""
+    """Letters whose value is a command: ``-e CMD``, ``-eCMD``, and in a bundle, ``-ave CMD``."""
+    short_values: str = ""
+    """The program's other letters that take a value: a bundle ends at one (``-fe`` is ``-f e``)."""
+    long: Mapping[str, str] = field(default_factory=dict)
+    """Long options whose value is a command (``--rsh CMD``, ``--rsh=CMD``, and any prefix:
+    getopt takes an unambiguous one), each with the text the command follows in its value
+    (``exec=`` for tar's ``--checkpoint-action``; mostly none)."""
+    words: tuple[str, ...] = ()
+    """Whole words whose next word is a command (zip's ``-TT``)."""
+
+
+_COMMAND_OPTIONS = {
+    # rsync: the remote shell and the remote rsync
+    "rsync": _CommandOptions(
+        short="e", short_values="BfMT@", long={"--rsh": "", "--rsync-path": ""}
+    ),
+    # npx / npm exec / pnpm: a shell string it runs
+    **dict.fromkeys(("npx", "npm", "pnpm"), _CommandOptions(short="c", long={"--call": ""})),
+    # zip -T tests the archive with this command
+    "zip": _CommandOptions(words=("-TT",), long={"--unzip-command": ""}),
+    # tar's programs: compressors, the extract filter, volume scripts, checkpoint actions
+    "tar": _CommandOptions(
+        short="IF",
+        short_values="bCfgHKLNTVX",
+        long={
+            "--to-command": "",
+            "--use-compress-program": "",
+            "--info-script": "",
+            "--new-volume-script": "",
+            "--rsh-command": "",
+            "--checkpoint-action": "exec=",
+        },
+    ),
+}
+
+
+def _options_hidden(program: str, words: tuple[Word, ...]) -> _Found:
+    """The commands given to ``program``'s options of ``_COMMAND_OPTIONS``; a word that cannot be
+    known and may be such an option gives itself, unknown (the script is then opaque)."""
+    options = _COMMAND_OPTIONS[program]
     found: _Found = []
     for i, word in enumerate(words):
+        after = words[i + 1] if i + 1 < len(words) else None
         text = word.text
         if text is None:
-            continue
-        if text in ("-e", "--rsh", "--rsync-path") and i + 1 < len(words):
-            found.append((f"rsync {text}", words[i + 1]))
-        elif text.startswith(("--rsh=", "--rsync-path=")):
-            found.append(
-                (f"rsync {text.split('=', 1)[0]}", _literal(text.split("=", 1)[1], word.source))
-            )
-        elif text.startswith("-e") and len(text) > 2 and not text.startswith("--"):
-            found.append(("rsync -e", _literal(text[2:], word.source)))
+            if _may_give_a_command(options, word.source):
+                found.append((f"{program} {word.source}", word))
+        elif text in options.words:
+            found.extend(_valued(f"{program} {text}", "", None, after))
+        elif text.startswith("--"):
+            found.extend(_long_option(program, options, text, word.source, after))
+        elif text.startswith("-"):
+            found.extend(_short_options(program, options, text, word.source, after))
     return found
 
 
-def _npm_hidden(program: str, words: tuple[Word, ...]) -> _Found:
-    """npx / npm exec / pnpm -c (--call): a shell string it runs."""
-    found: _Found = []
-    for i, word in enumerate(words):
-        text = word.text or ""
-        if text in ("-c", "--call") and i + 1 < len(words):
-            found.append((f"{program} {text}", words[i + 1]))
-        elif text.startswith("--call="):
-            found.append((f"{program} --call", _literal(text[7:], word.source)))
-    return found
+def _valued(label: str, lead: str, joined: Word | None, after: Word | None) -> _Found:
+    """The command an option was given: ``joined`` (in its own word) or else the next word,
+    past ``lead``; nothing when the value does not start with ``lead`` (another action)."""
+    value = joined if joined is not None else after
+    if value is None:
+        return []
+    if not lead or value.text is None:
+        return [(label, value)]
+    if not value.text.startswith(lead):
+        return []
+    return [(label, _literal(value.text[len(lead) :], value.source))]
 
 
-def _zip_hidden(program: str, words: tuple[Word, ...]) -> _Found:
-    """zip -T tests the archive with the -TT / --unzip-command command."""
-    found: _Found = []
-    for i, word in enumerate(words):
-        text = word.text or ""
-        if text in ("-TT", "--unzip-command") and i + 1 < len(words):
-            found.append((f"zip {text}", words[i + 1]))
-        elif text.startswith("--unzip-command="):
-            found.append(("zip --unzip-command", _literal(text.split("=", 1)[1], word.source)))
-    return found
+def _long_option(
+    program: str, options: _CommandOptions, text: str, source: str, after: Word | None
+) -> _Found:
+    name, eq, value = text.partition("=")
+    full = _long_name(options, name)
+    if full is None:
+        return []
+    joined = _literal(value, source) if eq else None
+    return _valued(f"{program} {full}", options.long[full], joined, after)
 
 
-_TAR_PREFIXES = (
-    "--to-command=",
-    "--use-compress-program=",
-    "--info-script=",
-    "--new-volume-script=",
-    "--rsh-command=",
-)
-_TAR_CHECKPOINT = "--checkpoint-action=exec="
+def _long_name(options: _CommandOptions, name: str) -> str | None:
+    """The command option ``name`` names, or is a prefix of (read as it, even where another
+    option shares the prefix: the program would refuse it and run nothing)."""
+    if len(name) <= 2:
+        return None
+    return next((full for full in options.long if full.startswith(name)), None)
 
 
-def _tar_hidden(program: str, words: tuple[Word, ...]) -> _Found:
-    """tar's programs: --to-command, -I / --use-compress-program, -F, --checkpoint-action=exec."""
-    found: _Found = []
-    for i, word in enumerate(words):
-        text = word.text or ""
-        for prefix in _TAR_PREFIXES:
-            if text.startswith(prefix):
-                found.append((f"tar {prefix[:-1]}", _literal(text[len(prefix) :], word.source)))
-        if text.startswith(_TAR_CHECKPOINT):
-            found.append(
-                ("tar --checkpoint-action", _literal(text[len(_TAR_CHECKPOINT) :], word.source))
-            )
-        if text in ("-I", "--to-command", "--use-compress-program", "-F") and i + 1 < len(words):
-            found.append((f"tar {text}", words[i + 1]))
-    return found
+def _short_options(
+    program: str, options: _CommandOptions, text: str, source: str, after: Word | None
+) -> _Found:
+    """A bundle of short options: flags up to a letter that takes a value."""
+    for k, letter in enumerate(text[1:], start=1):
+        if letter in options.short:
+            rest = text[k + 1 :]
+            joined = _literal(rest, source) if rest else None
+            return _valued(f"{program} -{letter}", "", joined, after)
+        if letter in options.short_values or not letter.isalnum():
+            return []
+    return []
+
+
+def _may_give_a_command(options: _CommandOptions, source: str) -> bool:
+    """Whether a word whose text cannot be known may be a command option with its value: its
+    option name is seen (``--rsh="$X"``) or cannot be (``--"$X"``, ``-av"$X"``)."""
+    visible = source.replace('"', "").replace("'", "").replace("\\", "")
+    if visible.startswith("--"):
+        name = visible.partition("=")[0]
+        return "$" in name or "`" in name or _long_name(options, name) is not None
+    if not visible.startswith("-"):
+        return False
+    for letter in visible[1:]:
+        if letter in options.short or letter in "$`":
+            return True
+        if letter in options.short_values or not letter.isalnum():
+            return False
+    return False
 
 
 def _git_hidden(program: str, words: tuple[Word, ...]) -> _Found:
@@ -216,11 +274,8 @@ def _git_hidden(program: str, words: tuple[Word, ...]) -> _Found:
 
 _HIDDEN: dict[str, Callable[[str, tuple[Word, ...]], _Found]] = {
     **dict.fromkeys(("ssh", "scp", "sftp", "autossh"), _ssh_hidden),
-    "rsync": _rsync_hidden,
     "git": _git_hidden,
-    **dict.fromkeys(("npx", "npm", "pnpm"), _npm_hidden),
-    "zip": _zip_hidden,
-    "tar": _tar_hidden,
+    **dict.fromkeys(_COMMAND_OPTIONS, _options_hidden),
 }
 """The programs that hide commands in their options, each with its reader."""
 

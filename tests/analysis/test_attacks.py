@@ -145,6 +145,42 @@ ATTACKS = {
         ("GIT_SSH_COMMAND='rm -rf /' git fetch", SEEN),
         ("export EDITOR='rm -rf /'", SEEN),
         ("tar --checkpoint-action=exec='rm -rf /' -cf a.tar .", SEEN),
+        # every option form of the readers' table (_hidden._COMMAND_OPTIONS), quoted variously
+        ("rsync -e 'rm -rf /' a h:b", SEEN),
+        ("rsync -e'rm -rf /' a h:b", SEEN),
+        ("rsync -erm\\ -rf\\ / a h:b", SEEN),
+        ('rsync "-erm -rf /" a h:b', SEEN),
+        ("rsync --rsync-path 'rm -rf /' a h:b", SEEN),
+        ('rsync a h:b --rsync-path="rm -rf /"', SEEN),
+        ("npx -c 'rm -rf /'", SEEN),
+        ("npm exec --call='rm -rf /'", SEEN),
+        ("pnpm --call 'rm -rf /' x", SEEN),
+        ("zip -T -TT 'rm -rf /' a.zip f", SEEN),
+        ("zip a.zip f -T --unzip-command='rm -rf /'", SEEN),
+        ("tar -I 'rm -rf /' -cf a.tar .", SEEN),
+        ("tar -F 'rm -rf /' -cf a.tar .", SEEN),
+        ("tar --to-command 'rm -rf /' -xf a.tar", SEEN),
+        ('tar --use-compress-program="rm -rf /" -cf a.tar .', SEEN),
+        ("tar --info-script='rm -rf /' -cf a.tar .", SEEN),
+        ("tar -cf a.tar --new-volume-script='rm -rf /' .", SEEN),
+        ("tar --rsh-command='rm -rf /' -cf h:a.tar .", SEEN),
+        ("echo $(tar --to-command='rm -rf /' -xf a.tar)", SEEN),
+        ('tar --to-command="$CMD" -xf a.tar', OPAQUE),
+        # found while reading the readers again: bundles, getopt's prefixes, unknown options
+        ("rsync -avze 'rm -rf /' a h:b", SEEN),
+        ("npx -c'rm -rf /'", SEEN),
+        ("tar -cI 'rm -rf /' -f a.tar .", SEEN),
+        ("rsync --rs='rm -rf /' a h:b", SEEN),
+        ("tar --to-com='rm -rf /' -xf a.tar", SEEN),
+        ("tar --use-compress-prog 'rm -rf /' -cf a.tar .", SEEN),
+        ("npm exec --ca='rm -rf /'", SEEN),
+        ("tar --info-script 'rm -rf /' -cf a.tar .", SEEN),
+        ("tar --checkpoint-action 'exec=rm -rf /' -cf a.tar .", SEEN),
+        ('rsync --rsh="$X" a h:b', OPAQUE),
+        ('rsync -av"$X" a h:b', OPAQUE),
+        ('tar --"$OPT"=x -cf a.tar .', OPAQUE),
+        ("npm exec --call=$X", OPAQUE),
+        ('zip a.zip f -T --unzip-command="$X"', OPAQUE),
     ],
     "unicode": [
         ("\uff52\uff4d -rf /", OPAQUE),
@@ -182,6 +218,26 @@ def test_the_attack_is_caught(group, script, expected):
         assert runs_rm_rf_root(result), result
     else:
         assert result.opaque, result
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "tar -xzf a.tar.gz -C out",
+        "tar -cvf - . --exclude='*.o'",
+        "tar --checkpoint=10 --checkpoint-action=dot -cf a.tar .",
+        'tar -C"$DIR" -xf a.tar',
+        "rsync -avz --delete --progress a h:b",
+        'rsync -av --exclude="$PAT" a h:b',
+        "npm install --save-dev left-pad",
+        "zip -r a.zip dir",
+    ],
+)
+def test_options_that_take_no_command_hide_none(script):
+    """The option readers read options, not every letter: these run the one program."""
+    result = analyse(script)
+    assert result.opaque is None, result
+    assert len(result.commands) == 1, result.commands
 
 
 def test_a_very_long_script_is_opaque_not_slow():
