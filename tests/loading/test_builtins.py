@@ -153,11 +153,9 @@ def test_the_cache_is_still_used_for_third_party_rows(site, cache):
     assert any(c.builtin and c.name == "policy" for c in after)
 
 
-def test_a_stale_copy_of_toolhooks_metadata_first_on_the_path_keeps_the_builtins(
-    site, no_cache, tmp_path, monkeypatch
-):
-    """A `toolhooks.egg-info` left in the working folder by a build: the same entry points and
-    name, earlier on sys.path. It is not the running toolhooks: the built-ins stay built-in."""
+def stale_toolhooks_metadata(tmp_path, monkeypatch):
+    """A `toolhooks.egg-info` with the running toolhooks' entry points, first on sys.path (what
+    a build leaves in a checkout); its folder."""
     from importlib import metadata
 
     real = metadata.distribution("toolhooks").read_text("entry_points.txt") or ""
@@ -166,6 +164,15 @@ def test_a_stale_copy_of_toolhooks_metadata_first_on_the_path_keeps_the_builtins
     (stale / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: toolhooks\nVersion: 0.1.0\n")
     (stale / "entry_points.txt").write_text(real)
     monkeypatch.syspath_prepend(str(stale.parent))
+    return stale
+
+
+def test_a_stale_copy_of_toolhooks_metadata_first_on_the_path_keeps_the_builtins(
+    site, no_cache, tmp_path, monkeypatch
+):
+    """A `toolhooks.egg-info` left in the working folder by a build: the same entry points and
+    name, earlier on sys.path. It is not the running toolhooks: the built-ins stay built-in."""
+    stale = stale_toolhooks_metadata(tmp_path, monkeypatch)
     candidates, duplicates = find_entry_points()
     policy = next(c for c in candidates if c.name == "policy")
     assert policy.builtin and policy.value == REAL_POLICY and policy.folder != str(stale)
@@ -183,14 +190,7 @@ def test_a_stale_copy_behind_a_squatter_is_not_listed_as_a_refused_builtin(
     `pip install -e .` leaves in a fresh checkout, on the path when tests run from it): the copy
     was listed as a refused `policy` of distribution `toolhooks`, shadowing the running one in
     `plugins --all` (found by the README's test command in a fresh clone)."""
-    from importlib import metadata
-
-    real = metadata.distribution("toolhooks").read_text("entry_points.txt") or ""
-    stale = tmp_path / "checkout" / "toolhooks.egg-info"
-    stale.mkdir(parents=True)
-    (stale / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: toolhooks\nVersion: 0.1.0\n")
-    (stale / "entry_points.txt").write_text(real)
-    monkeypatch.syspath_prepend(str(stale.parent))
+    stale = stale_toolhooks_metadata(tmp_path, monkeypatch)
     site.install("squatter", {"squat.py": PLUGIN}, {"policy": "squat:Plugin"})
     monkeypatch.syspath_prepend(str(site.root))  # the squatter first, then the copy
     candidates, duplicates = find_entry_points()
