@@ -23,7 +23,6 @@ parse + walk; the call with no command at most 5 us more than without rules.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import os
 import re
@@ -69,11 +68,7 @@ def starter_rules() -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
-    args = parser.parse_args()
-    timing.use_clock(args.clock)
+    rounds = timing.rounds_and_clock(__doc__.split("\n\n")[0])
     rules = starter_rules()
     assert len(rules) == 10, len(rules)
     project = tempfile.mkdtemp(prefix="toolhooks-bench-rules-")
@@ -101,7 +96,7 @@ def main() -> None:
         "rt.decide no command, 10 rules": lambda: with_rules.decide(search),
         "rt.decide no command, no rules": lambda: without.decide(search),
     }
-    timings = compare(contenders, args.rounds)
+    timings = compare(contenders, rounds)
     with_rules.close()
     without.close()
 

@@ -16,7 +16,6 @@ Target (issue #34): the analysis at most 2x the parse-and-walk of tree-sitter al
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -48,11 +47,7 @@ def bare_walk(source: bytes) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
-    args = parser.parse_args()
-    timing.use_clock(args.clock)
+    rounds = timing.rounds_and_clock(__doc__.split("\n\n")[0])
     source = COMMAND.encode()
     script = analyse_script(COMMAND, cwd=CWD, home=HOME)
     assert script.opaque is None and len(script.commands) >= 8, script
@@ -62,7 +57,7 @@ def main() -> None:
         "analysis (uncached)": lambda: uncached(COMMAND, cwd=CWD, home=HOME),
         "analysis (cached)": lambda: analyse_script(COMMAND, cwd=CWD, home=HOME),
     }
-    timings = compare(contenders, args.rounds)
+    timings = compare(contenders, rounds)
     print(f"command ({len(COMMAND)} chars): {COMMAND}")
     print(f"simple commands seen: {len(script.commands)}\n")
     print("| contender | per call | x parse + walk |")

@@ -9,6 +9,7 @@ minimums: the question is what a call costs, not what it costs on the luckiest r
 
 from __future__ import annotations
 
+import argparse
 import gc
 import statistics
 import time
@@ -32,6 +33,17 @@ class Timing:
 
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.thread_time, "wall": time.perf_counter}
 clock = CLOCKS["cpu"]
+
+
+def rounds_and_clock(description: str) -> int:
+    """A script's ``--rounds N`` and ``--clock cpu|wall`` from its command line: the clock is
+    set (``use_clock``) and the rounds returned."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
+    args = parser.parse_args()
+    use_clock(args.clock)
+    return int(args.rounds)
 
 
 def use_clock(name: str) -> None:
