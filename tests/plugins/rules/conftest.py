@@ -1,4 +1,5 @@
-"""A project folder and a home folder for the rules tests, and the starter policy of the how-to."""
+"""A project folder and a home folder for the rules tests, and the starter policies (the package
+files the how-to includes)."""
 
 from __future__ import annotations
 
@@ -6,22 +7,23 @@ import re
 from pathlib import Path
 
 import pytest
+from toolhooks.plugins import rules
 
 ROOT = Path(__file__).resolve().parents[3]
 HOWTO = ROOT / "docs" / "how-to" / "write-rules.md"
 
 
-def howto_toml(index: int) -> str:
-    """The how-to's ``index``-th ```toml block (0: the starter policy, 1: its case file)."""
+def howto_case_file() -> str:
+    """The case file the how-to shows (its ```toml block; the policies are included files)."""
     text = HOWTO.read_text(encoding="utf-8")
     found = re.findall(r"^```toml\n(.*?)^```$", text, re.S | re.M)
-    assert len(found) > index, "the how-to has its starter policy and its case file"
-    return str(found[index])
+    assert len(found) == 1, "the how-to shows one case file and includes its policies"
+    return str(found[0])
 
 
-def starter_policy() -> str:
-    """The starter policy exactly as the how-to shows it (its first ```toml block)."""
-    return howto_toml(0)
+def starter_policy(name: str = "deny-list") -> str:
+    """A starter policy as the package ships it (and the how-to includes it)."""
+    return rules.starter_policy(name)
 
 
 def make_project(tmp: Path) -> tuple[Path, Path]:

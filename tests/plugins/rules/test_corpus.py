@@ -10,7 +10,7 @@ from pathlib import Path
 from toolhooks import Runtime
 from toolhooks.testing import load_cases, run_case
 
-from .conftest import howto_toml
+from .conftest import howto_case_file
 
 CORPUS = Path(__file__).with_name("corpus.txt")
 STATUS = {"allowed": "allow", "pending": "ask", "blocked": "deny"}
@@ -79,7 +79,7 @@ def _rank(decision: str) -> int:
 
 def test_the_howtos_case_file_passes_under_its_starter_policy(starter: Path):
     cases = starter.parent / "rules.cases.toml"
-    cases.write_text(howto_toml(1))
+    cases.write_text(howto_case_file())
     results = [run_case(case) for case in load_cases(cases)]
     assert len(results) == 4
     assert [r.problem for r in results] == [None] * 4
