@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config._settings import LoadedConfig
-from ..loading._entry_points import Candidate, find_entry_points, load, why_skipped
+from ..loading._entry_points import Candidate, NotConfigured, find_entry_points, load, why_skipped
 from ..loading._inventory import candidate_record
 from ..loading._lock import refusal
 from ..loading._lock_file import PluginLock, read_lock
@@ -107,6 +107,8 @@ def _check_candidate(
         ]
     try:
         plugin = load(candidate, config)
+    except NotConfigured as off:
+        return [Check("ok", label, f"not loaded: {off}")]
     except ConfigError as exc:
         fix = f"fix [plugins.{candidate.name}] in {config.file or 'the config'} (see the plugin's docs)"
         return [Check("error", label, f"config does not validate: {exc}", fix)]

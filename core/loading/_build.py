@@ -37,7 +37,7 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
     ``extra="forbid"``: a typo such as ``mdoe = "audit"`` or ``enabeld = false`` must not be
     silently ignored (the plugin would run, enforcing, while the file says otherwise).
     """
-    if is_lazy(target) and not _own_table(target, name, config):
+    if is_lazy(target) and not own_table(target, name, config):
         return target()  # its defaults: no model built (see config._lazy)
     model = config_model(target)
     if not inspect.isclass(target) or model is None:
@@ -63,7 +63,7 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
     return factory(settings)
 
 
-def _own_table(target: Any, name: str, config: LoadedConfig) -> bool:
+def own_table(target: Any, name: str, config: LoadedConfig) -> bool:
     """Whether the config has keys for ``target`` (in ``[plugins.<name>]``, or its own table)."""
     location = config_location(target, name)
     _, own = config.plugin_settings(name)

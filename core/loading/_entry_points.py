@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..config._settings import LoadedConfig
 from ..records._errors import ConfigError, PluginLoadError
 from . import _own, _scan_cache
-from ._build import build
+from ._build import build, own_table
 from ._candidate import Candidate as Candidate
 
 if TYPE_CHECKING:
@@ -27,6 +27,14 @@ AUTOLOAD_ENV = "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD"
 OPT_IN_BUILTINS = frozenset({"otel"})
 """Built-ins that stay off until their ``[plugins.<name>]`` table exists (or ``only`` names them)."""
 OFF_WITHOUT_TABLE = {"rules": "rules"}
+OFF_UNTIL_CONFIGURED = "off_until_configured"
+"""A plugin class attribute: True keeps an installed plugin out of every runtime whose config
+gives its ``[plugins.<name>]`` table no key of its own (as ``otel`` is kept out), so a plugin that
+does nothing unconfigured adds no handler to any chain. Read once the entry point is imported."""
+
+
+class NotConfigured(Exception):
+    """An entry point whose plugin is off until its table has keys (``OFF_UNTIL_CONFIGURED``)."""
 """Built-ins that stay off (cost nothing) until a top-level key of theirs exists: ``rules`` until
 a ``[[rules]]`` entry (or ``only`` names it)."""
 
@@ -253,6 +261,10 @@ def load(candidate: Candidate, config: LoadedConfig) -> Any:
             entry_point=candidate.label,
             distribution=candidate.distribution,
         ) from exc
+    if getattr(target, OFF_UNTIL_CONFIGURED, False) is True and not own_table(
+        target, candidate.name, config
+    ):
+        raise NotConfigured(f"off until configured: add keys to [plugins.{candidate.name}]")
     try:
         return build(target, candidate.name, config)
     except (PluginLoadError, ConfigError):

@@ -9,7 +9,7 @@ from .._public import public
 from ..config._settings import LoadedConfig, did_you_mean
 from ..records._errors import ConfigError, PluginLoadError
 from ..registry._registry import Handler, PluginRecord, Registry
-from ._entry_points import Candidate, load, why_skipped
+from ._entry_points import Candidate, NotConfigured, load, why_skipped
 from ._lock import refusal, refusal_error
 
 if TYPE_CHECKING:
@@ -146,6 +146,8 @@ def load_entry_points(
             plugin = load(candidate, config)
             record = candidate_record(candidate, plugin, config)
             registry.add(record)
+        except NotConfigured as off:
+            skipped.append(candidate_info(candidate, str(off)))
         except ConfigError:
             raise
         except Exception as exc:

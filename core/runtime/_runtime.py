@@ -96,6 +96,10 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
         explicit = list(plugins)
         self._discovered: Discovered | None = None
         self._lock: PluginLock | None = None
+        # Tools first: a plugin that checks its config against the tools (cedar's schema) sees
+        # them all when it is attached, so a mistake is a ConfigError from Runtime(...).
+        for tool in tools:
+            self.add_tool(tool)
         if load_entrypoints:
             self._lock = active_lock(self.config)  # None (no file, one stat) on the usual path
             # With a lock every distribution is read afresh: its checks read their files.
@@ -105,8 +109,6 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
             )
         for plugin in explicit:
             self.register(plugin)
-        for tool in tools:
-            self.add_tool(tool)
         if self._lock is not None:
             self._report_unlocked()
 

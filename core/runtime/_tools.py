@@ -4,6 +4,7 @@ calls; ``Runtime`` inherits it."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, overload
 
@@ -48,8 +49,26 @@ class RuntimeTools:
             tool = build_tool(function, name, tags, description)
         # One assignment: a call running on another thread sees the old tool or the new one,
         # never a dict that is being refilled (calls read this dict without a lock).
+        previous = self._tools.get(tool.spec.name)
         self._tools[tool.spec.name] = tool
+        try:
+            self._tools_changed()
+        except BaseException:
+            # A plugin refused the tool (a policy that no longer validates): not registered.
+            if previous is None:
+                self._tools.pop(tool.spec.name, None)
+            else:
+                self._tools[tool.spec.name] = previous
+            raise
         return tool.spec
+
+    def _tools_changed(self) -> None:
+        """Plugins with ``attach_runtime(runtime)`` see every change of the runtime: a tool
+        registered later too (a plugin that checks its config against the tools raises here)."""
+        for record in list(self._registry.records.values()):
+            attach = getattr(record.plugin, "attach_runtime", None)
+            if callable(attach) and not inspect.ismodule(record.plugin):
+                attach(self)
 
     @overload
     def tool(self, function: F, /) -> F: ...

@@ -1,0 +1,101 @@
+"""A call as a Cedar request (DESIGN.md, "Integrations", toolhooks-cedar).
+
+- principal ``User::"<sender id>"`` (``User::"anonymous"`` without a sender), with the sender's
+  ``name``, ``channel`` and ``is_owner`` as attributes and its ``roles`` as parents
+  ``Role::"<role>"``; an entities-file entry of the same user is merged in (its attributes
+  under the sender's, its parents added);
+- action ``Action::"<tool>"``; resource ``Agent::"<agent id, or default>"``;
+- context ``{input: params, session: {id, labels, calls}, from: {<param>: labels}, now: {date,
+  hour, weekday}, exec: {...}}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from ._values import Converter
+
+ANONYMOUS: Final = "anonymous"
+DEFAULT_AGENT: Final = "default"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Who:
+    """The parts of a sender the principal is made of (a cache key: hashable)."""
+
+    id: str
+    name: str | None = None
+    channel: str | None = None
+    roles: tuple[str, ...] = ()
+    is_owner: bool = False
+
+    @classmethod
+    def of(cls, sender: Any) -> Who:
+        if sender is None:
+            return cls(id=ANONYMOUS)
+        return cls(
+            id=sender.id,
+            name=sender.name,
+            channel=sender.channel,
+            roles=tuple(sender.roles),
+            is_owner=bool(sender.is_owner),
+        )
+
+
+def principal_entity(who: Who, listed: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The principal's entity: the sender's attributes and roles, merged with its entry in the
+    entities file (``listed``) when it has one."""
+    attrs: dict[str, Any] = dict(listed.get("attrs", {})) if listed else {}
+    if who.name is not None:
+        attrs["name"] = who.name
+    if who.channel is not None:
+        attrs["channel"] = who.channel
+    attrs["is_owner"] = who.is_owner
+    parents: list[dict[str, str]] = [{"type": "Role", "id": role} for role in who.roles]
+    for parent in listed.get("parents", ()) if listed else ():
+        if parent not in parents:
+            parents.append(parent)
+    return {"uid": {"type": "User", "id": who.id}, "attrs": attrs, "parents": parents}
+
+
+def now_record(moment: datetime) -> dict[str, Any]:
+    """``context.now``: the date, hour (0-23) and ISO weekday (Monday 1) of ``moment``."""
+    return {
+        "date": moment.strftime("%Y-%m-%d"),
+        "hour": moment.hour,
+        "weekday": moment.isoweekday(),
+    }
+
+
+def build_request(
+    *,
+    tool: str,
+    params: Mapping[str, Any],
+    parameters: Mapping[str, Any] | None,
+    who: Who,
+    agent_id: str | None,
+    session_id: str | None,
+    labels: frozenset[str] | set[str],
+    calls: int,
+    sources: Mapping[str, Any],
+    moment: datetime,
+    exec_facts: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The Cedar request of one call; raises ``Unrepresentable`` for a value Cedar cannot hold
+    (``parameters``: the tool's params JSON Schema, so a ``number`` param is a decimal)."""
+    converter = Converter()
+    return {
+        "principal": {"type": "User", "id": who.id},
+        "action": {"type": "Action", "id": tool},
+        "resource": {"type": "Agent", "id": agent_id or DEFAULT_AGENT},
+        "context": {
+            "input": converter.record(params, "", parameters),
+            "session": {"id": session_id or "", "labels": sorted(labels), "calls": calls},
+            "from": {name: sorted(sources.get(name, ())) for name in params},
+            "now": now_record(moment),
+            "exec": exec_facts,
+        },
+    }
