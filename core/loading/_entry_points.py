@@ -35,6 +35,8 @@ does nothing unconfigured adds no handler to any chain. Read once the entry poin
 
 class NotConfigured(Exception):
     """An entry point whose plugin is off until its table has keys (``OFF_UNTIL_CONFIGURED``)."""
+
+
 """Built-ins that stay off (cost nothing) until a top-level key of theirs exists: ``rules`` until
 a ``[[rules]]`` entry (or ``only`` names it)."""
 
