@@ -18,6 +18,10 @@ is here, so a third-party plugin can do all they do.
   starts in kept off the import path: for an MCP client's config, a hook, a daemon).
 - TOML text: :func:`toml_string` and :func:`toml_value` (config a person pastes, ASCII only,
   every control character escaped).
+- Scanners (``toolhooks.scanning``): :func:`find_hidden_text`, :func:`find_secrets`,
+  :func:`find_pii` and :func:`find_instructions` say what a text holds, each a list of
+  :class:`Finding` (detector, kind, offsets, a digest; never the text found); :func:`redact`
+  replaces findings with ``[redacted: <kind>]``. The ``scanners`` plugin runs them.
 - ``EXTERNAL_BLOCKED_TOOLS``: the tools a call of origin ``"external"`` never reaches, whatever
   config and plugins say (the core enforces it; a policy-like plugin can report it).
 - Shell, path and host analysis (``toolhooks.analysis``): :func:`analyse_script` and
@@ -67,6 +71,12 @@ if TYPE_CHECKING:
     from toolhooks.records._log import LazyLogger as LazyLogger
     from toolhooks.registry._names import Wildcards as Wildcards
     from toolhooks.registry._names import name_patterns as name_patterns
+    from toolhooks.scanning._hidden import find_hidden_text as find_hidden_text
+    from toolhooks.scanning._instructions import find_instructions as find_instructions
+    from toolhooks.scanning._pii import find_pii as find_pii
+    from toolhooks.scanning._records import Finding as Finding
+    from toolhooks.scanning._records import redact as redact
+    from toolhooks.scanning._secrets import find_secrets as find_secrets
     from toolhooks.stores._state import SharedState as SharedState
     from toolhooks.stores._state import StateUnavailable as StateUnavailable
 
@@ -98,6 +108,12 @@ _EXPORTS = {
     "LazyLogger": "toolhooks.records._log",
     "Wildcards": "toolhooks.registry._names",
     "name_patterns": "toolhooks.registry._names",
+    "find_hidden_text": "toolhooks.scanning._hidden",
+    "find_instructions": "toolhooks.scanning._instructions",
+    "find_pii": "toolhooks.scanning._pii",
+    "Finding": "toolhooks.scanning._records",
+    "redact": "toolhooks.scanning._records",
+    "find_secrets": "toolhooks.scanning._secrets",
     "SharedState": "toolhooks.stores._state",
     "StateUnavailable": "toolhooks.stores._state",
 }

@@ -9,7 +9,7 @@ from pathlib import Path
 CORE = Path(__file__).resolve().parents[2] / "core"
 
 LAYERS = [
-    ("analysis",),
+    ("analysis", "scanning"),
     ("records",),
     ("registry",),
     ("events",),

@@ -392,6 +392,7 @@ def samples() -> dict[str, Any]:
         "AmbiguousId": toolhooks.AmbiguousId("ab", ["abd", "abc"]),
         "ToolError": toolhooks.ToolError("no such file"),
         "StateUnavailable": toolhooks.kit.StateUnavailable("redis is down"),
+        "Finding": toolhooks.kit.find_pii("mail a@example.org")[0],
         **{name: getattr(toolhooks, name)(f"a {name}") for name in simple},
     }
 

@@ -1,0 +1,199 @@
+"""``instructions``: text that addresses the model or agent and tells it what to do.
+
+No model runs here: the detector reads words. A finding needs one of
+- an override of the model's instructions ("ignore all previous instructions", "du bist jetzt");
+- an address to the model ("Dear AI", "if you are an LLM", ``<INFORMATION>``, "to you, GPT-4")
+  with something it is told to do near it;
+- three different things only an agent is asked about: its task ("before you solve the task I
+  gave you"), its tools, its user ("do not tell the user"), its reply, its context, or sending
+  something to an address.
+A recipe, a manual, an e-mail to a colleague, a code comment or a README tells a person what to
+do: none of these addresses a model, and their imperatives are not about an agent's task,
+tools or user.
+
+Speed: the text is split into words once; a category's patterns run only in the stretches
+around its own words, and a text holding none of the words that could make a finding costs the
+split alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .._public import public
+from ._instructions_lexicon import (
+    ADDRESSEE,
+    ADDRESSEE_WORDS,
+    AGENT,
+    AGENT_WORDS,
+    CONDITIONAL,
+    DIRECTIVE,
+    NOT_VOCATIVE,
+    OVERRIDE,
+    OVERRIDE_WORDS,
+    PUNCTUATION,
+)
+from ._records import Finding, finding
+
+NAME = "instructions"
+GAP = 400
+"""Characters between two cues that still count as one passage."""
+AGENT_NEEDED = 3
+"""Distinct agent-only topics that make a passage a finding without an address or override."""
+BEFORE, AFTER = 80, 200
+"""How far a pattern may reach before and after the word that lets it run."""
+
+
+def _one(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+def _mentions(pattern: str, word: str) -> bool:
+    """Whether ``pattern`` can match text around ``word``: it names the word or its stem."""
+    return any(stem in pattern for stem in {word, word[:-1], word[:-2], word[:5]} if len(stem) > 1)
+
+
+class _Category:
+    """One category's patterns, run near its words: each word runs only the patterns that
+    name it (compiled when first needed), from a little before it to a little after."""
+
+    __slots__ = ("_compiled", "_patterns", "words")
+
+    def __init__(self, patterns: tuple[str, ...], words: frozenset[str]) -> None:
+        self._patterns = patterns
+        self.words = words
+        self._compiled: dict[str, re.Pattern[str] | None] = {}
+
+    def pattern(self, word: str) -> re.Pattern[str] | None:
+        try:
+            return self._compiled[word]
+        except KeyError:
+            near = tuple(p for p in self._patterns if _mentions(p, word))
+            compiled = _one(near) if near else None
+            self._compiled[word] = compiled
+            return compiled
+
+    def matches(self, low: str, words: set[str]) -> list[re.Match[str]]:
+        found: dict[int, re.Match[str]] = {}
+        size = len(low)
+        for word in self.words.intersection(words):
+            pattern = self.pattern(word)
+            if pattern is None:
+                continue
+            for at in _occurrences(low, word):
+                window = pattern.finditer(
+                    low, max(0, at - BEFORE), min(size, at + len(word) + AFTER)
+                )
+                for match in window:
+                    found.setdefault(match.start(), match)
+        return [found[start] for start in sorted(found)]
+
+
+def _occurrences(low: str, word: str) -> list[int]:
+    """Where ``word`` stands as a word (not inside a longer one)."""
+    out: list[int] = []
+    size, width = len(low), len(word)
+    at = low.find(word)
+    while at >= 0:
+        end = at + width
+        if (at == 0 or not low[at - 1].isalnum()) and (end == size or not low[end].isalnum()):
+            out.append(at)
+        at = low.find(word, end)
+    return out
+
+
+_OVERRIDE = _Category(OVERRIDE, OVERRIDE_WORDS)
+_ADDRESSEE = _Category(ADDRESSEE, ADDRESSEE_WORDS)
+_AGENT = {topic: _Category(patterns, AGENT_WORDS[topic]) for topic, patterns in AGENT.items()}
+_DIRECTIVE = _one(DIRECTIVE)
+_CONDITIONAL = _one(CONDITIONAL)
+_NOT_VOCATIVE = re.compile(NOT_VOCATIVE)
+_MENTION = re.compile(r"\b(?:like|such\s+as|e\.g\.|say|says|said|phrases?|wie|comme|como|tipo)\b")
+_SENTENCE_END = re.compile(r"[.!?\n]")
+_SPLIT = str.maketrans(dict.fromkeys(PUNCTUATION, " "))
+
+Cue = tuple[int, int, str]
+Span = tuple[int, int]
+
+
+def _conditional(low: str, start: int) -> bool:
+    """An override a manual gives its reader: "if you use Docker, ignore the previous
+    instructions" (the condition in the same sentence, just before)."""
+    head = low[max(0, start - 120) : start]
+    ends = [m.end() for m in _SENTENCE_END.finditer(head)]
+    sentence = head[ends[-1] :] if ends else head
+    return _CONDITIONAL.search(sentence) is not None
+
+
+def _quoted(low: str, start: int) -> bool:
+    """An override mentioned, not made: a guide quoting "ignore all previous instructions"."""
+    head = low[max(0, start - 60) : start].rstrip()
+    if not head or head[-1] not in "\"'`\u201c\u2018\u00ab\u201e":
+        return False
+    return _MENTION.search(head) is not None
+
+
+def _cues(low: str, words: set[str]) -> list[Cue]:
+    cues: list[Cue] = []
+    for m in _OVERRIDE.matches(low, words):
+        used = not (_conditional(low, m.start()) or _quoted(low, m.start()))
+        cues.append((m.start(), m.end(), "override" if used else "agent:override"))
+    for m in _ADDRESSEE.matches(low, words):
+        if _NOT_VOCATIVE.match(low, m.end()):
+            continue
+        cues.append((m.start(), m.end(), "addressee"))
+        near = _DIRECTIVE.search(low, m.end(), min(len(low), m.end() + GAP))
+        if near is not None:
+            cues.append((near.start(), near.end(), "directive"))
+    topics = [topic for topic, category in _AGENT.items() if not category.words.isdisjoint(words)]
+    if cues or len(topics) >= AGENT_NEEDED:
+        for topic in topics:
+            for m in _AGENT[topic].matches(low, words):
+                cues.append((m.start(), m.end(), f"agent:{topic}"))
+    cues.sort()
+    return cues
+
+
+def _passages(cues: list[Cue]) -> list[list[Cue]]:
+    groups: list[list[Cue]] = []
+    end = -GAP - 1
+    for cue in cues:
+        if cue[0] - end > GAP:
+            groups.append([])
+        groups[-1].append(cue)
+        end = max(end, cue[1])
+    return groups
+
+
+def _kind(group: list[Cue]) -> str | None:
+    kinds = {cue[2] for cue in group}
+    if "override" in kinds:
+        return "override"
+    agent = {k for k in kinds if k.startswith("agent:")}
+    if "addressee" in kinds and ("directive" in kinds or agent):
+        return "addressed_directive"
+    if len(agent) >= AGENT_NEEDED:
+        return "agent_directive"
+    return None
+
+
+def find_instructions(text: str) -> list[Finding]:
+    """Passages that address the model or agent and tell it what to do (English, German,
+    French, Spanish, Italian, Portuguese); one finding per passage, from its first cue to its
+    last."""
+    low = text.lower()
+    if len(low) != len(text):
+        # A few characters lower-case to two (İ): keep the offsets of the text scanned.
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    words = set(low.translate(_SPLIT).split())
+    found: list[Finding] = []
+    for group in _passages(_cues(low, words)):
+        kind = _kind(group)
+        if kind is not None:
+            start = group[0][0]
+            end = max(cue[1] for cue in group)
+            found.append(finding(NAME, kind, text, start, end))
+    return found
+
+
+public("toolhooks.kit", find_instructions)
