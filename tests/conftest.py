@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,14 +13,40 @@ import textwrap
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from toolhooks.testing import require
 
 # No deadlines and no "too slow" health check anywhere: both are timing assertions, and a
 # shared CI machine (or hypothesis building its unicode tables on a fresh clone) trips them.
 settings.register_profile("toolhooks", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("toolhooks")
+
+
+CHROMIUM = os.environ.get("TOOLHOOKS_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """Debian's headless Chromium driven by Playwright: the desk's pages and the docs site."""
+    require(
+        os.path.exists(CHROMIUM) or shutil.which("chromium") is not None,
+        f"no Chromium at {CHROMIUM} (apt-get install chromium, or set TOOLHOOKS_TEST_CHROMIUM)",
+    )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(
+            executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"),
+            headless=True,
+            args=CHROMIUM_FLAGS,
+        )
+        yield browser
+        browser.close()
 
 
 @pytest.fixture

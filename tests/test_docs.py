@@ -277,3 +277,25 @@ def test_the_reference_keeps_every_public_fields_docstring_in_source_order(built
                 checked += 1
             assert sorted(where) == sorted(where, key=lambda item: item[1]), name
     assert checked >= 10  # Outcome's, Runtime's, StoredApproval's, ... fields
+
+
+def test_the_site_reads_in_a_browser(built: Path, chromium: Any):
+    """The built site in headless Chromium: the tutorial leads the navigation, the promises page
+    and the OWASP map are one click from the index, and no page raises a script error."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    try:
+        page.goto((built / "html" / "index.html").as_uri())
+        captions = page.locator(".sidebar-tree p.caption").all_text_contents()
+        assert captions[0].strip() == "Tutorial", captions
+        page.get_by_role("link", name="What toolhooks guarantees").first.click()
+        page.wait_for_load_state()
+        assert page.locator("h1").first.text_content() == "What toolhooks guarantees¶"
+        page.get_by_role("link", name="OWASP Top 10 for agentic applications").first.click()
+        page.wait_for_load_state()
+        assert page.locator("table").locator("text=ASI10 Rogue agents").count() == 1
+        assert problems == [], problems
+    finally:
+        context.close()

@@ -7,40 +7,15 @@ TOOLHOOKS_UPDATE_SCREENSHOT=1 also writes docs/img/desk.png, the README's screen
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from toolhooks.testing import require
 
 from .conftest import SECRETS
 from .desk_agent import HOSTILE
 
-CHROMIUM = os.environ.get("TOOLHOOKS_TEST_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "img" / "desk.png"
 WAIT_MS = 30_000
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    require(
-        os.path.exists(CHROMIUM) or shutil.which("chromium") is not None,
-        f"no Chromium at {CHROMIUM} (apt-get install chromium, or set TOOLHOOKS_TEST_CHROMIUM)",
-    )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as driver:
-        browser = driver.chromium.launch(
-            executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"),
-            headless=True,
-            args=FLAGS,
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
