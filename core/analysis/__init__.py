@@ -6,7 +6,9 @@ beside records: it imports nothing else of toolhooks.
 
 from ._analyse import analyse_argv, analyse_script, clear_cache
 from ._hosts import command_hosts, hosts_in_text, normalise_host
+from ._patches import patch_files
 from ._paths import command_paths, normalise_path
+from ._programs import value_options
 from ._records import Command, Script, Word
 
 __all__ = [
@@ -21,4 +23,6 @@ __all__ = [
     "hosts_in_text",
     "normalise_host",
     "normalise_path",
+    "patch_files",
+    "value_options",
 ]

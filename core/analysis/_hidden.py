@@ -5,11 +5,20 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ._git_runs import git_subcommand_scripts
-from ._options import Options, read_options
+from ._options import read_options
+from ._programs import (
+    GIT_RUN_KEYS,
+    GIT_SUBCOMMAND_RUNS,
+    GIT_UNSEEN_KEYS,
+    PROGRAMS,
+    SSH,
+    SSH_OPTION,
+    Program,
+)
 from ._records import Word
 
 COMMAND_VARIABLES = frozenset(
@@ -49,15 +58,6 @@ COMMAND_VARIABLES = frozenset(
 
 _LOADERS = frozenset({"LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES"})
 _SSH_KEYS = frozenset({"proxycommand", "localcommand", "knownhostscommand", "remotecommand"})
-_GIT_KEYS = re.compile(
-    r"(core\.(sshcommand|pager|editor|fsmonitor|askpass)|sequence\.editor|alias\..+|"
-    r"credential(\..+)?\.helper|gpg(\..+)?\.program|diff\.external|diff\..+\.(command|textconv)|"
-    r"merge\..+\.driver|filter\..+\.(clean|smudge|process)|pager\..+|"
-    r"uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|"
-    r"interactive\.difffilter|sendemail\.(smtpserver|tocmd|cccmd)|ssh\.variant|web\.browser|"
-    r"browser\..+\.cmd|man\..+\.cmd|gc\..*hook|core\.hookspath)\Z"
-)
-"""git config keys whose value is a command (``!`` before an alias or helper runs a shell)."""
 
 
 def _literal(text: str, source: str) -> Word:
@@ -101,14 +101,6 @@ def hidden_in_assignment(word: Word) -> Word | None:
 _Found = list[tuple[str, Word]]
 
 
-def hidden_commands(program: str, argv: tuple[Word, ...]) -> list[tuple[str, Word]]:
-    """Each (via, script) that ``argv`` hides in its options."""
-    reader = _HIDDEN.get(program)
-    if reader is None:
-        return []
-    return reader(program, argv[1:])
-
-
 def _ssh_option(words: tuple[Word, ...], i: int, text: str, source: str) -> Word | None:
     """The value of ``-o VALUE`` or ``-oVALUE`` at ``words[i]``."""
     if text == "-o" and i + 1 < len(words):
@@ -119,7 +111,7 @@ def _ssh_option(words: tuple[Word, ...], i: int, text: str, source: str) -> Word
 
 
 def _ssh_hidden(program: str, words: tuple[Word, ...]) -> _Found:
-    """ssh -o ProxyCommand=... (and the other command keys); scp/sftp -S PROGRAM."""
+    """ssh -o ProxyCommand=... (and the other command keys)."""
     found: _Found = []
     for i, word in enumerate(words):
         text = word.text
@@ -135,54 +127,40 @@ def _ssh_hidden(program: str, words: tuple[Word, ...]) -> _Found:
         if parts[0].lower() in _SSH_KEYS:
             rest = parts[1] if len(parts) > 1 else ""
             found.append((f"{program} -o {parts[0]}", _literal(rest, value.source)))
-    if program in ("scp", "sftp"):
-        for i, word in enumerate(words):
-            if word.text == "-S" and i + 1 < len(words):
-                found.append((f"{program} -S", words[i + 1]))
     return found
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _CommandOptions:
-    """Where a program takes a command in its options, read the way getopt reads them. Every
-    word is looked at, operands too: unlike ``read_options``, this reading never stops early, so
-    nothing after an operand hides."""
+    """Where a program takes a command in its options (its table's ``runs``), read the way getopt
+    reads them. Every word is looked at, operands too: unlike ``read_options``, this reading
+    never stops early, so nothing after an operand hides."""
 
-    short: str = ""
+    short: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Letters whose value is a command: ``-e CMD``, ``-eCMD``, and in a bundle, ``-ave CMD``."""
     short_values: str = ""
     """The program's other letters that take a value: a bundle ends at one (``-fe`` is ``-f e``)."""
-    long: Mapping[str, str] = field(default_factory=dict)
+    long: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Long options whose value is a command (``--rsh CMD``, ``--rsh=CMD``, and any prefix:
-    getopt takes an unambiguous one), each with the text the command follows in its value
+    getopt takes an unambiguous one), each with the texts the command follows in its value
     (``exec=`` for tar's ``--checkpoint-action``; mostly none)."""
-    words: tuple[str, ...] = ()
+    words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Whole words whose next word is a command (zip's ``-TT``)."""
 
 
-_COMMAND_OPTIONS = {
-    # rsync: the remote shell and the remote rsync
-    "rsync": _CommandOptions(
-        short="e", short_values="BfMT@", long={"--rsh": "", "--rsync-path": ""}
-    ),
-    # npx / npm exec / pnpm: a shell string it runs
-    **dict.fromkeys(("npx", "npm", "pnpm"), _CommandOptions(short="c", long={"--call": ""})),
-    # zip -T tests the archive with this command
-    "zip": _CommandOptions(words=("-TT",), long={"--unzip-command": ""}),
-    # tar's programs: compressors, the extract filter, volume scripts, checkpoint actions
-    "tar": _CommandOptions(
-        short="IF",
-        short_values="bCfgHKLNTVX",
-        long={
-            "--to-command": "",
-            "--use-compress-program": "",
-            "--info-script": "",
-            "--new-volume-script": "",
-            "--rsh-command": "",
-            "--checkpoint-action": "exec=",
-        },
-    ),
-}
+def _command_options(table: Program) -> _CommandOptions:
+    """A table's ``runs`` sorted into the forms getopt reads."""
+    short = {k[1]: v for k, v in table.runs.items() if len(k) == 2 and k[0] == "-"}
+    return _CommandOptions(
+        short=short,
+        short_values="".join(c for c in table.options.short_values if c not in short),
+        long={k: v for k, v in table.runs.items() if k.startswith("--")},
+        words={k: v for k, v in table.runs.items() if len(k) > 2 and not k.startswith("--")},
+    )
+
+
+_COMMAND_OPTIONS = {name: _command_options(table) for name, table in PROGRAMS.items() if table.runs}
+"""Each program whose table has options that run a command, with those options."""
 
 
 def _options_hidden(program: str, words: tuple[Word, ...]) -> _Found:
@@ -197,7 +175,7 @@ def _options_hidden(program: str, words: tuple[Word, ...]) -> _Found:
             if _may_give_a_command(options, word.source):
                 found.append((f"{program} {word.source}", word))
         elif text in options.words:
-            found.extend(_valued(f"{program} {text}", "", None, after))
+            found.extend(_valued(f"{program} {text}", options.words[text], None, after))
         elif text.startswith("--"):
             found.extend(_long_option(program, options, text, word.source, after))
         elif text.startswith("-"):
@@ -205,36 +183,41 @@ def _options_hidden(program: str, words: tuple[Word, ...]) -> _Found:
     return found
 
 
-def _valued(label: str, lead: str, joined: Word | None, after: Word | None) -> _Found:
+def _valued(label: str, leads: tuple[str, ...], joined: Word | None, after: Word | None) -> _Found:
     """The command an option was given: ``joined`` (in its own word) or else the next word,
-    past ``lead``; nothing when the value does not start with ``lead`` (another action)."""
+    past one of ``leads``; nothing when the value starts with none of them (another action).
+    The lead "/" keeps the value whole: a path is the program (``--smtp-server=/bin/x``)."""
     value = joined if joined is not None else after
     if value is None:
         return []
-    if not lead or value.text is None:
+    if "" in leads or value.text is None:
         return [(label, value)]
-    if not value.text.startswith(lead):
-        return []
-    return [(label, _literal(value.text[len(lead) :], value.source))]
+    stripped = value.text.lstrip()
+    for lead in leads:
+        if lead == "/" and "/" in stripped:
+            return [(label, value)]
+        if lead != "/" and stripped.startswith(lead):
+            return [(label, _literal(stripped[len(lead) :], value.source))]
+    return []
 
 
 def _long_option(
     program: str, options: _CommandOptions, text: str, source: str, after: Word | None
 ) -> _Found:
     name, eq, value = text.partition("=")
-    full = _long_name(options, name)
+    full = _long_name(options.long, name)
     if full is None:
         return []
     joined = _literal(value, source) if eq else None
     return _valued(f"{program} {full}", options.long[full], joined, after)
 
 
-def _long_name(options: _CommandOptions, name: str) -> str | None:
+def _long_name(long: Mapping[str, tuple[str, ...]], name: str) -> str | None:
     """The command option ``name`` names, or is a prefix of (read as it, even where another
     option shares the prefix: the program would refuse it and run nothing)."""
     if len(name) <= 2:
         return None
-    return next((full for full in options.long if full.startswith(name)), None)
+    return next((full for full in long if full.startswith(name)), None)
 
 
 def _short_options(
@@ -245,7 +228,7 @@ def _short_options(
         if letter in options.short:
             rest = text[k + 1 :]
             joined = _literal(rest, source) if rest else None
-            return _valued(f"{program} -{letter}", "", joined, after)
+            return _valued(f"{program} -{letter}", options.short[letter], joined, after)
         if letter in options.short_values or not letter.isalnum():
             return []
     return []
@@ -257,7 +240,7 @@ def _may_give_a_command(options: _CommandOptions, source: str) -> bool:
     visible = source.replace('"', "").replace("'", "").replace("\\", "")
     if visible.startswith("--"):
         name = visible.partition("=")[0]
-        return "$" in name or "`" in name or _long_name(options, name) is not None
+        return "$" in name or "`" in name or _long_name(options.long, name) is not None
     if not visible.startswith("-"):
         return False
     for letter in visible[1:]:
@@ -268,16 +251,19 @@ def _may_give_a_command(options: _CommandOptions, source: str) -> bool:
     return False
 
 
-def _git_hidden(program: str, words: tuple[Word, ...]) -> _Found:
-    return _git(words)
-
-
-_HIDDEN: dict[str, Callable[[str, tuple[Word, ...]], _Found]] = {
-    **dict.fromkeys(("ssh", "scp", "sftp", "autossh"), _ssh_hidden),
-    "git": _git_hidden,
-    **dict.fromkeys(_COMMAND_OPTIONS, _options_hidden),
-}
-"""The programs that hide commands in their options, each with its reader."""
+def hidden_commands(program: str, argv: tuple[Word, ...]) -> list[tuple[str, Word]]:
+    """Each (via, script) that ``argv`` hides in its options: its table's ``runs``, ssh's ``-o``
+    command keys, git's config keys and subcommand options."""
+    table = PROGRAMS.get(program)
+    if table is None:
+        return []
+    words = argv[1:]
+    found: _Found = _options_hidden(program, words) if table.runs else []
+    if SSH_OPTION in table.hosts.values():
+        found.extend(_ssh_hidden(program, words))
+    if program == "git":
+        found.extend(_git(words))
+    return found
 
 
 def _git(words: tuple[Word, ...]) -> _Found:
@@ -287,33 +273,62 @@ def _git(words: tuple[Word, ...]) -> _Found:
     return found
 
 
+_GIT_RUNS = _CommandOptions(long=GIT_SUBCOMMAND_RUNS)
+
+
 def _git_options(words: tuple[Word, ...]) -> _Found:
-    """git's global and fetch/push options that carry a command: -c KEY=VALUE, --config-env,
-    clone -u, --upload-pack, --receive-pack, --exec."""
+    """git's options that carry a command, wherever they are: ``-c KEY=VALUE`` (global, and
+    clone's ``-c`` / ``--config``, attached or spaced), ``--config-env``, ``--exec-path=DIR``,
+    clone's ``-u``, and GIT_SUBCOMMAND_RUNS (``--upload-pack``, send-email's ``--to-cmd``...)."""
     found: _Found = []
     for i, word in enumerate(words):
         text = word.text
+        after = words[i + 1] if i + 1 < len(words) else None
         if text is None:
+            if _may_give_a_command(_GIT_RUNS, word.source) or _may_set_config(word.source):
+                found.append((f"git {word.source}", word))
             continue
-        if text == "-c" and i + 1 < len(words):
-            found.extend(_git_config_pair(words, i, words[i + 1]))
+        pair = _config_pair(text, word.source, after)
+        if pair is not None:
+            found.extend(_git_config_pair(words, i, pair))
         elif text[:1] == "-":
             flag = _git_flag(words, i, text, word.source)
             if flag is not None:
                 found.append(flag)
+            found.extend(_long_option("git", _GIT_RUNS, text, word.source, after))
     return found
+
+
+def _config_pair(text: str, source: str, after: Word | None) -> Word | None:
+    """The ``KEY=VALUE`` of ``-c PAIR``, ``-cPAIR``, ``--config PAIR``, ``--config=PAIR`` (and an
+    unambiguous prefix of ``--config``), else None."""
+    if text in ("-c", "--config") or (text.startswith("--con") and "--config".startswith(text)):
+        return after if after is not None else None
+    if text.startswith("-c") and len(text) > 2:
+        return _literal(text[2:], source)
+    name, eq, value = text.partition("=")
+    if eq and name.startswith("--con") and "--config".startswith(name):
+        return _literal(value, source)
+    return None
+
+
+def _may_set_config(source: str) -> bool:
+    """Whether an unknown word may be ``-c``/``--config`` with its pair (``-c"$X"``)."""
+    visible = source.replace('"', "").replace("'", "").replace("\\", "")
+    return visible.startswith(("-c", "--con")) or visible.startswith(("-$", "--$", "-`", "--`"))
 
 
 def _git_flag(words: tuple[Word, ...], i: int, text: str, source: str) -> tuple[str, Word] | None:
     if text.startswith("--config-env="):
         key = text.split("=", 2)[1].lower() if text.count("=") >= 2 else ""
-        return ("git --config-env", Word(text=None, source=text)) if _GIT_KEYS.match(key) else None
+        return (
+            ("git --config-env", Word(text=None, source=text)) if GIT_RUN_KEYS.match(key) else None
+        )
+    if text.startswith("--exec-path="):
+        # the folder git runs its subcommands from: what runs there cannot be seen
+        return ("git --exec-path", Word(text=None, source=source))
     if text == "-u" and i + 1 < len(words) and "clone" in [w.text for w in words[:i]]:
         return ("git clone -u", words[i + 1])  # clone's -u is --upload-pack
-    if text in ("--upload-pack", "--receive-pack", "--exec") and i + 1 < len(words):
-        return (f"git {text}", words[i + 1])
-    if text.startswith(("--upload-pack=", "--receive-pack=", "--exec=")):
-        return (f"git {text.split('=', 1)[0]}", _literal(text.split("=", 1)[1], source))
     return None
 
 
@@ -330,10 +345,10 @@ def _git_config_pair(words: tuple[Word, ...], i: int, pair: Word) -> _Found:
         return found
     if key.lower().startswith("alias.") and not value.lstrip().startswith("!"):
         found.append((f"git -c {key}", _git_alias(key[6:], value, words, pair.source)))
-    elif key.lower() == "core.hookspath":
-        # a folder of hook scripts git runs: their content cannot be seen
+    elif GIT_UNSEEN_KEYS.match(key.lower()):
+        # a folder of hook scripts git runs, a config file it includes: unseen
         found.append((f"git -c {key}", Word(text=None, source=pair.source)))
-    elif _GIT_KEYS.match(key.lower()):
+    elif GIT_RUN_KEYS.match(key.lower()):
         found.append((f"git -c {key}", _script_value(_literal(value, pair.source))))
     return found
 
@@ -356,13 +371,13 @@ def _git_config_command(words: tuple[Word, ...]) -> _Found:
         forced = _forced_push(name, setting.text)
         if forced is not None:
             found.append((f"git config {name}", Word(text=forced, source=setting.source)))
-    if _GIT_KEYS.match(name.lower()):
+    if GIT_RUN_KEYS.match(name.lower()):
         found.append(_git_config_setting(name, setting))
     return found
 
 
 def _git_config_setting(name: str, setting: Word) -> tuple[str, Word]:
-    if name.lower() == "core.hookspath":
+    if GIT_UNSEEN_KEYS.match(name.lower()):
         return (f"git config {name}", Word(text=None, source=setting.source))
     if name.lower().startswith("alias.") and not (setting.text or "!").lstrip().startswith("!"):
         return (f"git config {name}", _git_alias("", setting.text or "", (), name))
@@ -396,15 +411,11 @@ def _git_alias(name: str, value: str, words: tuple[Word, ...], source: str) -> W
     return Word(text=f'git {value} "$GIT_ALIAS_ARGUMENTS"', source=source)
 
 
-SSH_OPTIONS = Options(short_values="BbcDEeFIiJLlmOoPpQRSWw")
-"""ssh's options that take a value (``-p 22``, ``-J jump``)."""
-
-
 def ssh_remote_command(program: str, argv: tuple[Word, ...]) -> Word | None:
     """The command ``ssh HOST COMMAND...`` runs on the remote host (a shell parses it there)."""
     if program not in ("ssh", "autossh"):
         return None
-    read = read_options(argv, 1, SSH_OPTIONS)
+    read = read_options(argv, 1, SSH.options)
     if read.problem or read.index + 1 >= len(argv):
         return None
     words = argv[read.index + 1 :]

@@ -13,29 +13,32 @@ from collections.abc import Callable
 from urllib.parse import unquote
 
 from .._public import public
-from ._hidden import SSH_OPTIONS
-from ._network import CURL, NC, WGET
 from ._options import read_options
+from ._programs import (
+    CONNECT_TO,
+    ENVIRONMENT_HOSTS,
+    GIT_SUBCOMMAND_HOSTS,
+    JUMP,
+    NC,
+    PROGRAMS,
+    PROXY,
+    REPOSITORY,
+    RESOLVE,
+    SSH,
+    SSH_OPTION,
+    URL,
+    WGET,
+    WGETRC,
+    Program,
+    every_option,
+    url_globs,
+)
 from ._records import Command, Word
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}:(?://|\\\\|/\\|\\/)([^\s/?#\"'<>`]*)")
 _EXTRA_SLASHES = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,30}):[/\\]{3,}([^\s/\\?#\"'<>`]*)")
 _HOST_CHARS = re.compile(r"[a-z0-9._-]+\Z")
 _LOOKS_LIKE_HOST = re.compile(r"[A-Za-z0-9._~%\[\]:-]+\Z")
-_PROXY_VARIABLES = frozenset(
-    {
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-        "ftp_proxy",
-        "rsync_proxy",
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "FTP_PROXY",
-        "RSYNC_PROXY",
-    }
-)
 
 
 def normalise_host(host: str) -> str | None:
@@ -168,6 +171,8 @@ _NETWORK = frozenset(
         "socat",
     }
 )
+"""Programs whose bare arguments name hosts (every program with host options in its table is
+one: tests/analysis/test_programs.py)."""
 _GIT_REMOTE_VERBS = frozenset({"clone", "fetch", "pull", "push", "ls-remote", "archive"})
 
 
@@ -179,10 +184,9 @@ def command_hosts(command: Command) -> tuple[str, ...]:
             found.extend(hosts_in_text(word.text))
     for word in command.assignments:
         name, _, value = (word.text or "").partition("=")
-        if name in _PROXY_VARIABLES and value:
-            host = _bare_host(value.split("://", 1)[-1].rsplit("@", 1)[-1])
-            if host:
-                found.append(host)
+        if name in ENVIRONMENT_HOSTS and value:
+            for one in value.replace(",", " ").split():
+                _found(_proxy_host(one), found)
     program = command.program or ""
     if program in _NETWORK:
         found.extend(_program_hosts(program, command.argv))
@@ -255,70 +259,102 @@ def _proxy_hosts(text: str) -> list[str]:
     return found
 
 
-_FETCHER_OPTIONS: dict[str, Callable[[str], list[str]]] = {
-    "-x": _proxy_hosts,
-    "--proxy": _proxy_hosts,
-    "--preproxy": _proxy_hosts,
-    "--connect-to": _connect_to_hosts,
-    "--resolve": _resolve_hosts,
-    "-e": _wgetrc_hosts,
-    "--execute": _wgetrc_hosts,
-    "--url": _proxy_hosts,
-}
-
-
-def _fetcher_option_hosts(option: str, text: str) -> list[str]:
-    if option.startswith("--socks"):
-        return _proxy_hosts(text)
-    read = _FETCHER_OPTIONS.get(option)
-    return read(text) if read is not None else []
-
-
-def _fetcher_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
-    """curl, wget, httpie, xh, aria2c: option values naming proxies and bare URL operands."""
+def _jump_hosts(text: str) -> list[str]:
     found: list[str] = []
-    spec = CURL if program == "curl" else WGET
-    i = 1
-    while i < len(argv):
-        read = read_options(argv, i, spec)
-        for option, value in read.seen:
-            if value is not None and value.text is not None:
-                found.extend(_fetcher_option_hosts(option, value.text))
-        if read.index >= len(argv):
-            break
-        word = argv[read.index]
-        # An option curl does not take (read.problem) is skipped, never read as a host.
-        if word.text and "://" not in word.text and not word.text.startswith("-"):
-            _found(
-                _bare_host(
-                    word.text.rsplit("@", 1)[-1] if "@" in word.text.split("/")[0] else word.text
-                ),
-                found,
-            )
-        i = read.index + 1
+    for jump in text.split(","):
+        _found(normalise_host(jump.split("://", 1)[-1].split("/", 1)[0]), found)
     return found
 
 
-def _ssh_option_hosts(option: str, text: str) -> list[str]:
+def _ssh_option_hosts(text: str) -> list[str]:
     found: list[str] = []
-    if option == "-J":
-        for jump in text.split(","):
-            _found(normalise_host(jump.split("://", 1)[-1]), found)
-    elif option == "-o":
-        parts = re.split(r"\s*=\s*|\s+", text.strip(), maxsplit=1)
-        if len(parts) == 2 and parts[0].lower() in ("hostname", "proxyjump"):
-            for one in parts[1].split(","):
-                _found(normalise_host(one), found)
+    parts = re.split(r"\s*=\s*|\s+", text.strip(), maxsplit=1)
+    if len(parts) == 2 and parts[0].lower() in ("hostname", "proxyjump"):
+        found.extend(_jump_hosts(parts[1]))
+    return found
+
+
+def _url_hosts(text: str) -> list[str]:
+    return list(hosts_in_text(text)) or _proxy_hosts(text)
+
+
+def _repository_hosts(text: str) -> list[str]:
+    found = list(hosts_in_text(text))
+    _found(_scp_host(text), found)
+    return found
+
+
+_OPTION_HOSTS: dict[str, Callable[[str], list[str]]] = {
+    PROXY: _proxy_hosts,
+    JUMP: _jump_hosts,
+    SSH_OPTION: _ssh_option_hosts,
+    CONNECT_TO: _connect_to_hosts,
+    RESOLVE: _resolve_hosts,
+    URL: _url_hosts,
+    WGETRC: _wgetrc_hosts,
+    REPOSITORY: _repository_hosts,
+}
+"""How each kind of host option of the tables names its hosts."""
+
+
+def _option_hosts(table: Program, argv: tuple[Word, ...]) -> list[str]:
+    """The hosts the options of ``argv`` name, by the program's table."""
+    found: list[str] = []
+    if not table.hosts:
+        return found
+    for option, value in every_option(table, argv):
+        kind = table.hosts.get(option)
+        if kind is not None and value is not None and value.text is not None:
+            found.extend(_OPTION_HOSTS[kind](value.text))
+    return found
+
+
+def _fetcher_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
+    """curl, wget, httpie, xh, aria2c: option values naming proxies, bare URL operands, and
+    curl's URL globs expanded (``https://{evil,github}.example``)."""
+    table = PROGRAMS.get(program) or WGET
+    found = _option_hosts(table, argv)
+    globbing = table.url_globs and not any(
+        o in ("-g", "--globoff") for o, _ in every_option(table, argv)
+    )
+    i = 1
+    while i < len(argv):
+        read = read_options(argv, i, table.options)
+        if read.index >= len(argv):
+            break
+        word = argv[read.index]
+        i = read.index + 1
+        text = word.text
+        # An option curl does not take (read.problem) is skipped, never read as a host.
+        if not text or text.startswith("-"):
+            continue
+        expanded = (url_globs(text) or [text]) if globbing else [text]
+        found.extend(_operand_urls(expanded))
+    if globbing:
+        for option, value in every_option(table, argv):
+            if option == "--url" and value is not None and value.text:
+                for one in url_globs(value.text) or ():
+                    found.extend(_url_hosts(one))
+    return found
+
+
+def _operand_urls(expanded: list[str]) -> list[str]:
+    """The hosts of a fetcher's operand, as the URLs its globs made (a word's own URLs are
+    command_hosts'), or as a bare host."""
+    found: list[str] = []
+    for one in expanded:
+        if len(expanded) > 1:
+            found.extend(hosts_in_text(one))
+        if "://" not in one:
+            at = "@" in one.split("/")[0]
+            _found(_bare_host(one.rsplit("@", 1)[-1] if at else one), found)
     return found
 
 
 def _ssh_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
     """ssh, autossh, mosh: -J and -o HostName/ProxyJump, then the destination."""
-    found: list[str] = []
-    read = read_options(argv, 1, SSH_OPTIONS)
-    for option, value in read.seen:
-        if value is not None and value.text is not None:
-            found.extend(_ssh_option_hosts(option, value.text))
+    found = _option_hosts(SSH, argv)
+    read = read_options(argv, 1, SSH.options)
     if read.index < len(argv) and argv[read.index].text:
         target = argv[read.index].text or ""
         _found(normalise_host(target.split("://", 1)[-1].split("/", 1)[0]), found)
@@ -326,8 +362,10 @@ def _ssh_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
 
 
 def _copy_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
-    """scp, sftp, rsync: ``[user@]host:path`` operands (sftp also takes a bare host)."""
-    found: list[str] = []
+    """scp, sftp, rsync: ``[user@]host:path`` operands (sftp also takes a bare host), and the
+    hosts their options name (``scp -J``, ``-o HostName=``)."""
+    table = PROGRAMS.get(program)
+    found = _option_hosts(table, argv) if table is not None else []
     for word in argv[1:]:
         if word.text and not word.text.startswith("-"):
             host = _scp_host(word.text)
@@ -359,6 +397,13 @@ def _git_config_hosts(argv: tuple[Word, ...]) -> list[str]:
 
 def _git_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
     found = _git_config_hosts(argv)
+    for i, word in enumerate(argv[1:], start=1):
+        # a subcommand's options naming a repository, anywhere (``git push --repo=host:x``)
+        name, eq, value = (word.text or "").partition("=")
+        kind = GIT_SUBCOMMAND_HOSTS.get(name)
+        if kind is not None:
+            text = value if eq else (argv[i + 1].text or "" if i + 1 < len(argv) else "")
+            found.extend(_OPTION_HOSTS[kind](text))
     for text in _git_repositories(argv):
         _found(
             _scp_host(text)
@@ -370,13 +415,10 @@ def _git_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
 
 def _operand_hosts(program: str, argv: tuple[Word, ...]) -> list[str]:
     """nc, telnet, ftp, ping...: the first operand is the host (and nc's -x proxy)."""
-    found: list[str] = []
-    read = read_options(argv, 1, NC)
+    read = read_options(argv, 1, NC.options)
+    found = _option_hosts(NC, argv)
     if read.index < len(argv) and argv[read.index].text:
         _found(_bare_host((argv[read.index].text or "").rsplit("@", 1)[-1]), found)
-    for option, value in read.seen:
-        if option == "-x" and value is not None and value.text:
-            _found(_bare_host(value.text), found)
     return found
 
 

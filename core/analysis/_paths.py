@@ -8,6 +8,7 @@ import posixpath
 from urllib.parse import unquote
 
 from .._public import public
+from ._programs import AT, FILE, FORM, PROGRAMS, Program, every_option
 from ._records import Command, Word
 
 
@@ -129,6 +130,9 @@ def _candidates(command: Command) -> list[str]:
     if argv and argv[0].text and "/" in argv[0].text:
         found.append(argv[0].text)
     _argument_candidates(argv, command.option_values, found)
+    table = PROGRAMS.get(command.program or "")
+    if table is not None and table.reads:
+        found.extend(files_read(table, argv))
     for word in command.redirects:
         found.extend(word.alternatives)
         if word.text:
@@ -162,6 +166,26 @@ def _argument_candidates(
             found.append(text.split("=", 1)[1])
         elif not text.startswith("--") and len(text) > 2 and "/" in text[2:]:
             found.append(text[2:])  # -o/tmp/x: a short option's attached value
+
+
+def files_read(table: Program, argv: tuple[Word, ...]) -> list[str]:
+    """The files a program's options name that it reads or sends, by its table: ``-T F``,
+    ``-d@F``, ``--data-urlencode k@F``, ``-F 'k=<F;type=x'``, attached or spaced."""
+    found: list[str] = []
+    for option, value in every_option(table, argv):
+        how = table.reads.get(option)
+        if how is None or value is None or not value.text:
+            continue
+        text = value.text
+        if how == FILE:
+            found.append(text)
+        elif how == AT and "@" in text:
+            found.append(text.split("@", 1)[1])
+        elif how == FORM:
+            _, eq, rest = text.partition("=")
+            if eq and rest[:1] in ("@", "<"):
+                found.append(rest[1:].split(";", 1)[0])
+    return found
 
 
 def command_paths(

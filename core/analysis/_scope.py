@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+    from ._records import Word
+
 MAX_CWDS = 8
 """At most this many possible working folders are followed; past it the folder is unknown."""
 
@@ -20,7 +22,16 @@ class Scope:
     is unknown (``cd $X``).
     """
 
-    __slots__ = ("aliases", "cwds", "dirs", "functions", "home", "ifs_changed", "vars")
+    __slots__ = (
+        "aliases",
+        "cwds",
+        "dirs",
+        "environment",
+        "functions",
+        "home",
+        "ifs_changed",
+        "vars",
+    )
 
     def __init__(self, *, cwd: str, home: str) -> None:
         self.vars: dict[str, str | None] = {}
@@ -30,6 +41,9 @@ class Scope:
         self.functions: dict[str, Node] = {}
         self.aliases: dict[str, str] = {}
         self.ifs_changed = False
+        self.environment: dict[str, Word] = {}
+        """Variables set earlier in the script that name a host the later commands talk to
+        (proxies, package indexes), as ``K=V`` words: they count like a ``K=V cmd`` prefix."""
 
     def copy(self) -> Scope:
         other = Scope.__new__(Scope)
@@ -40,6 +54,7 @@ class Scope:
         other.functions = dict(self.functions)
         other.aliases = dict(self.aliases)
         other.ifs_changed = self.ifs_changed
+        other.environment = dict(self.environment) if self.environment else {}
         return other
 
     def merge(self, other: Scope) -> None:
@@ -57,6 +72,10 @@ class Scope:
         self.functions.update(other.functions)
         self.aliases.update(other.aliases)
         self.ifs_changed = self.ifs_changed or other.ifs_changed
+        for name, word in other.environment.items():
+            # both values count: a branch that may not run leaves either in place
+            key = name if self.environment.get(name, word) == word else f"{name} "
+            self.environment[key] = word
 
     def lookup(self, name: str) -> str | None:
         """A variable's value, or None when it is unknown."""

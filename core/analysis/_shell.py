@@ -20,9 +20,10 @@ from ._hidden import hidden_commands, hidden_in_assignment, ssh_remote_command
 from ._interpreters import interpreter, program_source
 from ._links import MAX_LINKS, symlinks_made
 from ._network import options_from_file
-from ._options import Options, read_options
+from ._options import read_options
+from ._programs import ENVIRONMENT_HOSTS, MAX_URL_GLOBS, PROGRAMS, every_option, url_globs
 from ._records import Command, Word, new_command
-from ._scope import Scope
+from ._scope import MAX_CWDS, Scope
 from ._text import join_continued_lines, plain_program_name
 from ._words import GLOB_CHARS, build, expand
 from ._wrappers import SHELLS, WRAPPERS, Seen, see_through
@@ -94,41 +95,6 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _FD_DUPLICATES = frozenset({">&", "<&", ">&-", "<&-"})
 _STDIN_NAMES = {"pipe": "a pipe", "heredoc": "a here-doc", "herestring": "a here-string"}
-_GIT = Options(
-    short_values="Cc",
-    long_values=frozenset(
-        {
-            "git-dir",
-            "work-tree",
-            "namespace",
-            "config-env",
-            "super-prefix",
-            "list-cmds",
-            "attr-source",
-        }
-    ),
-    long_flags=frozenset(
-        {
-            "bare",
-            "paginate",
-            "no-pager",
-            "no-replace-objects",
-            "literal-pathspecs",
-            "glob-pathspecs",
-            "noglob-pathspecs",
-            "icase-pathspecs",
-            "no-optional-locks",
-            "html-path",
-            "man-path",
-            "info-path",
-            "version",
-            "help",
-            "no-lazy-fetch",
-            "no-advice",
-            "exec-path",
-        }
-    ),
-)
 
 
 class Limit(Exception):
@@ -702,12 +668,11 @@ class Walker:
         if program in _RESERVED and first.source == first.text:
             self.fail(f"the grammar misreads this line (a reserved word as a command): {text}")
         own_cwds = cwds
-        if program == "git":
-            read = read_options(argv, 1, _GIT)
-            option_values = tuple(read.value_indexes)
-            for option, value in read.seen:
-                if option == "-C":
-                    own_cwds = self.changed_folder(own_cwds, value)
+        if program is not None and program in _FOLDER_PROGRAMS:
+            own_cwds, values = self._folders(program, argv, cwds, scope)
+            option_values = values or option_values
+        if scope.environment:
+            assignments = assignments + self._environment(scope)
         self.emit(
             new_command(
                 program,
@@ -762,6 +727,38 @@ class Walker:
         for seen in see_through(program, argv) or ():
             self._seen(seen, program, assignments, scope, ctx, text, cwds)
 
+    def _environment(self, scope: Scope) -> tuple[Word, ...]:
+        """The hosts set earlier in the script (``export https_proxy=...``), as ``K=V`` words
+        of each later command; one whose value is not known makes the script opaque."""
+        words = tuple(scope.environment.values())
+        unknown = next((w for w in words if w.text is None), None)
+        if unknown is not None:
+            self.fail(f"a proxy or package index is set to a word not known: {unknown.source}")
+        return words
+
+    def _folders(
+        self, program: str, argv: tuple[Word, ...], cwds: tuple[str, ...], scope: Scope
+    ) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """The folders a program's operands are read from after its folder options (``git -C``
+        moves git itself; ``tar -C`` and ``make -C`` count besides the working folder, since
+        the operands before them are read from it), and git's option values."""
+        table = PROGRAMS[program]
+        if program == "git":
+            read = read_options(argv, 1, table.options)
+            own = cwds
+            for option, value in read.seen:
+                if option in table.folders:
+                    own = self.changed_folder(own, _tilde(value, scope))
+            return own, tuple(read.value_indexes)
+        found = list(cwds)
+        for option, value in every_option(table, argv):
+            if option in table.folders:
+                moved = self.changed_folder(cwds, _tilde(value, scope))
+                if not moved:
+                    return (), ()
+                found.extend(moved)
+        return tuple(dict.fromkeys(found))[:MAX_CWDS], ()
+
     def _inline_alias(self, program: str, argv: tuple[Word, ...], scope: Scope, ctx: _Ctx) -> None:
         alias = scope.aliases.get(program)
         if alias is not None and not ctx.wrapped and argv[0].source == argv[0].text:
@@ -793,6 +790,8 @@ class Walker:
             self.fail(f"{program} reads its patch from {_STDIN_NAMES[ctx.stdin]}")
         elif (from_file := options_from_file(program, argv)) is not None:
             self.fail(f"{from_file} reads the URLs, hosts or options it uses from a file")
+        elif (glob := _unread_url_glob(program, argv)) is not None:
+            self.fail(f"{program} expands a URL glob past {MAX_URL_GLOBS} URLs or cannot: {glob}")
         else:
             handler = _BUILTINS.get(program)
             if handler is not None:
@@ -835,6 +834,9 @@ class Walker:
 
     def _interpreter(self, program: str, argv: tuple[Word, ...], ctx: _Ctx) -> None:
         kind = interpreter(program)
+        if ctx.stdin in _STDIN_NAMES and (reads := _program_on_stdin(program, argv)):
+            self.fail(f"{program} reads {reads} from {_STDIN_NAMES[ctx.stdin]}")
+            return
         if kind is None:
             return
         source = program_source(kind, argv)
@@ -907,6 +909,24 @@ class Walker:
                 found.append(cwd)
         return tuple(dict.fromkeys(found))[:8]
 
+    def _cdpath(self, scope: Scope, target: Word | None) -> tuple[str, ...]:
+        """The folders ``cd NAME`` may reach through a CDPATH the script set (``export
+        CDPATH=~; cd .aws``): each entry's NAME. A CDPATH that is not known: the folder is not."""
+        if "CDPATH" not in scope.vars or target is None or target.text is None:
+            return ()
+        name = target.text
+        if name.startswith(("/", "./", "../")) or name in (".", ".."):
+            return ()
+        cdpath = scope.vars["CDPATH"]
+        if cdpath is None:
+            self.fail("cd searches a CDPATH that is not known")
+            return ()
+        found: list[str] = []
+        for entry in cdpath.split(":"):
+            joined = Word(text=posixpath.join(entry or ".", name), source=target.source)
+            found.extend(self.changed_folder(scope.cwds, joined))
+        return tuple(found)
+
     def change_folder(self, program: str, argv: tuple[Word, ...], scope: Scope) -> None:
         operands = [
             w for w in argv[1:] if w.text is None or not w.text.startswith("-") or w.text == "-"
@@ -929,7 +949,8 @@ class Walker:
             target = Word(text=old, source="-")
         else:
             target = operands[0]
-        scope.cwds = self.changed_folder(scope.cwds, target)
+        scope.cwds = self._cdpath(scope, target) + self.changed_folder(scope.cwds, target)
+        scope.cwds = tuple(dict.fromkeys(scope.cwds))[:MAX_CWDS] if scope.cwds else ()
         if program == "pushd" and scope.dirs is not None:
             scope.dirs = (*scope.dirs, before)
         scope.vars.pop("PWD", None)
@@ -949,25 +970,69 @@ _SPECIAL = frozenset(
         "alias",
         "trap",
         "coproc",
-        "ssh",
-        "scp",
-        "sftp",
-        "autossh",
-        "rsync",
-        "git",
-        "tar",
-        "zip",
         "ln",
-        "curl",
-        "wget",
-        "npx",
-        "pnpm",
         "apply_patch",
         "applypatch",
         "hash",
         "enable",
     }
-)
+) | {
+    name
+    for name, table in PROGRAMS.items()
+    if table.runs
+    or table.hosts
+    or table.folders
+    or table.from_file
+    or table.program_file
+    or table.stdin_program
+    or table.url_globs
+}
+"""Programs the walker looks at beyond their record: shell builtins, and every program whose
+table says it runs a command, reads a file of URLs or its program, or changes folder."""
+_FOLDER_PROGRAMS = frozenset(name for name, table in PROGRAMS.items() if table.folders)
+_STDIN_PROGRAM_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+
+
+def _program_on_stdin(program: str, argv: tuple[Word, ...]) -> str | None:
+    """What a program reads from its stdin that it runs: ``awk -f -``, ``make -f -``, ``ed``."""
+    table = PROGRAMS.get(program)
+    if table is None:
+        return None
+    if table.stdin_program:
+        return "the commands it runs"
+    if table.program_file:
+        for option, value in every_option(table, argv):
+            if option in table.program_file and (
+                value is None or value.text is None or value.text in _STDIN_PROGRAM_FILES
+            ):
+                return "its program"
+    return None
+
+
+def _unread_url_glob(program: str, argv: tuple[Word, ...]) -> str | None:
+    """A URL of a program that expands URL globs (curl) that expands past the bound."""
+    table = PROGRAMS.get(program)
+    if table is None or not table.url_globs:
+        return None
+    options = every_option(table, argv)
+    if any(o in ("-g", "--globoff") for o, _ in options):
+        return None
+    words = [w for w in argv[1:] if w.text and not w.text.startswith("-")]
+    words += [v for o, v in options if o == "--url" and v is not None and v.text]
+    for word in words:
+        if url_globs(word.text or "") is None:
+            return word.source
+    return None
+
+
+def _tilde(word: Word | None, scope: Scope) -> Word | None:
+    """A folder option's value with a leading ``~`` as the home folder (``--directory=~``)."""
+    if word is None or word.text is None or not word.text.startswith("~"):
+        return word
+    home = scope.home_folder()
+    if home is None or not (word.text == "~" or word.text.startswith("~/")):
+        return word
+    return Word(text=home + word.text[1:], source=word.source)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -1048,6 +1113,9 @@ def _simple_parts(
 
 def _set_variable(scope: Scope, name: str, value: str | None) -> None:
     scope.vars[name] = value
+    if name in ENVIRONMENT_HOSTS:
+        text = None if value is None else f"{name}={value}"
+        scope.environment[name] = Word(text=text, source=f"{name}= (set earlier)")
     if name == "IFS":
         scope.ifs_changed = True
     if name == "PWD":

@@ -29,7 +29,8 @@ is here, so a third-party plugin can do all they do.
   through quoting, wrappers and substitutions (opaque when it cannot be);
   :func:`command_paths`, :func:`command_hosts`, :func:`hosts_in_text`, :func:`normalise_path`
   and :func:`normalise_host` say what a command touches; :func:`clear_cache` forgets the
-  analysed scripts.
+  analysed scripts; :func:`patch_files` the files a patch names; :func:`value_options` names a program's options that take the next word
+  (from the analysis' program tables).
 
 Each name is imported when first used (PEP 562), as in ``toolhooks``: importing the kit costs a
 plugin's start nothing it does not use.
@@ -52,8 +53,10 @@ if TYPE_CHECKING:
     from toolhooks.analysis._hosts import command_hosts as command_hosts
     from toolhooks.analysis._hosts import hosts_in_text as hosts_in_text
     from toolhooks.analysis._hosts import normalise_host as normalise_host
+    from toolhooks.analysis._patches import patch_files as patch_files
     from toolhooks.analysis._paths import command_paths as command_paths
     from toolhooks.analysis._paths import normalise_path as normalise_path
+    from toolhooks.analysis._programs import value_options as value_options
     from toolhooks.analysis._records import Command as Command
     from toolhooks.analysis._records import Script as Script
     from toolhooks.analysis._records import Word as Word
@@ -90,6 +93,8 @@ _EXPORTS = {
     "normalise_host": "toolhooks.analysis._hosts",
     "command_paths": "toolhooks.analysis._paths",
     "normalise_path": "toolhooks.analysis._paths",
+    "patch_files": "toolhooks.analysis._patches",
+    "value_options": "toolhooks.analysis._programs",
     "Command": "toolhooks.analysis._records",
     "Script": "toolhooks.analysis._records",
     "Word": "toolhooks.analysis._records",

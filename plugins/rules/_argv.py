@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolhooks.analysis import value_options
+
 from ._globs import Matcher, prefix_word
 
 Tri = bool | None
-GIT_VALUE_OPTIONS: Final = frozenset(
-    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix",
-     "--exec-path", "--list-cmds", "--attr-source"}
-)  # fmt: skip
-"""git's global options that take the next word as their value (skipped before the subcommand)."""
+GIT_VALUE_OPTIONS: Final = value_options("git")
+"""git's global options that take the next word as their value (skipped before the subcommand),
+from the analysis' table of git (one list for every reader)."""
 
 
 def both(a: Tri, b: Tri) -> Tri:

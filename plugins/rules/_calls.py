@@ -14,7 +14,6 @@ Windsurf (``command``, ``cwd``, ``file_path``).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from toolhooks.analysis import (
     hosts_in_text,
     normalise_host,
     normalise_path,
+    patch_files,
 )
 
 if TYPE_CHECKING:
@@ -68,12 +68,6 @@ PATH_PARAMS: Final = frozenset(
 """Params that hold a path (or a list of paths) in any tool's call."""
 HOST_PARAMS: Final = frozenset({"url", "urls", "host", "hostname", "domain", "uri", "endpoint"})
 """Params whose bare value (no scheme) is a host."""
-_PATCH_FILE = re.compile(
-    r"^(?:\*\*\* (?:Add|Update|Delete) File: |\*\*\* Move to: |\+\+\+ |--- |rename (?:from|to) |"
-    r"copy (?:from|to) )(?P<path>.+?)\s*$",
-    re.M,
-)
-_GIT_DIFF = re.compile(r"^diff --git (?P<a>\S+) (?P<b>\S+)\s*$", re.M)
 MAX_STRINGS: Final = 10_000
 """Strings looked at in one call's params (a bound on the work a hostile call can ask for)."""
 
@@ -221,19 +215,6 @@ def path_values(
             for item in value:
                 if isinstance(item, Mapping):
                     yield from path_values(item, spec_paths, budget)
-
-
-def patch_files(text: str) -> Iterator[str]:
-    """The files a patch names: ``*** Add/Update/Delete File:``, ``*** Move to:``, unified
-    ``---``/``+++`` headers and ``diff --git a/x b/y``."""
-    for found in _PATCH_FILE.finditer(text):
-        path = found["path"].split("\t", 1)[0]
-        if path == "/dev/null":
-            continue
-        yield path[2:] if path.startswith(("a/", "b/")) else path
-    for found in _GIT_DIFF.finditer(text):
-        for path in (found["a"], found["b"]):
-            yield path[2:] if path.startswith(("a/", "b/")) else path
 
 
 def spec_path_params(spec: Any) -> frozenset[str]:
