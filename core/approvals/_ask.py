@@ -18,6 +18,7 @@ from ..pipeline._driver import Pipeline
 from ..records._results import Outcome
 from ._resolve import ask
 from ._resume import defer_again, lookup
+from ._team import needs_votes
 
 ANSWERED_LIMIT = 4096
 
@@ -30,6 +31,8 @@ def run_ask(ctx: Context, key: str) -> Pipeline[str]:
     row = found
     if row.state != "pending":
         return row.decision if row.state == "decided" and row.decision else "deny"
+    if needs_votes(row.policy):  # one approver's answer is not the policy's votes
+        return "defer"
     tool = ctx.tools.get(row.tool)
     spec = None if tool is None else tool.spec
     ctx.unasked.discard(row.id)

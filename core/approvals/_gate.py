@@ -18,9 +18,10 @@ from ..pipeline._screen import rescreen
 from ..pipeline._state import CallState, call_ids
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, params_digest, thaw
-from ..records._results import PendingApproval
+from ..records._results import ApprovalRequest, PendingApproval
 from ..stores._contract import stored_from_pending
 from ._resolve import Resolution, ask, make_pending
+from ._team import needs_votes, stored_until
 
 MAX_EDIT_ROUNDS = 5
 DIGEST_MISMATCH = "Blocked: the params changed after they were approved (digest mismatch)"
@@ -51,6 +52,13 @@ def gate(
         frozen = freeze_params(verdict.params)
         sender_id = _sender(state)
         digest = params_digest(call.name, frozen, sender_id, call.session_id)
+        policy = None if ctx.team is None else ctx.team.snapshot(plugin, call, request)
+        voted = needs_votes(policy)
+        if voted:
+            # Votes decide: an editor's or a grant's single answer is not a quorum, and a
+            # grant would answer every later request without one.
+            covered = None
+            request = without_always(request)
         if covered is not None and digest == covered:
             verdict.approval = "edit"  # the editor approved exactly what will run
             return verdict
@@ -62,10 +70,11 @@ def gate(
         pending = make_pending(
             call.with_params(frozen), plugin, request, digest, run.proposed, state.rewritten()
         )
-        stores_rows = interactive and getattr(ctx.approver, "stores_rows", False)
+        approver = ctx.team.approver(ctx.store) if voted and ctx.team is not None else ctx.approver
+        stores_rows = interactive and getattr(approver, "stores_rows", False)
         failed: Resolution | None = None
         if stores_rows:
-            pending, failed = record(ctx, pending, run.quiet)
+            pending, failed = record(ctx, pending, run.quiet, policy)
         ctx.emit(
             "approval.requested",
             *call_ids(call),
@@ -83,7 +92,7 @@ def gate(
             return pending
         if failed is not None:
             return apply(ctx, run, verdict, plugin, digest, pending.id, failed)
-        resolution = yield from ask(ctx.approver, pending, ctx.passthrough)
+        resolution = yield from ask(approver, pending, ctx.passthrough)
         if resolution.decision == "defer":
             return pending
         if stores_rows:
@@ -91,6 +100,8 @@ def gate(
             if closed is None:  # another call used this approval first: ask again
                 continue
             resolution = closed
+            if policy is not None:
+                emit_votes(ctx, call, plugin, pending.id)
         if resolution.decision != "edit":
             return apply(ctx, run, verdict, plugin, digest, pending.id, resolution)
         verdict, covered = yield from edit(ctx, run, pending, resolution)
@@ -103,8 +114,52 @@ _RECORDING = threading.Lock()
 proposed at the same moment otherwise both miss the other's row and store two approvals."""
 
 
+def without_always(request: ApprovalRequest) -> ApprovalRequest:
+    """``request`` without allow-always (a policy's votes decide each request afresh)."""
+    if "allow-always" not in request.allowed_decisions:
+        return request
+    kept = [d for d in request.allowed_decisions if d != "allow-always"]
+    return ApprovalRequest.model_validate(
+        {
+            "title": request.title,
+            "description": request.description,
+            "severity": request.severity,
+            "timeout_s": request.timeout_s,
+            "allowed_decisions": tuple(kept) or ("allow-once", "deny"),
+        }
+    )
+
+
+def emit_votes(ctx: Context, call: Any, plugin: str, approval_id: str) -> None:
+    """Each vote on the approval as an ``approval.vote`` event, in the order they were cast,
+    before the call's ``approval.resolved``. A store that cannot be read loses the events, not
+    the call (the votes stay in the store)."""
+    try:
+        votes = ctx.store.votes(approval_id)
+    except Exception:
+        return
+    for vote in votes:
+        ctx.emit(
+            "approval.vote",
+            *call_ids(call),
+            plugin,
+            {
+                "approval_id": approval_id,
+                "person": vote.person,
+                "vote": vote.decision,
+                "channel": vote.channel,
+                "digest": vote.digest,
+                "at": vote.at,
+                "reason": vote.reason,
+            },
+        )
+
+
 def record(
-    ctx: Context, pending: PendingApproval, quiet: list[dict[str, Any]]
+    ctx: Context,
+    pending: PendingApproval,
+    quiet: list[dict[str, Any]],
+    policy: dict[str, Any] | None = None,
 ) -> tuple[PendingApproval, Resolution | None]:
     """Put ``pending`` in the store before asking (the queue route waits there).
 
@@ -116,13 +171,19 @@ def record(
         with _RECORDING:
             reused = ctx.store.reusable(pending.digest, pending.plugin)
             if reused is not None:
+                waits = pending.expires_at if policy is not None else reused.expires_at
                 pending = replace(
                     pending,
                     id=reused.id,
                     short_id=reused.short_id,
-                    expires_at=max(pending.expires_at, reused.expires_at),
+                    expires_at=max(pending.expires_at, waits),
                 )
-            ctx.store.add(stored_from_pending(pending, expires_at=pending.expires_at, quiet=quiet))
+            until = stored_until(policy, pending.expires_at)
+            if reused is not None:
+                until = max(until, reused.expires_at)
+            ctx.store.add(
+                stored_from_pending(pending, expires_at=until, quiet=quiet, policy=policy)
+            )
     except Exception as exc:
         why = f"Approval unavailable (store: {type(exc).__name__}: {exc})"
         return pending, Resolution("deny", why)

@@ -24,9 +24,10 @@ from ..records._frozen import freeze_params
 from ..records._models import ToolCall
 from ..records._results import Outcome, PendingApproval
 from ..stores._contract import AmbiguousId, StoredApproval
-from ._gate import apply, edit, gate
+from ._gate import apply, edit, emit_votes, gate
 from ._pause import defer, pending_outcome, store_unavailable
 from ._resolve import TIMED_OUT, Resolution, ask, judge
+from ._team import needs_votes
 
 
 def refusal(reason: str, row: StoredApproval | None = None) -> Outcome:
@@ -162,6 +163,14 @@ def finish(
     refused = _already_resolved(row, decision)
     if refused is not None:
         return refused
+    if decision not in (None, "defer") and needs_votes(row.policy):
+        assert row.policy is not None
+        return refusal(
+            f"Approval {row.short_id} is decided by votes (policy {row.policy['name']}, quorum "
+            f"{row.policy['quorum']}): cast them with `toolhooks approvals vote`, the desk or "
+            "Slack, then resume it without a decision",
+            row,
+        )
     answered: Resolution | None = None
     if decision is None and row.state == "decided":
         decision, params, by, reason = row.decision, row.decided_params, row.decided_by, row.reason
@@ -184,6 +193,8 @@ def finish(
         verdict = decide_verdict(state, tool, execute, row.tool)
         if resolution is None:  # asked only of a pending row: never an expired one
             resolution = _recorded(row, answered, decision, params, by, reason)
+        if row.policy is not None:
+            emit_votes(ctx, state.call, row.plugin, row.id)
         if verdict.status == "go":
             applied = yield from _applied(ctx, run, row, spec, verdict, resolution)
             if isinstance(applied, Outcome):

@@ -88,6 +88,7 @@ class QueueApprover:
 
     stores_rows = True
     """The pipeline records the approval in the store before asking, and consumes it after."""
+    COMMAND = "approve {}"
 
     def __init__(
         self,
@@ -107,7 +108,7 @@ class QueueApprover:
         line = (
             f"toolhooks: approval {short} {what} ({printable(pending.request.title, keep='')}, "
             f"tool {printable(pending.call.name, keep='')}): "
-            f"toolhooks approvals approve {short}{self.flags}"
+            f"toolhooks approvals {self.COMMAND.format(short)}{self.flags}"
         )
         stream = self.stream if self.stream is not None else sys.stderr
         # stderr closed: the approval itself must still work
@@ -131,6 +132,36 @@ class QueueApprover:
         if row.state == "consumed":
             raise ApprovalUnavailable(f"approval {pending.short_id} was closed elsewhere")
         if row.state == "pending" and deferring:
+            return "defer"
+        raise TimedOut(pending.request.timeout_s)
+
+
+class TeamApprover(QueueApprover):
+    """Wait on the store for a policy's votes (``approvals._team``), whatever the route.
+
+    Returns before the request's own timeout: a kept approval (``on_expiry = "keep"``) that is
+    still pending then is deferred, not denied.
+    """
+
+    MARGIN_S = 0.5
+    COMMAND = "vote {} allow"
+
+    def __call__(self, pending: PendingApproval) -> ApprovalDecision | str:
+        if self.wait_s == 0:
+            self._say(pending, "deferred for votes")
+            return "defer"
+        remaining = pending.expires_at - time.time() - self.MARGIN_S
+        wait = remaining if self.wait_s is None else min(self.wait_s, remaining)
+        self._say(pending, "is waiting for votes")
+        row = self.store.wait(pending.id, max(0.0, wait))
+        if row is None:
+            raise ApprovalUnavailable(f"approval {pending.short_id} left the store")
+        if row.state in ("decided", "consumed") and row.decision is not None:
+            return ApprovalDecision(row.decision, row.reason, row.decided_by, row.decided_params)
+        if row.state == "consumed":
+            raise ApprovalUnavailable(f"approval {pending.short_id} was closed elsewhere")
+        keep = row.policy is not None and row.policy.get("on_expiry") == "keep"
+        if row.state == "pending" and (keep or wait < remaining):
             return "defer"
         raise TimedOut(pending.request.timeout_s)
 

@@ -56,6 +56,13 @@ def decide(
     params: dict[str, Any] | None = None,
 ) -> int:
     row = find(store, args.id)
+    if row.policy is not None and row.state == "pending":  # a team's: it is one person's vote
+        from ._approval_votes import vote
+
+        if decision == "allow-always":
+            raise Failed(f"approval {row.short_id} is decided by votes: allow it once")
+        chosen = {"allow-once": "allow", "deny": "deny", "edit": "edit"}[decision]
+        return vote(args, store, chosen, params)
     if row.state != "pending":
         raise Failed(_why_not(row))
     if decision not in row.allowed_decisions and decision != "deny":

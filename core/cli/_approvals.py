@@ -1,4 +1,4 @@
-"""``toolhooks approvals list | show | approve | deny | grants | revoke``: decide from a terminal.
+"""``toolhooks approvals list | show | approve | deny | vote | grants | revoke``: decide from a terminal.
 
 The commands work on the approval store the config selects, the same one the agent uses:
 ``[state] url`` (or ``$TOOLHOOKS_STATE_URL``): the shared Redis store; otherwise the queue
@@ -19,6 +19,7 @@ from ..stores._contract import STATES, ApprovalStore
 from ._approval_decisions import cmd_approve, cmd_deny, cmd_revoke
 from ._approval_store import Failed, open_store
 from ._approval_views import cmd_grants, cmd_list, cmd_show
+from ._approval_votes import cmd_vote
 from ._commands import help_of
 from ._common import add_config_option, print_json
 
@@ -62,6 +63,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     deny.add_argument("--reason", metavar="TEXT", help="told to the model with the denial")
     deny.set_defaults(func=_with_store(cmd_deny))
 
+    voting = commands.add_parser(
+        "vote", help="your vote on an approval a team policy governs (proven by OS user/token)"
+    )
+    voting.add_argument("id", metavar="ID", help="a short id or any unique prefix of the id")
+    voting.add_argument("decision", choices=("allow", "deny"), help="your vote")
+    voting.add_argument("--reason", metavar="TEXT", help="recorded with the vote")
+    voting.set_defaults(func=_with_store(cmd_vote))
+
     grants = commands.add_parser("grants", help="allow-always grants still in force")
     grants.set_defaults(func=_with_store(cmd_grants))
 
@@ -75,7 +84,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     for command in (approve, deny):
         command.add_argument("--by", metavar="NAME", help="who decided (default: your user name)")
-    for command in (listing, show, approve, deny, grants, revoke):
+    for command in (approve, deny, voting):
+        command.add_argument(
+            "--token-env",
+            metavar="NAME",
+            help="the variable holding your token, where your OS user is shared "
+            "(default: TOOLHOOKS_APPROVER_TOKEN)",
+        )
+    for command in (listing, show, approve, deny, voting, grants, revoke):
         command.add_argument("--json", action="store_true", help="print JSON")
         command.add_argument(
             "--db", metavar="PATH", help="the SQLite approvals file (default: [approvals] db)"

@@ -8,7 +8,9 @@ about as much to make as a small model (see ``plugins/result_budget/_defaults.py
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Literal
 
 PLUGINS_KEYS = ("only", "disable", "on_load_error", "lock", "on_unlocked")
 FRAMEWORK_KEYS = ("priority", "mode", "on_error", "timeout_s", "enabled", "tools")
@@ -43,6 +45,9 @@ class ApprovalsDefaults:
     wait_s: float | None = None
     defer_ttl_s: float = 86_400.0
     retention_s: float = 7 * 86_400.0
+    people: Mapping[str, Any] = MappingProxyType({})
+    policies: tuple[Any, ...] = ()
+    notify: Mapping[str, Any] = MappingProxyType({})
 
     def __reduce__(self) -> str:
         # The one instance, by name: a pickled or copied config runs on the same defaults (an

@@ -75,15 +75,24 @@ def locate(source: Path, path: tuple[str, ...]) -> int | None:
         return None
     table: tuple[str, ...] = ()
     header_line: int | None = None
+    arrays: dict[tuple[str, ...], int] = {}
+    enclosing: tuple[tuple[str, ...], int | None] = ((), None)
     for number, raw in enumerate(lines, 1):
         text = raw.strip()
         if text.startswith("["):
             table = _split_dotted(text.split("]")[0].lstrip("["))
+            if text.startswith("[["):  # the n-th table of an array is at index n: a[0].key
+                arrays[table] = arrays.get(table, -1) + 1
+                if table == path and header_line is None:
+                    header_line = number
+                table = (*table, str(arrays[table]))
             if table == path and header_line is None:
                 header_line = number
+            elif len(table) > len(enclosing[0]) and table == path[: len(table)]:
+                enclosing = (table, number)  # a missing key: the table it belongs in
             continue
         if "=" in text and not text.startswith("#"):
             full = table + _split_dotted(text.split("=", 1)[0])
             if len(full) <= len(path) and full == path[: len(full)]:
                 return number
-    return header_line
+    return header_line if header_line is not None else enclosing[1]

@@ -249,6 +249,10 @@ def _check_core_tables(loaded: LoadedConfig, data: Mapping[str, Any]) -> None:
             setattr(loaded, key, model.model_validate(data[key]))
         except ValidationError as exc:
             raise loaded.validation_error(exc, key, model=model) from None
+        if key == "approvals" and any(k in data[key] for k in ("people", "policies", "notify")):
+            from ._team import check_team
+
+            check_team(loaded)
 
 
 def _core_table_model(key: str) -> type[BaseModel]:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..stores._state import StateDefaults, check_url
 from ._defaults import ApprovalsDefaults, PluginsDefaults
+from ._team import Person, Policy, Target
 
 
 class _Strict(BaseModel):
@@ -52,6 +53,23 @@ class ApprovalsTable(_Strict):
     """How long a deferred approval waits to be resumed before it expires."""
     retention_s: float = Field(default=ApprovalsDefaults.retention_s, ge=0, allow_inf_nan=False)
     """How long decided and expired approvals are kept before they are purged."""
+    people: dict[str, Person] = Field(default_factory=dict)
+    """``[approvals.people.<name>]``: who may vote on a policy's approvals, and their proof."""
+    policies: list[Policy] = Field(default_factory=list)
+    """``[[approvals.policies]]``: the first whose ``plugins`` / ``rules`` / ``tools`` match a
+    request governs it (approvers, quorum, escalation, expiry); none: one person decides."""
+    notify: dict[str, Target] = Field(default_factory=dict)
+    """``[approvals.notify.<name>]``: webhook and Slack targets a policy's ``notify`` names."""
+
+    @field_validator("people")
+    @classmethod
+    def _person_names(cls, value: dict[str, Person]) -> dict[str, Person]:
+        import re
+
+        for name in value:
+            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}", name):
+                raise ValueError(f"person {name!r} is not a name (letters, digits, . _ @ -)")
+        return value
 
 
 class StateTable(BaseModel):

@@ -23,6 +23,7 @@ from ._verdict import Verdict
 
 if TYPE_CHECKING:  # the approvals layer sits above the stages; only its types are named here
     from ..approvals._resolve import Approver, Resolution
+    from ..approvals._team import Team
 
 PAUSED_LIMIT = 4096
 Execute = Callable[[dict[str, Any]], Any]
@@ -51,6 +52,8 @@ class Context:
     """Approval id -> the approver's answer ``Runtime.ask`` recorded, applied as it was given."""
     decided: OrderedDict[str, Run] = field(default_factory=OrderedDict)
     """Calls ``decide`` screened (allowed or blocked), waiting for their ``call``."""
+    team: Team | None = None
+    """``[approvals]``' people and policies (None: no policy, one person decides)."""
     emit: Emit = field(init=False)
     record: Record = field(init=False)
 

@@ -89,6 +89,10 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
             defer_ttl_s=self.config.approvals.defer_ttl_s,
         )
         self._context.shared_store = not isinstance(self._context.store, MemoryStore)
+        if self.config.approvals.policies:
+            from ..approvals._team import Team
+
+            self._context.team = Team(self.config)
         self.add_passthrough(*passthrough)
         # The config's plugin names are checked at first use (call, acall, visible_tools): a
         # plugin registered after construction may be the one a table names.

@@ -96,6 +96,9 @@ class StoredApproval:
     quiet: list[dict[str, Any]] = field(default_factory=list)
     """The handlers of the first screening that had no opinion: a resume in another process
     still lists them in the call's ``tool.injected``."""
+    policy: dict[str, Any] | None = None
+    """The team policy that governs this approval, as it was when asked (``approvals._team``):
+    who may vote, the quorum, escalation, expiry. None: one person decides."""
 
     @property
     def sender_id(self) -> str | None:
@@ -161,6 +164,7 @@ def stored_from_pending(
     *,
     expires_at: float,
     quiet: Iterable[Mapping[str, Any]] = (),
+    policy: dict[str, Any] | None = None,
 ) -> StoredApproval:
     """The row that records ``pending`` (deferred: its own, longer, deadline)."""
     call, request = pending.call, pending.request
@@ -193,6 +197,7 @@ def stored_from_pending(
         created_at=time.time(),
         expires_at=expires_at,
         quiet=[dict(entry) for entry in quiet],
+        policy=policy,
     )
 
 
@@ -238,6 +243,76 @@ def grant_matches(grant: Grant, plugin: str, tool: str, sender: str | None,
     if grant.plugin != plugin or grant.tool != tool or grant.sender != sender:
         return False
     return sender is not None or grant.session == session
+
+
+VoteName = Literal["allow", "deny", "edit"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Vote:
+    """One person's vote on one approval, bound to the digest of the params they saw."""
+
+    approval_id: str
+    person: str
+    decision: VoteName
+    digest: str
+    channel: str
+    """How they proved it was them: ``desk``, ``cli``, ``slack``, ``approver``."""
+    at: float
+    reason: str | None = None
+    params: dict[str, Any] | None = None
+    """An ``edit`` vote's params: the edited call is a new approval, voted on afresh."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tally:
+    """What a vote did: ``counted`` (new: not that person's second vote), ``decided`` (it made the
+    decision: a deny, an edit, or the allow that met the quorum), the row and all votes after it.
+    ``refused`` says why nothing changed (the approval is closed, or the vote is for other
+    params)."""
+
+    row: StoredApproval
+    votes: tuple[Vote, ...]
+    counted: bool = False
+    decided: bool = False
+    refused: str | None = None
+
+
+def votes_from_json(values: Iterable[str | bytes]) -> builtins.list[Vote]:
+    """Votes stored as JSON (SQLite, Redis), in the order they were cast."""
+    return sorted((Vote(**json.loads(v)) for v in values), key=lambda v: (v.at, v.person))
+
+
+def quorum_decision(votes: Iterable[Vote], quorum: int) -> tuple[str, str, str | None] | None:
+    """(decision, by, reason) once ``votes`` decide, else None: a deny or an edit decides at once,
+    allows when ``quorum`` distinct people cast one (by: their names, sorted)."""
+    allowed: builtins.list[str] = []
+    for vote in votes:
+        if vote.decision == "deny":
+            return "deny", vote.person, vote.reason
+        if vote.decision == "edit":
+            return "edit", vote.person, vote.reason
+        allowed.append(vote.person)
+    if len(set(allowed)) >= quorum:
+        return "allow-once", ", ".join(sorted(set(allowed))), None
+    return None
+
+
+def closed_reason(row: StoredApproval, vote: Vote) -> str | None:
+    """Why ``vote`` cannot count on ``row`` whatever else is true, or None."""
+    if row.digest != vote.digest:
+        return (
+            f"approval {row.short_id} is for other params (digest {row.digest[:12]}, the vote "
+            f"is for {vote.digest[:12]}): a vote counts only for exactly what its voter saw"
+        )
+    if row.state == "expired":
+        return f"approval {row.short_id} expired"
+    if row.state != "pending":
+        return f"approval {row.short_id} was already decided: {row.decision} by {row.decided_by}"
+    return None
 
 
 @runtime_checkable
@@ -292,6 +367,20 @@ class ApprovalStore(Protocol):
     def purge(self, now: float | None = None) -> int: ...
 
     def close(self) -> None: ...
+
+    def vote(self, vote: Vote, *, quorum: int) -> Tally | None:
+        """Record ``vote`` (one per person) and, in the same atomic step, decide the approval
+        when the votes do (``quorum_decision``); None: no such approval."""
+        ...
+
+    def votes(self, approval_id: str) -> builtins.list[Vote]:
+        """The votes on one approval, in the order they were cast."""
+        ...
+
+    def claim(self, key: str, ttl_s: float) -> bool:
+        """True for the first claim of ``key`` among every process sharing the store (for
+        ``ttl_s``): an escalation that fires once, a Slack request id seen once."""
+        ...
 
 
 def revoke_matches(grant: Grant, grant_id: str | None, plugin: str | None, tool: str | None,

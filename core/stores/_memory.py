@@ -16,9 +16,13 @@ from ._contract import (
     AmbiguousId,
     Grant,
     StoredApproval,
+    Tally,
+    Vote,
+    closed_reason,
     grant_matches,
     id_key,
     past_retention,
+    quorum_decision,
     revoke_matches,
 )
 
@@ -30,6 +34,8 @@ class MemoryStore:
         self.retention_s = retention_s
         self._rows: dict[str, StoredApproval] = {}
         self._grants: list[Grant] = []
+        self._votes: dict[str, dict[str, Vote]] = {}
+        self._claims: dict[str, float] = {}
         self._changed = threading.Condition()
 
     @property
@@ -191,7 +197,44 @@ class MemoryStore:
             ]
             for key in doomed:
                 del self._rows[key]
+                self._votes.pop(key, None)
             return len(doomed)
+
+    def vote(self, vote: Vote, *, quorum: int) -> Tally | None:
+        with self._changed:
+            row = self._rows.get(vote.approval_id)
+            if row is None:
+                return None
+            row = row.effective()
+            ballots = self._votes.setdefault(row.id, {})
+            refused = closed_reason(row, vote)
+            if refused is not None or vote.person in ballots:
+                cast = tuple(sorted(ballots.values(), key=lambda v: (v.at, v.person)))
+                return Tally(row=row, votes=cast, refused=refused)
+            ballots[vote.person] = vote
+            cast = tuple(sorted(ballots.values(), key=lambda v: (v.at, v.person)))
+            outcome = quorum_decision(cast, quorum)
+            if outcome is None:
+                return Tally(row=row, votes=cast, counted=True)
+            decision, by, reason = outcome
+            params = vote.params if decision == "edit" else None
+            decided = self.decide(row.id, decision, params=params, by=by, reason=reason)
+            assert decided is not None  # pending and unexpired, under the same lock
+            return Tally(row=decided, votes=cast, counted=True, decided=True)
+
+    def votes(self, approval_id: str) -> builtins.list[Vote]:
+        with self._changed:
+            ballots = self._votes.get(approval_id, {})
+            return sorted(ballots.values(), key=lambda v: (v.at, v.person))
+
+    def claim(self, key: str, ttl_s: float) -> bool:
+        now = time.monotonic()
+        with self._changed:
+            held = self._claims.get(key)
+            if held is not None and held > now:
+                return False
+            self._claims[key] = now + ttl_s
+            return True
 
     def close(self) -> None:
         return None

@@ -36,13 +36,17 @@ from ._contract import (
     AmbiguousId,
     Grant,
     StoredApproval,
+    Tally,
+    Vote,
+    closed_reason,
     grant_matches,
     grants_from_json,
     id_key,
     past_retention,
     revoke_matches,
+    votes_from_json,
 )
-from ._redis_scripts import ADD, CONSUME, DECIDE, GRANT
+from ._redis_scripts import ADD, CONSUME, DECIDE, GRANT, VOTE
 from ._state import SharedState
 
 MUTABLE = (
@@ -278,6 +282,53 @@ class RedisStore:
 
         return self.state.run("waiting for an approval", watch)  # type: ignore[no-any-return]
 
+    def vote(self, vote: Vote, *, quorum: int) -> Tally | None:
+        """One Lua script: check the row is open, record the vote once, decide if it decides."""
+        row = self._load(vote.approval_id)
+        if row is None:
+            return None
+        if row.digest != vote.digest:  # the row's digest never changes: no race to lose here
+            return Tally(
+                row=row.effective(),
+                votes=tuple(self.votes(row.id)),
+                refused=closed_reason(row.effective(), vote),
+            )
+        params = None if vote.params is None else thaw(freeze_params(vote.params))
+        code = self._run(
+            "casting a vote",
+            "vote",
+            VOTE,
+            [self._key("row", row.id), self._key("votes", row.id)],
+            [
+                repr(time.time()),
+                vote.person,
+                _dumps(vote.to_dict()),
+                quorum,
+                self._ttl_ms(max(row.expires_at, time.time())),
+                self._key("chan", row.id),
+                vote.decision,
+                _dumps(vote.reason),
+                _dumps(params),
+            ],
+        )
+        after = self._load(row.id)
+        if code == -1 or after is None:
+            return None
+        after = after.effective()
+        ballots = tuple(self.votes(row.id))
+        if code == 0:
+            refused = closed_reason(after, vote) or f"approval {row.short_id} is closed"
+            return Tally(row=after, votes=ballots, refused=refused)
+        return Tally(row=after, votes=ballots, counted=code in (1, 3), decided=code == 3)
+
+    def votes(self, approval_id: str) -> builtins.list[Vote]:
+        key = self._key("votes", approval_id)
+        return votes_from_json(self.state.run("reading votes", lambda c: c.hvals(key)))
+
+    def claim(self, key: str, ttl_s: float) -> bool:
+        name = self._key("claim", hashlib.sha256(key.encode()).hexdigest()[:32])
+        return bool(self.state.run("claiming", lambda c: c.set(name, b"1", nx=True, px=_ms(ttl_s))))
+
     def grant(
         self, *, plugin: str, tool: str, sender: str | None, session: str | None, by: str | None
     ) -> None:
@@ -339,6 +390,7 @@ class RedisStore:
             pipe = client.pipeline(transaction=False)
             for row in doomed:
                 pipe.delete(self._key("row", row.id))
+                pipe.delete(self._key("votes", row.id))
                 pipe.zrem(self._key("call", row.call_id), row.id)
                 pipe.zrem(self._key("digest", row.digest), row.id)
             for approval_id in [*gone, *(r.id for r in doomed)]:

@@ -53,3 +53,31 @@ if redis.call('SET', KEYS[2], ARGV[1], 'NX') then
 end
 return 0
 """
+
+# KEYS: row, votes hash. ARGV: now, person, vote JSON, quorum, ttl ms, channel, the vote's
+# decision, reason JSON, params JSON. A pending row only ever holds allow votes (a deny or an edit
+# decides it), so only this vote can be a deny or an edit. Returns -1: no row; 0: closed;
+# 2: this person voted already; 1: counted; 3: counted and decided.
+VOTE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HGET', KEYS[1], 'state') ~= '"pending"' then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'expires_at')) <= tonumber(ARGV[1]) then return 0 end
+if redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3]) == 0 then return 2 end
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+local decision, by, reason, params = nil, cjson.encode(ARGV[2]), ARGV[8], 'null'
+if ARGV[7] == 'deny' then
+  decision = '"deny"'
+elseif ARGV[7] == 'edit' then
+  decision, params = '"edit"', ARGV[9]
+else
+  local names = redis.call('HKEYS', KEYS[2])
+  if #names < tonumber(ARGV[4]) then return 1 end
+  table.sort(names)
+  decision, by, reason = '"allow-once"', cjson.encode(table.concat(names, ', ')), 'null'
+end
+redis.call('HSET', KEYS[1], 'state', '"decided"', 'decision', decision, 'decided_params', params,
+  'decided_by', by, 'decided_at', ARGV[1], 'reason', reason)
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PUBLISH', ARGV[6], 'decided')
+return 3
+"""

@@ -28,11 +28,16 @@ from ._contract import (
     AmbiguousId,
     Grant,
     StoredApproval,
+    Tally,
+    Vote,
+    closed_reason,
     grant_matches,
     grants_from_json,
     id_key,
     past_retention,
+    quorum_decision,
     revoke_matches,
+    votes_from_json,
 )
 from ._sqlite_file import SQLiteFile, write
 
@@ -235,6 +240,75 @@ class SQLiteStore(SQLiteFile):
             until_expiry = max(0.01, row.expires_at - time.time())
             time.sleep(min(self.poll_interval_s, remaining, until_expiry))
 
+    # -- votes and claims ------------------------------------------------------------------------
+
+    @staticmethod
+    def _ballots(conn: sqlite3.Connection, approval_id: str) -> tuple[Vote, ...]:
+        found = conn.execute(
+            "SELECT vote FROM approval_vote WHERE approval_id = ?", (approval_id,)
+        ).fetchall()
+        return tuple(votes_from_json(value for (value,) in found))
+
+    def vote(self, vote: Vote, *, quorum: int) -> Tally | None:
+        """One ``BEGIN IMMEDIATE`` transaction: read, record, decide; no other writer between."""
+
+        def cast(conn: sqlite3.Connection) -> Tally | None:
+            with write(conn):
+                row = self._load(conn, vote.approval_id)
+                if row is None:
+                    return None
+                row = row.effective()
+                refused = closed_reason(row, vote)
+                counted = refused is None and (
+                    conn.execute(
+                        "INSERT OR IGNORE INTO approval_vote (approval_id, person, vote)"
+                        " VALUES (?, ?, ?)",
+                        (row.id, vote.person, _dumps(vote.to_dict())),
+                    ).rowcount
+                    == 1
+                )
+                ballots = self._ballots(conn, row.id)
+                outcome = quorum_decision(ballots, quorum) if counted else None
+                if outcome is None:
+                    return Tally(row=row, votes=ballots, counted=counted, refused=refused)
+                decision, by, reason = outcome
+                params = vote.params if decision == "edit" else None
+                conn.execute(
+                    "UPDATE approval SET state = 'decided', decision = ?, decided_params = ?,"
+                    " decided_by = ?, decided_at = ?, reason = ? WHERE id = ?",
+                    (
+                        decision,
+                        None if params is None else _dumps(thaw(freeze_params(params))),
+                        by,
+                        time.time(),
+                        reason,
+                        row.id,
+                    ),
+                )
+                decided = self._load(conn, row.id)
+                assert decided is not None
+                return Tally(row=decided, votes=ballots, counted=True, decided=True)
+
+        return self._do("casting a vote", cast)
+
+    def votes(self, approval_id: str) -> builtins.list[Vote]:
+        return list(self._do("reading votes", lambda conn: self._ballots(conn, approval_id)))
+
+    def claim(self, key: str, ttl_s: float) -> bool:
+        def take(conn: sqlite3.Connection) -> bool:
+            now = time.time()
+            with write(conn):
+                conn.execute("DELETE FROM claim WHERE key = ? AND until <= ?", (key, now))
+                return (
+                    conn.execute(
+                        "INSERT OR IGNORE INTO claim (key, until) VALUES (?, ?)",
+                        (key, now + ttl_s),
+                    ).rowcount
+                    == 1
+                )
+
+        return bool(self._do("claiming", take))
+
     # -- grants ----------------------------------------------------------------------------------
 
     def grant(
@@ -304,6 +378,8 @@ class SQLiteStore(SQLiteFile):
                 doomed = [r.id for r in rows if past_retention(r, moment, self.retention_s)]
                 for approval_id in doomed:
                     conn.execute("DELETE FROM approval WHERE id = ?", (approval_id,))
+                    conn.execute("DELETE FROM approval_vote WHERE approval_id = ?", (approval_id,))
+                conn.execute("DELETE FROM claim WHERE until <= ?", (moment,))
                 return len(doomed)
 
         return self._do("purging approvals", delete)

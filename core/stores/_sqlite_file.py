@@ -48,6 +48,16 @@ CREATE TABLE IF NOT EXISTS grant_ (
     scope TEXT NOT NULL UNIQUE,
     grant_ TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS approval_vote (
+    approval_id TEXT NOT NULL,
+    person TEXT NOT NULL,
+    vote TEXT NOT NULL,
+    PRIMARY KEY (approval_id, person)
+);
+CREATE TABLE IF NOT EXISTS claim (
+    key TEXT PRIMARY KEY,
+    until REAL NOT NULL
+);
 """
 
 

@@ -83,3 +83,39 @@ def make(toolhooks_make_runtime):
         return rt, recorder, ran
 
     return build
+
+
+REDIS_URL = __import__("os").environ.get("TOOLHOOKS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def _redis_reachable(url: str) -> bool:
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except redis.RedisError:
+        return False
+
+
+@pytest.fixture
+def state_table():
+    """A ``[state]`` table on the real Redis with this test's own key prefix, removed after."""
+    import uuid
+
+    import redis
+    from toolhooks.testing import require
+
+    require(_redis_reachable(REDIS_URL), f"no Redis server at {REDIS_URL}")
+    prefix = f"toolhooks-test-{uuid.uuid4().hex[:12]}"
+    yield {"url": REDIS_URL, "key_prefix": prefix}
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
