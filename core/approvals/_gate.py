@@ -18,8 +18,9 @@ from ..pipeline._screen import rescreen
 from ..pipeline._state import CallState, call_ids
 from ..pipeline._verdict import CORE, Verdict
 from ..records._frozen import freeze_params, params_digest, thaw
+from ..records._models import ToolCall
 from ..records._results import ApprovalRequest, PendingApproval
-from ..stores._contract import stored_from_pending
+from ..stores._contract import StoredApproval, stored_from_pending
 from ._resolve import Resolution, ask, make_pending
 from ._team import needs_votes, stored_until
 
@@ -52,13 +53,9 @@ def gate(
         frozen = freeze_params(verdict.params)
         sender_id = _sender(state)
         digest = params_digest(call.name, frozen, sender_id, call.session_id)
-        policy = None if ctx.team is None else ctx.team.snapshot(plugin, call, request)
-        voted = needs_votes(policy)
-        if voted:
-            # Votes decide: an editor's or a grant's single answer is not a quorum, and a
-            # grant would answer every later request without one.
-            covered = None
-            request = without_always(request)
+        policy, request, approver = _team(ctx, plugin, call, request)
+        if policy is not None and approver is not ctx.approver:
+            covered = None  # votes decide: an editor's single answer is not a quorum
         if covered is not None and digest == covered:
             verdict.approval = "edit"  # the editor approved exactly what will run
             return verdict
@@ -70,7 +67,6 @@ def gate(
         pending = make_pending(
             call.with_params(frozen), plugin, request, digest, run.proposed, state.rewritten()
         )
-        approver = ctx.team.approver(ctx.store) if voted and ctx.team is not None else ctx.approver
         stores_rows = interactive and getattr(approver, "stores_rows", False)
         failed: Resolution | None = None
         if stores_rows:
@@ -100,8 +96,7 @@ def gate(
             if closed is None:  # another call used this approval first: ask again
                 continue
             resolution = closed
-            if policy is not None:
-                emit_votes(ctx, call, plugin, pending.id)
+            emit_votes(ctx, call, pending if policy is not None else None)
         if resolution.decision != "edit":
             return apply(ctx, run, verdict, plugin, digest, pending.id, resolution)
         verdict, covered = yield from edit(ctx, run, pending, resolution)
@@ -112,6 +107,20 @@ def gate(
 _RECORDING = threading.Lock()
 """Makes find-or-add of a stored approval one step for the threads of this process: twin calls
 proposed at the same moment otherwise both miss the other's row and store two approvals."""
+
+
+def _team(
+    ctx: Context, plugin: str, call: ToolCall, request: ApprovalRequest
+) -> tuple[dict[str, Any] | None, ApprovalRequest, Any]:
+    """The team policy governing the request (None: one person decides), the request as it is
+    asked, and who is asked: under a policy that needs votes, the store waits for them, and
+    allow-always is not offered (a grant would answer every later request without a quorum)."""
+    if ctx.team is None:
+        return None, request, ctx.approver
+    policy = ctx.team.snapshot(plugin, call, request)
+    if not needs_votes(policy):
+        return policy, request, ctx.approver
+    return policy, without_always(request), ctx.team.approver(ctx.store)
 
 
 def without_always(request: ApprovalRequest) -> ApprovalRequest:
@@ -130,10 +139,13 @@ def without_always(request: ApprovalRequest) -> ApprovalRequest:
     )
 
 
-def emit_votes(ctx: Context, call: Any, plugin: str, approval_id: str) -> None:
-    """Each vote on the approval as an ``approval.vote`` event, in the order they were cast,
-    before the call's ``approval.resolved``. A store that cannot be read loses the events, not
-    the call (the votes stay in the store)."""
+def emit_votes(ctx: Context, call: Any, approval: PendingApproval | StoredApproval | None) -> None:
+    """Each vote on a team's approval (None: not one) as an ``approval.vote`` event, in the
+    order they were cast, before the call's ``approval.resolved``. A store that cannot be read
+    loses the events, not the call (the votes stay in the store)."""
+    if approval is None or (isinstance(approval, StoredApproval) and approval.policy is None):
+        return
+    plugin, approval_id = approval.plugin, approval.id
     try:
         votes = ctx.store.votes(approval_id)
     except Exception:

@@ -163,14 +163,6 @@ def finish(
     refused = _already_resolved(row, decision)
     if refused is not None:
         return refused
-    if decision not in (None, "defer") and needs_votes(row.policy):
-        assert row.policy is not None
-        return refusal(
-            f"Approval {row.short_id} is decided by votes (policy {row.policy['name']}, quorum "
-            f"{row.policy['quorum']}): cast them with `toolhooks approvals vote`, the desk or "
-            "Slack, then resume it without a decision",
-            row,
-        )
     answered: Resolution | None = None
     if decision is None and row.state == "decided":
         decision, params, by, reason = row.decision, row.decided_params, row.decided_by, row.reason
@@ -193,8 +185,7 @@ def finish(
         verdict = decide_verdict(state, tool, execute, row.tool)
         if resolution is None:  # asked only of a pending row: never an expired one
             resolution = _recorded(row, answered, decision, params, by, reason)
-        if row.policy is not None:
-            emit_votes(ctx, state.call, row.plugin, row.id)
+        emit_votes(ctx, state.call, row)
         if verdict.status == "go":
             applied = yield from _applied(ctx, run, row, spec, verdict, resolution)
             if isinstance(applied, Outcome):
@@ -212,7 +203,16 @@ def finish(
 
 
 def _already_resolved(row: StoredApproval, decision: str | None) -> Outcome | None:
-    """The refusal of a resume that comes too late: consumed, or decided otherwise."""
+    """The refusal of a resume that comes too late (consumed, or decided otherwise), or that
+    gives a decision the policy's votes make."""
+    if decision not in (None, "defer") and needs_votes(row.policy):
+        assert row.policy is not None
+        return refusal(
+            f"Approval {row.short_id} is decided by votes (policy {row.policy['name']}, quorum "
+            f"{row.policy['quorum']}): cast them with `toolhooks approvals vote`, the desk or "
+            "Slack, then resume it without a decision",
+            row,
+        )
     if row.state == "consumed":
         return refusal(f"Approval {row.short_id} was already resolved", row)
     if decision is not None and row.state == "decided" and decision != row.decision:
