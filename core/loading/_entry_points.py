@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 ENTRY_POINT_GROUP = "toolhooks"
 AUTOLOAD_ENV = "TOOLHOOKS_DISABLE_PLUGIN_AUTOLOAD"
-OPT_IN_BUILTINS = frozenset({"otel"})
+OPT_IN_BUILTINS = frozenset({"otel", "scanners"})
 """Built-ins that stay off until their ``[plugins.<name>]`` table exists (or ``only`` names them)."""
 OFF_WITHOUT_TABLE = {"rules": "rules"}
 OFF_UNTIL_CONFIGURED = "off_until_configured"
