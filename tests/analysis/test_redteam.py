@@ -1,6 +1,6 @@
 """Round 4 red team (issues #32, #34): what got past the analysis and is fixed (each test fails
 without its fix), and hostile inputs that must neither crash nor hang it. The whole list of
-attempts, through ``rt.decide``, is tests/plugins/rules/redteam.txt. Listed in RELIABILITY.md."""
+attempts, through ``rt.decide``, is tests/plugins/rules/redteam.toml. Listed in RELIABILITY.md."""
 
 from __future__ import annotations
 

@@ -4,12 +4,20 @@ files the how-to includes)."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from toolhooks.plugins import rules
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 ROOT = Path(__file__).resolve().parents[3]
+HERE = Path(__file__).resolve().parent
 HOWTO = ROOT / "docs" / "how-to" / "write-rules.md"
 
 
@@ -24,6 +32,16 @@ def howto_case_file() -> str:
 def starter_policy(name: str = "deny-list") -> str:
     """A starter policy as the package ships it (and the how-to includes it)."""
     return rules.starter_policy(name)
+
+
+def load_corpus(name: str) -> list[dict[str, Any]]:
+    """The cases of corpus file ``name`` (``corpus.toml``, ``redteam.toml``): a TOML array
+    ``case`` of tables, as tests/analysis/corpus.toml; each has ``expect`` and a ``script``."""
+    cases = tomllib.loads((HERE / name).read_text(encoding="utf-8"))["case"]
+    for number, case in enumerate(cases):
+        assert isinstance(case.get("expect"), str), f"{name}: case {number}: {case!r}"
+        assert isinstance(case.get("script"), str), f"{name}: case {number}: {case!r}"
+    return list(cases)
 
 
 def make_project(tmp: Path) -> tuple[Path, Path]:

@@ -1,38 +1,30 @@
-"""Issue #34's corpus: every command of corpus.txt through ``rt.decide`` under the how-to's
+"""Issue #34's corpus: every command of corpus.toml through ``rt.decide`` under the deny-list
 starter policy, with zero bypasses (a dangerous command allowed, or asked where it must be
 denied) and zero false blocks (a benign one denied or asked)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from toolhooks import Runtime
 from toolhooks.testing import load_cases, run_case
 
-from .conftest import howto_case_file
+from .conftest import howto_case_file, load_corpus
 
-CORPUS = Path(__file__).with_name("corpus.txt")
 STATUS = {"allowed": "allow", "pending": "ask", "blocked": "deny"}
 
 
 def corpus() -> list[tuple[int, str, str]]:
     entries = []
-    for number, line in enumerate(CORPUS.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        expect, _, command = line.partition(" ")
-        command = command.strip()
-        if command.startswith("json:"):
-            command = json.loads(command[5:])
-        assert expect in STATUS.values(), f"corpus.txt:{number}: {line!r}"
-        entries.append((number, expect, command))
+    for number, case in enumerate(load_corpus("corpus.toml")):
+        assert case["expect"] in STATUS.values(), f"corpus.toml: case {number}: {case!r}"
+        entries.append((number, case["expect"], case["script"]))
     return entries
 
 
 def test_the_corpus_is_big_enough_and_covers_each_decision():
     entries = corpus()
-    assert len(entries) >= 150
+    assert len(entries) >= 265  # as many as corpus.txt held before it became corpus.toml
     for decision in ("allow", "ask", "deny"):
         assert sum(1 for _, expect, _ in entries if expect == decision) >= 10, decision
 
@@ -47,7 +39,7 @@ def test_every_command_gets_its_decision(starter: Path):
             if got != expect:
                 kind = "bypass" if _rank(got) < _rank(expect) else "false block"
                 wrong.append(
-                    f"corpus.txt:{number}: {kind}: {command!r}: {expect} expected, "
+                    f"corpus.toml: case {number}: {kind}: {command!r}: {expect} expected, "
                     f"got {got} ({decision.reason})"
                 )
     finally:

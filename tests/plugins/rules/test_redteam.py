@@ -1,19 +1,16 @@
 """Round 4 red team (issues #32, #34): every attempt to get a command the starter policy denies
-past ``rt.decide`` (redteam.txt), the read tool, the argv-list (Codex ``shell``) form and web
+past ``rt.decide`` (redteam.toml), the read tool, the argv-list (Codex ``shell``) form and web
 fetches; and benign look-alikes that must still run. Listed in RELIABILITY.md."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from toolhooks import Runtime
 
-from .conftest import make_project, starter_policy
+from .conftest import load_corpus, make_project, starter_policy
 
-ATTEMPTS = Path(__file__).with_name("redteam.txt")
 STATUS = {"allowed": "allow", "pending": "ask", "blocked": "deny"}
 OPEN = {
     "inline": "inline programs of interpreters and editors (python -c, perl -e, awk system(), "
@@ -32,19 +29,14 @@ OPEN = {
 
 
 def attempts() -> Iterator[object]:
-    for number, line in enumerate(ATTEMPTS.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        expect, _, command = line.partition(" ")
-        command = command.strip()
-        if command.startswith("json:"):
-            command = json.loads(command[5:])
+    for number, case in enumerate(load_corpus("redteam.toml")):
+        expect, command = case["expect"], case["script"]
         marks = []
         if expect.startswith("open:"):
             marks.append(pytest.mark.xfail(strict=True, reason=OPEN[expect[5:]]))
         else:
             assert expect in ("deny", "safe", "allow", "harmless"), (
-                f"redteam.txt:{number}: {line!r}"
+                f"redteam.toml: case {number}: {case!r}"
             )
         yield pytest.param(expect, command, id=f"{number}: {command[:60]!r}", marks=marks)
 
@@ -86,7 +78,7 @@ def test_the_attempt_gets_the_safe_decision(rt: Runtime, expect: str, command: s
 
 def test_the_attempts_are_many_and_cover_each_outcome():
     kinds = [p.values[0] for p in attempts()]  # type: ignore[attr-defined]
-    assert len(kinds) >= 1000
+    assert len(kinds) >= 1013  # as many as redteam.txt held before it became redteam.toml
     for kind in ("deny", "safe", "allow", "harmless"):
         assert kinds.count(kind) >= 30, kind
 
