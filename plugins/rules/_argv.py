@@ -34,11 +34,13 @@ def either(a: Tri, b: Tri) -> Tri:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Found:
-    """A condition's verdict on one subject and the item that decided it (for the reason)."""
+    """A condition's answer on one subject and the item that decided it (for the reason)."""
 
     value: Tri
     item: str | None = None
     kind: str = ""
+    items: tuple[str, ...] = ()
+    """Every item that matched, when asked for (the items an unless table is read over)."""
 
 
 NO: Final = Found(value=False)
@@ -70,7 +72,7 @@ class Prefix:
         )
 
     def match(self, program: str | None, argv: Sequence[Any]) -> tuple[Tri, int]:
-        """(verdict, index in argv just after the prefix)."""
+        """(whether it holds, index in argv just after the prefix)."""
         first = self.words[0]
         if program is None:
             return None, 1

@@ -18,6 +18,7 @@ import shlex
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import unquote
 
 from toolhooks.analysis import (
     analyse_argv,
@@ -38,6 +39,8 @@ TOOL_ALIASES: Final = {"bash": "exec", "apply-patch": "apply_patch"}
 EXEC_TOOLS: Final = frozenset({"exec"})
 """toolhooks' exec tool (every bridge maps its agent's shell tool to it; ``bash`` is an alias)."""
 PATCH_TOOLS: Final = frozenset({"apply_patch"})
+FILE_TOOLS: Final = frozenset({"read", "write", "edit", "apply_patch"})
+"""toolhooks' file tools (``group:fs``): a ``file://`` URL in any of their params is a path."""
 PATCH_PROGRAMS: Final = frozenset({"apply_patch", "applypatch"})
 """Codex's patch tool as a program its shell runs (``apply_patch "*** Begin Patch ..."``)."""
 COMMAND_PARAMS: Final = ("command", "cmd", "commands", "argv", "script")
@@ -203,18 +206,31 @@ def strings(value: Any, budget: list[int]) -> Iterator[str]:
 def path_values(
     params: Mapping[str, Any], spec_paths: frozenset[str], budget: list[int]
 ) -> Iterator[str]:
-    """The values of path params, nested tables and lists included."""
+    """The values of path params, in nested tables and lists at any depth."""
     for name, value in params.items():
         if name in PATH_PARAMS or name in spec_paths:
             yield from strings(value, budget)
         elif isinstance(value, (str, int, float)) or value is None:
             continue  # the usual param: no ABC check
-        elif isinstance(value, Mapping):
-            yield from path_values(value, spec_paths, budget)
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, Mapping):
-                    yield from path_values(item, spec_paths, budget)
+        else:
+            yield from _nested_paths(value, spec_paths, budget)
+
+
+def _nested_paths(value: Any, spec_paths: frozenset[str], budget: list[int]) -> Iterator[str]:
+    if isinstance(value, Mapping):
+        yield from path_values(value, spec_paths, budget)
+    elif isinstance(value, (list, tuple)):
+        for item in value:  # a list of lists of tables: `{"ops": [[{"path": ".env"}]]}`
+            yield from _nested_paths(item, spec_paths, budget)
+
+
+def file_url_path(text: str) -> str | None:
+    """The path a ``file://`` URL names (``file:///p``, ``file://localhost/p``, %-escapes
+    decoded), as the shell analysis reads one; None for any other text."""
+    if text[:7].lower() != "file://":
+        return None
+    rest = unquote(text[7:])
+    return rest[rest.find("/") :] if "/" in rest else ""
 
 
 def spec_path_params(spec: Any) -> frozenset[str]:
@@ -349,10 +365,16 @@ def _param_paths(
     if tool in PATCH_TOOLS:
         for text in strings(params, budget):
             named += patch_files(text)
+    if named or tool in FILE_TOOLS:
+        # A file tool reads a file:// URL in any of its params as the file (a `uri` param, a
+        # list of sources); its path params' URLs are read as paths below.
+        named += [text for text in strings(params, budget) if text[:7].lower() == "file://"]
     paths: list[str] = []
     if named:
         cwd = call_cwd(params, project)
         for value in dict.fromkeys(named):
+            url = file_url_path(value)
+            value = value if url is None else url
             if value:  # a NUL is cut where a C library would cut it (normalise_path)
                 paths += normalise_path(value, cwd=cwd, home=home)
     return paths

@@ -65,7 +65,8 @@ class Conditions(BaseModel):
         | None
     ) = None
     """Param name (dotted for nested) -> glob or list of globs, matched on that param alone (a
-    list param matches when an element does)."""
+    list param matches when an element does; a list on the way is each of its elements:
+    ``to.iban`` is every recipient's iban)."""
     session: Annotated[list[Label], Field(min_length=1)] | None = None
     """Labels: holds when the session carries one of them (a labelled call ran before)."""
     from_: FromTable | None = Field(default=None, alias="from")
@@ -126,7 +127,8 @@ class RuleConfig(Conditions):
     added."""
     unless: Conditions | None = None
     """The rule does not apply when all of these hold; for args, paths and hosts every item
-    must match (and there must be one)."""
+    must match (and there must be one). Paths (hosts) the rule names too are read over those
+    that made the rule hold, not over all of the call's."""
     match: list[Text | dict[str, Any]] = Field(default_factory=list)
     """Examples the rule must match, checked when the config loads: a string is an exec
     command, a table a call's params."""

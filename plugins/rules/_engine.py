@@ -1,4 +1,5 @@
-"""The rule set: which rules a tool's calls meet, and one call's verdict with its reasons.
+"""The rule set: which rules a tool's calls meet, one evaluation of a rule on a subject
+(``evaluate``), and the two routes through it: ``decide`` (the hook) and ``explain``.
 
 Across all matching rules and all the commands of a script the strictest decision wins (deny >
 ask > allow); among equals the first in config order (then the first command) names the reason.
@@ -12,14 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ._argv import Found, Tri, both
+from ._argv import Tri, both
 from ._calls import EXEC_TOOLS, CallFacts, Subject, call_facts, canonical_tool
 from ._defaults import STRICTNESS, DecisionName
 from ._history import HistoryView, unless_gate
-from ._records import Chosen, Hit, Rule, RuleTrace, Verdict, chosen
+from ._records import NO_MATCH, Chosen, Evaluation, Hit, Rule, RuleTrace, Ruling, chosen
 from ._tools import names_nothing, selects
 
-NO_VERDICT: Final = Verdict(decision=None, hit=None)
+NO_RULING: Final = Ruling(decision=None, hit=None)
 CACHE_SIZE: Final = 4096
 
 
@@ -54,23 +55,24 @@ class RuleSet:
         params: Mapping[str, Any],
         spec: Any = None,
         *,
-        trace: bool = False,
         rules: Chosen | None = None,
         history: HistoryView | None = None,
-    ) -> Verdict:
-        """The call's verdict; ``history`` answers ``session`` / ``from`` conditions (without
-        one, as in the config's own examples, they hold)."""
+    ) -> Ruling:
+        """The call's ruling; ``history`` answers ``session`` / ``from`` conditions (without
+        one, as in the config's own examples, they hold). Skips what cannot change it: a call
+        naming nothing a rule could hold on, the paths and hosts no rule reads, the rules whose
+        program is another (``explain`` looks at everything and must agree)."""
         picked = self.for_tool(tool_name) if rules is None else rules
         if not picked.rules:
-            return NO_VERDICT
+            return NO_RULING
         # No command, path or host to match: only a rule on params alone can hold, and one
         # that holds takes the whole way below (its unless, its reason).
         if (
-            not (trace or picked.need_hosts or picked.has_history)
+            not (picked.need_hosts or picked.has_history)
             and names_nothing(tool_name, params, spec, picked)
             and not any(r.when.params_hold(params) for r in picked.params_only)
         ):
-            return NO_VERDICT
+            return NO_RULING
         facts = call_facts(
             canonical_tool(tool_name),
             params,
@@ -80,18 +82,44 @@ class RuleSet:
             need_paths=picked.need_paths,
             need_hosts=picked.need_hosts,
         )
-        if not facts.exec_call and not trace and not picked.has_params and not picked.has_history:
+        if not facts.exec_call and not picked.has_params and not picked.has_history:
             subject = facts.subjects[0]
             if not subject.paths and not subject.hosts and not subject.unknown:
-                return Verdict(decision=None, hit=None, facts=facts)  # nothing a rule could hold on
-        traces: list[RuleTrace] = []
-        hits = self._hits(tool_name, params, facts, picked, traces, trace, history)
-        if not hits:
-            return Verdict(decision=None, hit=None, facts=facts, traces=tuple(traces))
-        top = max(hits, key=lambda h: STRICTNESS[h.decision])  # first of the strictest
-        return Verdict(
-            decision=top.decision, hit=top, hits=tuple(hits), facts=facts, traces=tuple(traces)
+                return Ruling(decision=None, hit=None, facts=facts)  # nothing a rule could hold on
+        return self._ruling(self._hits(tool_name, params, facts, picked, history, None), facts, ())
+
+    def explain(
+        self,
+        tool_name: str,
+        params: Mapping[str, Any],
+        spec: Any = None,
+        *,
+        history: HistoryView | None = None,
+    ) -> Ruling:
+        """``decide``'s ruling with every rule's verdict on every subject (``traces``), and the
+        call's paths and hosts found whether a rule needs them or not."""
+        picked = self.for_tool(tool_name)
+        facts = call_facts(
+            canonical_tool(tool_name),
+            params,
+            spec,
+            project=self.project,
+            home=self.home,
+            need_paths=True,
+            need_hosts=True,
         )
+        if not picked.rules:
+            return Ruling(decision=None, hit=None, facts=facts)
+        traces: list[RuleTrace] = []
+        hits = self._hits(tool_name, params, facts, picked, history, traces)
+        return self._ruling(hits, facts, tuple(traces))
+
+    @staticmethod
+    def _ruling(hits: list[Hit], facts: CallFacts, traces: tuple[RuleTrace, ...]) -> Ruling:
+        if not hits:
+            return Ruling(decision=None, hit=None, facts=facts, traces=traces)
+        top = max(hits, key=lambda h: STRICTNESS[h.decision])  # first of the strictest
+        return Ruling(decision=top.decision, hit=top, hits=tuple(hits), facts=facts, traces=traces)
 
     def _hits(
         self,
@@ -99,12 +127,13 @@ class RuleSet:
         params: Mapping[str, Any],
         facts: CallFacts,
         rules: Chosen,
-        traces: list[RuleTrace],
-        trace: bool,
         history: HistoryView | None,
+        traces: list[RuleTrace] | None,
     ) -> list[Hit]:
         """Every decision the call's subjects got: the script's opacity, each rule that holds
-        (or may), and ``unmatched`` for a command no rule matched."""
+        (or may), and ``unmatched`` for a command no rule matched. With ``traces``, every rule
+        is evaluated on every subject and its verdict kept (the program index only skips rules
+        that would not hold)."""
         hits: list[Hit] = []
         if facts.opaque is not None:
             hits.append(
@@ -117,11 +146,13 @@ class RuleSet:
                 )
             )
         for subject in facts.subjects:
-            own = [
-                h
-                for r in (rules.rules if trace else _candidates(rules, subject))
-                if (h := self._apply(r, subject, params, traces, trace, history))
-            ]
+            own: list[Hit] = []
+            for rule in rules.rules if traces is not None else _candidates(rules, subject):
+                found = evaluate(rule, subject, params, history)
+                if traces is not None:
+                    traces.append(_trace(rule, subject, found))
+                if found.holds is not False:
+                    own.append(self._hit(rule, subject, found))
             if not own and facts.exec_call:
                 own.append(
                     Hit(
@@ -135,45 +166,9 @@ class RuleSet:
             hits += own
         return hits
 
-    def _apply(
-        self,
-        rule: Rule,
-        subject: Subject,
-        params: Mapping[str, Any],
-        traces: list[RuleTrace],
-        trace: bool,
-        history: HistoryView | None = None,
-    ) -> Hit | None:
-        prefix = rule.when.prefix
-        if prefix is not None and not trace:
-            # Most rules name another program: ruled out before any condition is looked at.
-            command = subject.command
-            if command is None or (
-                command.program is not None and not prefix.first(command.program)
-            ):
-                return None
-        verdict, found = rule.when.holds(subject, params)
-        if verdict is not False and rule.history is not None and history is not None:
-            past = history.check(rule.history)
-            verdict = both(verdict, past.value)
-            found = [*found, past]
-        missed: Found | None = None
-        excepted = False
-        gate = unless_gate(rule.unless_history, history, verdict)
-        if verdict is not False and rule.unless is not None and gate is not False:
-            exception, missed = rule.unless.every(subject, params)
-            exception = both(exception, gate)
-            if exception is True:
-                excepted = True
-                verdict = False
-            elif exception is None:
-                verdict = None
-        if trace:
-            traces.append(_trace(rule, subject, verdict, found, missed, excepted))
-        if verdict is False:
-            return None
-        matched = _matched(subject, found, missed)
-        if verdict is None:
+    def _hit(self, rule: Rule, subject: Subject, found: Evaluation) -> Hit:
+        matched = _matched(subject, found)
+        if found.holds is None:
             return Hit(
                 decision=self.opaque,
                 rule=rule.id,
@@ -202,12 +197,8 @@ class RuleSet:
         history: HistoryView | None = None,
     ) -> Tri:
         """Whether ``rule`` alone holds for a call (its ``match`` / ``not_match`` examples, and
-        a labelling rule after its call ran)."""
-        past: Tri = True
-        if rule.history is not None and history is not None:
-            past = history.check(rule.history).value
-            if past is False:
-                return False
+        a labelling rule after its call ran): True when it holds for a subject, None when it
+        may (or the script is opaque), else False."""
         facts = call_facts(
             canonical_tool(tool),
             params,
@@ -218,22 +209,44 @@ class RuleSet:
             need_hosts=rule.needs_hosts,
         )
         result: Tri = None if facts.opaque is not None else False
-        gate = unless_gate(rule.unless_history, history, past)
         for subject in facts.subjects:
-            verdict, _ = rule.when.holds(subject, params)
-            verdict = both(verdict, past)
-            if verdict is not False and rule.unless is not None and gate is not False:
-                exception, _ = rule.unless.every(subject, params)
-                exception = both(exception, gate)
-                if exception is True:
-                    verdict = False
-                elif exception is None:
-                    verdict = None
-            if verdict is True:
+            found = evaluate(rule, subject, params, history).holds
+            if found is True:
                 return True
-            if verdict is None:
+            if found is None:
                 result = None
         return result
+
+
+def evaluate(
+    rule: Rule, subject: Subject, params: Mapping[str, Any], history: HistoryView | None
+) -> Evaluation:
+    """The one evaluation of a rule on a subject (``decide``, ``explain`` and ``holds`` all call
+    it): its own conditions (``when``), its history conditions, then its ``unless`` table over
+    the items that made the conditions hold."""
+    prefix = rule.when.prefix
+    if prefix is not None:
+        # Most rules name another program: ruled out before any condition is looked at.
+        command = subject.command
+        if command is None or (command.program is not None and not prefix.first(command.program)):
+            return NO_MATCH
+    holds, found = rule.when.holds(subject, params, collect=rule.narrowed)
+    if holds is not False and rule.history is not None and history is not None:
+        past = history.check(rule.history)
+        holds = both(holds, past.value)
+        found = [*found, past]
+    if holds is False:
+        return NO_MATCH
+    if rule.unless is None:
+        return Evaluation(holds=holds, found=tuple(found))
+    gate = unless_gate(rule.unless_history, history, holds)
+    if gate is False:
+        return Evaluation(holds=holds, found=tuple(found))
+    exception, missed = rule.unless.every(subject, params, within=found)
+    exception = both(exception, gate)
+    if exception is True:
+        return Evaluation(holds=False, found=tuple(found), excepted=True)
+    return Evaluation(holds=None if exception is None else holds, found=tuple(found), missed=missed)
 
 
 def _candidates(picked: Chosen, subject: Subject) -> tuple[Rule, ...]:
@@ -250,18 +263,19 @@ def _clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _matched(subject: Subject, found: list[Found], missed: Found | None) -> str:
+def _matched(subject: Subject, found: Evaluation) -> str:
     """The part of the call that made the rule hold: the command (for exec), and the path, host
-    or param that decided it."""
+    or param that decided it (the first outside the unless table's lists, when it has one)."""
     item = ""
+    missed = found.missed
     for kind in ("path", "host", "param"):
-        hit = next((one for one in found if one.kind == kind and one.item), None)
+        hit = next((one for one in found.found if one.kind == kind and one.item), None)
         if missed is not None and missed.kind == kind and missed.item:
-            hit = missed  # the item outside the unless table's list says more than any item
+            hit = missed  # among the items that held, the one the unless table does not list
         if hit is not None:
             item = f"{kind} {hit.item}"
             break
-    past = next((one.item for one in found if one.kind == "history" and one.item), None)
+    past = next((one.item for one in found.found if one.kind == "history" and one.item), None)
     if subject.command is not None:
         command = f"command `{_clip(subject.shown)}`"
         shown = f"{command}: {item}" if item else command
@@ -270,23 +284,14 @@ def _matched(subject: Subject, found: list[Found], missed: Found | None) -> str:
     return f"{shown}; {past}" if past else shown
 
 
-def _trace(
-    rule: Rule,
-    subject: Subject,
-    verdict: Tri,
-    found: list[Found],
-    missed: Found | None,
-    excepted: bool,
-) -> RuleTrace:
-    if excepted:
-        state, detail = "excepted", "its unless table holds"
-    elif verdict is True:
-        state, detail = "matched", _matched(subject, found, missed)
-    elif verdict is None:
-        state, detail = "uncertain", "an unknown word could decide it"
-    else:
-        state, detail = "no match", ""
-    return RuleTrace(rule=rule.id, subject=subject.shown, verdict=state, detail=detail)
+def _trace(rule: Rule, subject: Subject, found: Evaluation) -> RuleTrace:
+    verdict = found.verdict
+    detail = {
+        "excepted": "its unless table holds",
+        "matched": _matched(subject, found) if verdict == "matched" else "",
+        "uncertain": "an unknown word could decide it",
+    }.get(verdict, "")
+    return RuleTrace(rule=rule.id, subject=subject.shown, verdict=verdict, detail=detail)
 
 
 def default_project(source: Any) -> str:

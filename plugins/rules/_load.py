@@ -145,6 +145,7 @@ def load_rules(
                 label=config.label,
                 history=History.of(config),
                 unless_history=None if config.unless is None else History.of(config.unless),
+                narrowed=_narrowed(config),
             )
         )
     rules = RuleSet(
@@ -158,6 +159,15 @@ def load_rules(
     for rule in compiled:
         _self_test(rules, rule, file, source, prefix)
     return rules
+
+
+def _narrowed(config: RuleConfig) -> frozenset[str]:
+    """The kinds of item the rule and its unless table both name (``Rule.narrowed``)."""
+    unless = config.unless
+    if unless is None:
+        return frozenset()
+    both = {"path": (config.paths, unless.paths), "host": (config.hosts, unless.hosts)}
+    return frozenset(kind for kind, (own, other) in both.items() if own and other)
 
 
 def _problem(

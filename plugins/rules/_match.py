@@ -11,13 +11,16 @@ conditions in ``unless`` hold only when every item matches, and there is one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any, Final
 
 from ._argv import NO, Found, Parsed, Prefix, Tri, both, parse_words
 from ._calls import Subject
 from ._config import Conditions
 from ._globs import Matcher, host_glob, path_globs, word_glob
+
+Check = Callable[[Subject, Mapping[str, Any], Any], Found]
+"""One condition: (subject, params, the kinds to collect or the items to read over) -> Found."""
 
 
 class Compiled:
@@ -53,45 +56,51 @@ class Compiled:
 
     # -- the rule's own conditions: any item ------------------------------------------------
 
-    def holds(self, subject: Subject, params: Mapping[str, Any]) -> tuple[Tri, list[Found]]:
+    def holds(
+        self, subject: Subject, params: Mapping[str, Any], collect: frozenset[str] = frozenset()
+    ) -> tuple[Tri, list[Found]]:
         """All conditions given hold (True), one fails (False), or it cannot be known (None);
-        with what each condition matched."""
-        verdict: Tri = True
+        with what each condition matched (every item, for the kinds in ``collect``)."""
+        holds: Tri = True
         found: list[Found] = []
         for check in self._any:
-            one = check(subject, params)
+            one = check(subject, params, collect)
             if one.value is False:
                 return False, found
-            verdict = both(verdict, one.value)
+            holds = both(holds, one.value)
             found.append(one)
-        return verdict, found
+        return holds, found
 
-    def every(self, subject: Subject, params: Mapping[str, Any]) -> tuple[Tri, Found | None]:
-        """The unless table: all conditions hold, each over every item; with the first item
-        that kept it from holding."""
-        verdict: Tri = True
+    def every(
+        self, subject: Subject, params: Mapping[str, Any], within: Sequence[Found] = ()
+    ) -> tuple[Tri, Found | None]:
+        """The unless table: all conditions hold, each over every item (of a kind the rule's
+        own conditions matched: over the items in ``within``); with the first item that kept
+        it from holding."""
+        holds: Tri = True
         missed: Found | None = None
+        narrowed = {one.kind: one.items for one in within if one.items}
         for check in self._every:
-            one = check(subject, params)
+            one = check(subject, params, narrowed)
             if one.value is False:
                 return False, one
             if one.value is None and missed is None:
                 missed = one
-            verdict = both(verdict, one.value)
-        return verdict, missed
+            holds = both(holds, one.value)
+        return holds, missed
 
-    def _checks(self, every: bool) -> list[Callable[[Subject, Mapping[str, Any]], Found]]:
-        checks: list[Callable[[Subject, Mapping[str, Any]], Found]] = []
+    def _checks(self, every: bool) -> list[Check]:
+        checks: list[Check] = []
         if self.needs_command:
-            checks.append(lambda s, p: self._command(s, every))
+            checks.append(lambda s, p, _: self._command(s, every))
         if self.paths is not None:
             paths = self.paths
-            checks.append(lambda s, p: _items(s.paths, paths, s.unknown, every, "path"))
+            checks.append(lambda s, p, n: _items(s.paths, paths, s.unknown, every, "path", n))
         if self.hosts is not None:
             hosts = self.hosts
-            checks.append(lambda s, p: _items(s.hosts, hosts, s.unknown, every, "host"))
+            checks.append(lambda s, p, n: _items(s.hosts, hosts, s.unknown, every, "host", n))
         if self.params is not None:
-            checks.append(lambda s, p: self._params(p, every))
+            checks.append(lambda s, p, _: self._params(p, every))
         return checks
 
     def _command(self, subject: Subject, every: bool) -> Found:
@@ -100,17 +109,17 @@ class Compiled:
             return NO
         argv = command.argv
         start = 1
-        verdict: Tri = True
+        holds: Tri = True
         if self.prefix is not None:
-            verdict, start = self.prefix.match(command.program, argv)
-            if verdict is False:
+            holds, start = self.prefix.match(command.program, argv)
+            if holds is False:
                 return Found(value=False, item=subject.shown, kind="command")
         parsed = parse_words(argv, max(start, 1), command.cwd)
         if self.flags is not None:
-            verdict = both(verdict, self._flags(parsed, every))
+            holds = both(holds, self._flags(parsed, every))
         if self.args is not None:
-            verdict = both(verdict, _args(parsed, self.args, every))
-        return Found(value=verdict, item=subject.shown, kind="command")
+            holds = both(holds, _args(parsed, self.args, every))
+        return Found(value=holds, item=subject.shown, kind="command")
 
     def _flags(self, parsed: Parsed, every: bool) -> Tri:
         wanted = self.flags
@@ -130,17 +139,8 @@ class Compiled:
         """The ``params`` condition alone holds for ``params`` (the quick look of a call that
         names nothing else)."""
         for path, matcher in self.params or ():
-            node: Any = params
-            for part in path:  # FrozenDict is a dict: the ABC check only for other mappings
-                if not isinstance(node, (dict, Mapping)):
-                    return False
-                node = node.get(part, _MISSING)
-            if node is _MISSING:
-                return False
-            if isinstance(node, (list, tuple)):
-                if not any(matcher(_text(item)) for item in node):
-                    return False
-            elif not matcher(_text(node)):
+            texts = param_texts(params, path)
+            if texts is None or not any(matcher(text) for text in texts):
                 return False
         return self.params is not None
 
@@ -149,12 +149,9 @@ class Compiled:
         last = NO
         for path, matcher in self.params:
             name = ".".join(path)
-            node: Any = params
-            for part in path:
-                node = node.get(part, _MISSING) if isinstance(node, Mapping) else _MISSING
-            if node is _MISSING:
+            texts = param_texts(params, path)
+            if texts is None:
                 return Found(value=False, kind="param")
-            texts = [_text(v) for v in (node if isinstance(node, (list, tuple)) else [node])]
             hits = [t for t in texts if matcher(t)]
             holds = len(hits) == len(texts) if every else bool(hits)
             if hits and holds:
@@ -166,7 +163,46 @@ class Compiled:
         return last
 
 
+def param_texts(params: Mapping[str, Any], path: Sequence[str]) -> list[str] | None:
+    """The values at a dotted param name as text, None when there is none. A list on the way
+    is every one of its elements (``to.iban`` is each recipient's iban, at any depth of
+    lists); a list at the end is its elements."""
+    if len(path) == 1:  # the usual name: one lookup, no list of nodes
+        node = params.get(path[0], _MISSING)
+        if node is _MISSING:
+            return None
+        if isinstance(node, (list, tuple)):
+            return [_text(value) for value in _flat([node])]
+        return [_text(node)]
+    nodes: list[Any] = [params]
+    for part in path:
+        found: list[Any] = []
+        for node in _flat(nodes):
+            # FrozenDict is a dict: the ABC check only for other mappings
+            if isinstance(node, (dict, Mapping)) and part in node:
+                found.append(node[part])
+        if not found:
+            return None
+        nodes = found
+    return [_text(value) for value in _flat(nodes)]
+
+
 _MISSING: Final = object()
+
+
+def _flat(nodes: list[Any]) -> list[Any]:
+    """``nodes`` with the elements of lists (at any depth) in place of the lists."""
+    if not any(isinstance(node, (list, tuple)) for node in nodes):
+        return nodes
+    out: list[Any] = []
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (list, tuple)):
+            stack.extend(reversed(node))
+        else:
+            out.append(node)
+    return out
 
 
 def _text(value: Any) -> str:
@@ -208,15 +244,32 @@ def _args(parsed: Parsed, matcher: Matcher, every: bool) -> Tri:
 
 
 def _items(
-    items: Sequence[str], matcher: Callable[[str], bool], unknown: bool, every: bool, kind: str
+    items: Sequence[str],
+    matcher: Callable[[str], bool],
+    unknown: bool,
+    every: bool,
+    kind: str,
+    narrowed: Container[str] | Mapping[str, tuple[str, ...]],
 ) -> Found:
+    """Paths or hosts: any item matches (a rule's condition; every matching one listed when
+    ``kind`` is in ``narrowed``), or every item does (an unless table's; over the items the
+    rule's own condition matched when ``narrowed`` maps ``kind`` to them)."""
     if every:
+        if isinstance(narrowed, Mapping) and kind in narrowed:
+            # Only the items that made the rule hold: `grep KEY .env.example` is excepted by
+            # `.env.example` although KEY is a path too; an unknown word is among those items.
+            items = narrowed[kind]
         missed = next((item for item in items if not matcher(item)), None)
         if missed is not None:
             return Found(value=False, item=missed, kind=kind)
         if not items:
             return Found(value=None if unknown else False, kind=kind)
         return Found(value=None if unknown else True, kind=kind)
+    if kind in narrowed:
+        matching = tuple(item for item in items if matcher(item))
+        if matching:
+            return Found(value=True, item=matching[0], kind=kind, items=matching)
+        return Found(value=None if unknown else False, kind=kind)
     hit = next((item for item in items if matcher(item)), None)
     if hit is not None:
         return Found(value=True, item=hit, kind=kind)

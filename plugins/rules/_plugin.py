@@ -22,7 +22,7 @@ from ._config import RulesSettings
 from ._engine import RuleSet, default_project
 from ._labelling import label_result, store_getter, uses_history, view_for
 from ._load import load_rules
-from ._records import Hit, Verdict
+from ._records import Hit, Ruling
 
 TITLE_LIMIT = 80
 DESCRIPTION_LIMIT = 512
@@ -119,9 +119,9 @@ class RulesPlugin:
         if not chosen.rules:
             return None
         view = view_for(self._store_of, call) if chosen.has_history else None
-        verdict = rules.decide(call.name, call.params, call.spec, rules=chosen, history=view)
-        hit = verdict.hit
-        if hit is None or verdict.decision in (None, "allow"):
+        ruling = rules.decide(call.name, call.params, call.spec, rules=chosen, history=view)
+        hit = ruling.hit
+        if hit is None or ruling.decision in (None, "allow"):
             return None
         emit(
             "rules.matched",
@@ -155,9 +155,8 @@ class RulesPlugin:
         rules = self.rules
         if rules is None:
             return {"rules": 0, "decision": None}
-        chosen = rules.for_tool(call.name)
-        verdict = rules.decide(call.name, call.params, call.spec, rules=chosen, trace=True)
-        return explanation(rules, call.name, chosen.rules, verdict)
+        ruling = rules.explain(call.name, call.params, call.spec)
+        return explanation(rules, call.name, rules.for_tool(call.name).rules, ruling)
 
 
 def block_reason(hit: Hit) -> str:
@@ -199,10 +198,8 @@ def _fit(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def explanation(
-    rules: RuleSet, tool: str, chosen: Sequence[Any], verdict: Verdict
-) -> dict[str, Any]:
-    facts = verdict.facts
+def explanation(rules: RuleSet, tool: str, chosen: Sequence[Any], ruling: Ruling) -> dict[str, Any]:
+    facts = ruling.facts
     commands = []
     paths: list[str] = []
     hosts: list[str] = []
@@ -231,15 +228,15 @@ def explanation(
         "hosts": list(dict.fromkeys(hosts)),
         "verdicts": [
             {"rule": t.rule, "subject": t.subject, "verdict": t.verdict, "detail": t.detail}
-            for t in verdict.traces
+            for t in ruling.traces
         ],
-        "decision": verdict.decision,
+        "decision": ruling.decision,
         "by": None
-        if verdict.hit is None
+        if ruling.hit is None
         else {
-            "rule": verdict.hit.rule,
-            "kind": verdict.hit.kind,
-            "matched": verdict.hit.matched,
+            "rule": ruling.hit.rule,
+            "kind": ruling.hit.kind,
+            "matched": ruling.hit.matched,
         },
     }
 

@@ -1,11 +1,19 @@
-"""The rule set's records: a compiled rule, the rules covering one tool, a decision a subject
-got (``Hit``), a rule's verdict for explain (``RuleTrace``), and a call's ``Verdict``."""
+"""The rule set's records: a compiled rule, the rules covering one tool, what one rule made of one
+subject (``Evaluation``, shown by explain as a ``RuleTrace``), a decision a subject got
+(``Hit``), and what the rules made of a whole call (``Ruling``).
+
+Words: a rule *holds* (three values: True, False, None for "an unknown word could decide it");
+its *verdict* on a subject is what explain shows (``matched``, ``uncertain``, ``excepted``,
+``no match``); a *decision* is ``allow`` / ``ask`` / ``deny``; the *ruling* is the call's.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Final
 
+from ._argv import Found, Tri
 from ._calls import CallFacts
 from ._config import RuleConfig
 from ._defaults import DecisionName
@@ -30,6 +38,9 @@ class Rule:
     history: History | None = None
     """The rule's ``session`` / ``from`` conditions (None: it has none)."""
     unless_history: History | None = None
+    narrowed: frozenset[str] = frozenset()
+    """The kinds of item (``path``, ``host``) that both the rule and its unless table name: its
+    unless table is read over the items that made the rule hold, not over all of the call's."""
 
     @property
     def needs_paths(self) -> bool:
@@ -42,6 +53,31 @@ class Rule:
     @property
     def needs_hosts(self) -> bool:
         return self.when.needs_hosts or (self.unless is not None and self.unless.needs_hosts)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evaluation:
+    """What one rule made of one subject: whether it holds, with what each condition found."""
+
+    holds: Tri
+    found: tuple[Found, ...] = ()
+    """Each condition's answer and the item that decided it (for the reason)."""
+    missed: Found | None = None
+    """The unless table's first item outside its lists (it kept the rule from being excepted)."""
+    excepted: bool = False
+    """The rule's own conditions held, and its unless table held too."""
+
+    @property
+    def verdict(self) -> str:
+        """What explain shows: ``matched``, ``uncertain``, ``excepted`` or ``no match``."""
+        if self.excepted:
+            return "excepted"
+        if self.holds is None:
+            return "uncertain"
+        return "matched" if self.holds else "no match"
+
+
+NO_MATCH: Final = Evaluation(holds=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,7 +108,10 @@ class RuleTrace:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Verdict:
+class Ruling:
+    """What the rules made of one call: its decision, the hit that names the reason, every hit,
+    the call's facts and (for explain) every rule's verdict on every subject."""
+
     decision: DecisionName | None
     """None: no rule covers the call (the rules have no opinion)."""
     hit: Hit | None

@@ -1,17 +1,19 @@
-"""Which rules a tool's calls meet (names, ``*`` patterns, ``group:``, aliases), and whether a
+"""Which rules a tool's calls meet (names, ``*`` patterns through the kit's name matcher as the
+policy fence reads them, ``group:``, aliases), and whether a
 call names anything but params (the quick look of ``RuleSet.decide``)."""
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
+
+from toolhooks.kit import Wildcards
 
 from ._calls import (
     COMMAND_PARAMS,
     EXEC_TOOLS,
+    FILE_TOOLS,
     MAX_STRINGS,
-    PATCH_TOOLS,
     canonical_tool,
     path_values,
     spec_path_params,
@@ -22,13 +24,16 @@ GROUP_PREFIX: Final = "group:"
 
 
 def names_nothing(tool_name: str, params: Mapping[str, Any], spec: Any, picked: Chosen) -> bool:
-    """A call of a non-exec tool that names no path (no path param, no patch)."""
+    """A call of a non-exec tool that names no path (no path param, no patch, not a file tool
+    whose params could hold a ``file://`` URL)."""
     tool = canonical_tool(tool_name)
-    if tool in EXEC_TOOLS or tool in PATCH_TOOLS:
+    if tool in EXEC_TOOLS or tool in FILE_TOOLS:
         return False
     if not picked.need_paths:
         return True
-    if any(isinstance(params.get(name), str) for name in COMMAND_PARAMS):
+    if not params.keys().isdisjoint(COMMAND_PARAMS) and any(
+        isinstance(params.get(name), str) for name in COMMAND_PARAMS
+    ):
         return False  # a shell command of another tool names paths (call_subject reads it)
     return next(path_values(params, spec_path_params(spec), [MAX_STRINGS, 0]), None) is None
 
@@ -43,7 +48,10 @@ def selects(
         else:
             wanted = canonical_tool(entry)
             if "*" in wanted:
-                if fnmatch.fnmatchcase(tool, wanted) or fnmatch.fnmatchcase(name, wanted):
+                # The kit's one name matcher, as the policy fence reads the same entry: `*` is
+                # any run of characters and nothing else is special (`fs_?*` starts with `fs_?`).
+                pattern = Wildcards([wanted])
+                if tool in pattern or name in pattern:
                     return True
             elif wanted in (tool, name):
                 return True
