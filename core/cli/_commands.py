@@ -14,6 +14,10 @@ instead (see ``_extensions``).
 from __future__ import annotations
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "init": (
+        "toolhooks.cli._init",
+        "write toolhooks.toml from a starter policy, check it, optionally wire an agent's hook",
+    ),
     "demo": (
         "toolhooks.cli._demo",
         "run a bundled agent transcript through the real pipeline and show every decision",
