@@ -59,10 +59,11 @@ class Project:
         settings.setdefault("policies", ["policies/*.cedar"])
         return write_config(self.root, settings)
 
-    def runtime(self, tools: bool = True, approver: Any = None, **settings: Any) -> Runtime:
-        rt = Runtime(
-            config=self.config(**settings), tools=pay_tools() if tools else (), approver=approver
-        )
+    def runtime(
+        self, tools: bool = True, approver: Any = None, extra: tuple[Any, ...] = (), **settings: Any
+    ) -> Runtime:
+        given = [*(pay_tools() if tools else ()), *extra]
+        rt = Runtime(config=self.config(**settings), tools=given, approver=approver)
         self.made.append(rt)
         return rt
 

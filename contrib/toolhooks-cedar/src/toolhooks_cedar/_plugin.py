@@ -63,7 +63,8 @@ class CedarPlugin:
         self.active = False
         self.data: PolicySetData | None = None
         self._folder = None if folder is None else Path(folder)
-        self._clock = clock
+        self.clock = clock
+        """The time ``context.now`` reads (None: now); replaceable (tests, replays)."""
         self._runtime: Callable[[], Any] = lambda: None
         self._lock = threading.Lock()
         self._sessions: OrderedDict[str, list[Any]] = OrderedDict()
@@ -268,8 +269,8 @@ class CedarPlugin:
         )
 
     def _now(self) -> datetime:
-        if self._clock is not None:
-            moment = self._clock()
+        if self.clock is not None:
+            moment = self.clock()
             return moment.astimezone(self._zone) if moment.tzinfo is not None else moment
         return datetime.now(self._zone)
 
