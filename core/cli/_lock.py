@@ -14,7 +14,7 @@ from typing import Any
 from ..loading import _files
 from ..loading._entry_points import autoload_disabled
 from ..loading._lock import current_entries, differences, lock_target
-from ..loading._lock_file import LockEntry, read_lock, render, write
+from ..loading._lock_file import LockEntry, addon_text, read_lock, render, write
 from ..records._errors import ConfigError
 from . import _table
 from ._common import (
@@ -98,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     for entry in sorted(current.values(), key=_name):
         if entry.shadowed is not None:  # locked anyway: the files are right, the path is not
             note(f"plugin {entry.name!r} will be refused until this is removed: {entry.shadowed}")
-    text = render(current.values(), config.source.name)
+    kept = addon_text(target.read_text(encoding="utf-8")) if target.is_file() else ""
+    text = render(current.values(), config.source.name, kept)  # add-ons' tables kept as they are
     unchanged = target.is_file() and target.read_text(encoding="utf-8") == text
     if not unchanged:
         write(target, text)

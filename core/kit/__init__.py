@@ -22,6 +22,8 @@ is here, so a third-party plugin can do all they do.
   :func:`find_pii` and :func:`find_instructions` say what a text holds, each a list of
   :class:`Finding` (detector, kind, offsets, a digest; never the text found); :func:`redact`
   replaces findings with ``[redacted: <kind>]``. The ``scanners`` plugin runs them.
+- The lock: :func:`read_lock_table` and :func:`write_lock_table` read and write an add-on's own
+  table in ``toolhooks.lock`` (the MCP proxy pins its tools' definitions there).
 - ``EXTERNAL_BLOCKED_TOOLS``: the tools a call of origin ``"external"`` never reaches, whatever
   config and plugins say (the core enforces it; a policy-like plugin can report it).
 - Shell, path and host analysis (``toolhooks.analysis``): :func:`analyse_script` and
@@ -65,6 +67,8 @@ if TYPE_CHECKING:
     from toolhooks.kit._process import toolhooks_argv as toolhooks_argv
     from toolhooks.kit._toml import toml_string as toml_string
     from toolhooks.kit._toml import toml_value as toml_value
+    from toolhooks.loading._lock_addons import read_lock_table as read_lock_table
+    from toolhooks.loading._lock_addons import write_lock_table as write_lock_table
     from toolhooks.pipeline._render import render_content as render_content
     from toolhooks.pipeline._visibility import EXTERNAL_BLOCKED_TOOLS as EXTERNAL_BLOCKED_TOOLS
     from toolhooks.records._json import canonical_json as canonical_json
@@ -104,6 +108,8 @@ _EXPORTS = {
     "toolhooks_argv": "toolhooks.kit._process",
     "toml_string": "toolhooks.kit._toml",
     "toml_value": "toolhooks.kit._toml",
+    "read_lock_table": "toolhooks.loading._lock_addons",
+    "write_lock_table": "toolhooks.loading._lock_addons",
     "render_content": "toolhooks.pipeline._render",
     "EXTERNAL_BLOCKED_TOOLS": "toolhooks.pipeline._visibility",
     "canonical_json": "toolhooks.records._json",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..config._settings import LoadedConfig, locate, read_toml
 from ..records._errors import ConfigError
@@ -35,9 +35,18 @@ class _LockedTable(BaseModel):
 
 
 class _LockTable(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Other top-level tables belong to add-ons (``[mcp]``: the MCP proxy's pinned tools); the
+    # core neither reads nor checks them, and keeps their text when it rewrites the plugins.
+    model_config = ConfigDict(extra="allow")
     lock_version: Literal[1]
     plugins: dict[str, _LockedTable] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _addons_are_tables(self) -> _LockTable:
+        for key, value in (self.model_extra or {}).items():
+            if not isinstance(value, dict):
+                raise ValueError(f"unknown key {key!r}: a lock holds lock_version and tables")
+        return self
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,8 +142,9 @@ def _after_location(error: ConfigError) -> str:
     return str(error).removeprefix(f"{where}: ")
 
 
-def render(entries: Iterable[LockEntry], config_name: str) -> str:
-    """The lock file's text: deterministic (sorted, no timestamps), one table per plugin."""
+def render(entries: Iterable[LockEntry], config_name: str, addons: str = "") -> str:
+    """The lock file's text: deterministic (sorted, no timestamps), one table per plugin, then
+    ``addons``: the add-ons' tables (``addon_text``) as they were."""
     lines = [
         f"# The plugins toolhooks may load with {config_name}, written by `toolhooks plugins lock`.",
         "# A plugin not listed here, or whose entry point, distribution, version or files differ,",
@@ -154,7 +164,42 @@ def render(entries: Iterable[LockEntry], config_name: str) -> str:
         lines.append(f"files = {entry.files}")
         if entry.editable:
             lines.append("editable = true")
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    return text + "\n" + addons.strip("\n") + "\n" if addons.strip() else text
+
+
+_HEADER = re.compile(r"^\[\[?\s*([A-Za-z0-9_-]+)")
+
+
+def split_lock(text: str) -> tuple[str, str]:
+    """A lock's text as the core's part and the add-ons' part, which starts at the first table
+    header that is not a plugin's (``render`` writes the plugins first, the add-ons after)."""
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
+        found = _HEADER.match(line)
+        if found is not None and found.group(1) != "plugins":
+            return "\n".join(lines[:number]) + "\n", "\n".join(lines[number:]) + "\n"
+    return text, ""
+
+
+def addon_text(text: str) -> str:
+    """The add-ons' part of a lock's text (``split_lock``)."""
+    return split_lock(text)[1]
+
+
+def replace_addon(addons: str, name: str, tables: str) -> str:
+    """``addons`` with the tables under ``[name]`` replaced by ``tables`` (or added last)."""
+    kept: list[str] = []
+    owner: str | None = None
+    for line in addons.splitlines():
+        found = _HEADER.match(line)
+        if found is not None:
+            owner = found.group(1)
+        if owner != name:
+            kept.append(line)
+    text = "\n".join(kept).strip("\n")
+    new = tables.strip("\n")
+    return "\n\n".join(part for part in (text, new) if part) + "\n" if text or new else ""
 
 
 def write(path: Path, text: str) -> None:

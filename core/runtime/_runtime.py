@@ -193,6 +193,24 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
         self._first_use()
         return await drive_async(run_call(self._context, call, execute))
 
+    def emit(
+        self,
+        event: str,
+        /,
+        *,
+        call_id: str = "",
+        trace_id: str = "",
+        session_id: str | None = None,
+        tool: str | None = None,
+        **data: Any,
+    ) -> None:
+        """Hand an event to every ``on_event`` sink from outside a hook handler: what an
+        integration sees happen to a call after (or around) the pipeline, under that call's ids
+        (the MCP proxy's task cancelled or expired), or to no call (empty ids: a tool whose
+        definition changed). Inside a handler use :func:`toolhooks.emit`. Sinks may read
+        ``data`` later, on another thread: do not change what you pass."""
+        self._events.emit(event, trace_id, call_id, session_id, tool, None, data)
+
     def adjusted_params(self, call_id: str) -> dict[str, Any] | None:
         """The final params of a recent call by id, or None when they are not remembered.
 

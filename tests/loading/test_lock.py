@@ -167,3 +167,28 @@ def test_the_lock_is_deterministic_and_covers_what_would_load(site, project):
     assert "first" in table and "policy" in table  # built-ins too
     assert "off" not in table and "otel" not in table  # switched off, opt-in: would not load
     assert list(table) == sorted(table)
+
+
+def test_an_addons_table_is_kept_by_plugins_lock_and_read_back(site, project, capsys):
+    from toolhooks.cli import main
+    from toolhooks.kit import read_lock_table, write_lock_table
+
+    site.install("first-plugin", {"first_mod.py": PLUGIN}, {"first": "first_mod:Plugin"})
+    config = load_config(project)
+    lock = write_lock_table(config, "mcp", '[mcp.servers.a]\ndigest = "1"\n')  # no lock yet
+    assert "first" in tomllib.loads(lock.read_text())["plugins"]  # else it would refuse them
+    assert read_lock_table(config, "mcp") == {"servers": {"a": {"digest": "1"}}}
+    assert main(["plugins", "lock", "--config", str(project)]) == 0
+    assert read_lock_table(config, "mcp") == {"servers": {"a": {"digest": "1"}}}
+    write_lock_table(config, "mcp", '[mcp.servers.b]\ndigest = "2"\n')  # replaced, not added
+    assert read_lock_table(config, "mcp") == {"servers": {"b": {"digest": "2"}}}
+    _files.forget()
+    rt = Runtime(config=project)  # the plugins' part still holds
+    assert {i.name: i.locked for i in rt.plugins()}["first"] is True
+    rt.close()
+    with pytest.raises(ValueError, match="must be under"):
+        write_lock_table(config, "mcp", "[other]\n")
+    lock.write_text(lock.read_text().replace("lock_version = 1", 'lock_version = 1\nstray = "x"'))
+    with pytest.raises(ConfigError, match="a lock holds lock_version and tables"):
+        read_lock_table(config, "mcp")
+    capsys.readouterr()

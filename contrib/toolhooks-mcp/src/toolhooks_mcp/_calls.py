@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolhooks import ToolCall
 
 from ._approval import resume_round
 from ._results import Holder, call_result, upstream_value
 from ._scope import RequestScope, caller_of, current_request
+from ._tasks import TaskHandle
 from ._upstream import Upstream
 
 if TYPE_CHECKING:
@@ -37,13 +39,15 @@ async def list_tools(proxy: Proxy, ctx: Any) -> types.ListToolsResult:
 
 async def call_tool(
     proxy: Proxy, ctx: Any, params: types.CallToolRequestParams
-) -> types.CallToolResult | types.InputRequiredResult:
+) -> types.CallToolResult | types.InputRequiredResult | TaskHandle:
     caller = caller_of(ctx, proxy)
     proxy.remember(ctx, caller)
     name = params.name
     route = proxy.routes.get(name)
     if route is None and name in proxy.collisions:
         raise MCPError(code=INVALID_PARAMS, message=proxy.collisions[name])
+    if route is None and name in proxy.withheld:
+        raise MCPError(code=INVALID_PARAMS, message=proxy.withheld[name])
     if route is None and (down := down_owner(proxy, name)) is not None:
         text = down.down_reason()
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
@@ -51,6 +55,13 @@ async def call_tool(
     if route is None or not runtime.is_visible(name, caller.sender, agent_id=caller.agent_id):
         # Hidden and unknown look the same: a client learns nothing about what it cannot see.
         raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}")
+    if (
+        params.task is not None
+        and proxy.tasks.group is not None
+        and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        and params.request_state is None
+    ):
+        return await proxy.tasks.start(ctx, params, caller, route)
     upstream, tool = proxy.upstreams[route.server], route.tool
     holder = Holder()
 

@@ -27,7 +27,8 @@ budget and the audit log."""
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "mcp",
-        help="serve the MCP servers of [mcp.servers] through the pipeline (serve, servers, wrap)",
+        help="serve the MCP servers of [mcp.servers] through the pipeline (serve, servers, pin, "
+        "wrap)",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -69,6 +70,22 @@ def add_parser(subparsers: Any) -> None:
     )
     add_config_option(wrap)
     wrap.set_defaults(func=run_wrap)
+    pin = commands.add_parser(
+        "pin",
+        help="pin every upstream tool's definition in toolhooks.lock (--check: CI)",
+        description="Start every server of [mcp.servers], list its tools and write a sha256 of "
+        "each tool's description, input schema, output schema and annotations under [mcp] in "
+        "toolhooks.lock (next to the config). Once pinned, a tool whose definition changes is "
+        "withheld, asks or warns, as its server's on_change says, until pinned again. --check "
+        "writes nothing: exit 0 when every tool matches its pin, else exit 1 listing the "
+        "differences.",
+    )
+    pin.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 listing every difference"
+    )
+    pin.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_config_option(pin)
+    pin.set_defaults(func=run_pin)
     parser.set_defaults(func=lambda args: _help(parser))
 
 
@@ -132,6 +149,46 @@ def run_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     anyio.run(serve_http, proxy, host, port)
+    return OK
+
+
+def run_pin(args: argparse.Namespace) -> int:
+    import anyio
+    from toolhooks import load_config
+    from toolhooks.kit import read_lock_table, write_lock_table
+
+    from ._pins import differences, pins_from, render
+    from ._upstream import listings
+
+    config = load_config(config_path(args))
+    table = config.tables.get("mcp")
+    settings = table if isinstance(table, McpTable) else McpTable()
+    if not settings.servers:
+        print("toolhooks mcp pin: no [mcp.servers] in the config", file=sys.stderr)
+        return PROBLEMS
+    listed, down = anyio.run(listings, settings)
+    for server, reason in sorted(down.items()):
+        print(f"toolhooks mcp pin: MCP server {server!r} did not start: {reason}", file=sys.stderr)
+    if down:
+        return PROBLEMS
+    if args.check:
+        found = differences(pins_from(read_lock_table(config, "mcp")), listed)
+        if args.json:
+            print_json({"ok": not found, "differences": found})
+        elif found:
+            print("the MCP tools differ from their pins:")
+            for line in found:
+                print(f"  - {line}")
+            print("review the changes, then run `toolhooks mcp pin` to approve them")
+        else:
+            print(f"every tool matches its pin ({sum(map(len, listed.values()))} tools)")
+        return PROBLEMS if found else OK
+    target = write_lock_table(config, "mcp", render(listed))
+    count = sum(map(len, listed.values()))
+    if args.json:
+        print_json({"lock": str(target), "tools": count})
+    else:
+        print(f"wrote {target}: {count} tools of {len(listed)} MCP servers pinned")
     return OK
 
 

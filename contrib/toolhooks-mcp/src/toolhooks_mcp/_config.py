@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -48,6 +48,10 @@ class ServerTable(_Strict):
     tools: dict[str, ToolTable] = Field(default_factory=dict)
     call_timeout_s: Seconds | None = None
     """Overrides ``[mcp] call_timeout_s`` for this server."""
+    on_change: Literal["withhold", "ask", "warn"] = "withhold"
+    """Once tools are pinned (``toolhooks mcp pin``), what a tool of this server whose definition
+    differs from its pin, or that has none, gets: left out of tools/list (``withhold``), an
+    approval before each call (``ask``), or only the ``mcp.tool_changed`` event (``warn``)."""
 
     @model_validator(mode="after")
     def _one_transport(self) -> ServerTable:

@@ -9,6 +9,7 @@ wires them together and runs the upstreams.
 from __future__ import annotations
 
 import importlib.metadata
+import logging
 import os
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -27,16 +28,22 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from toolhooks import ApprovalStore, Runtime, ToolSpec
+from toolhooks import ApprovalStore, Runtime, ToolSpec, hookimpl
+from toolhooks.kit import read_lock_table
 
 from ._approval import ClientApprover
 from ._calls import call_tool, list_tools
 from ._catalog import build_catalog
 from ._config import McpTable, ServerTable
 from ._passthrough import get_prompt, list_prompts, list_resources, list_templates, read_resource
-from ._scope import Caller
-from ._tools import Route
+from ._pins import Change, Pins, pins_from
+from ._scope import Caller, caller_of
+from ._tasks import TASKS_EXTENSION, TaskHandle, Tasks
+from ._tools import Route, exposed_name
 from ._upstream import Upstream
+
+logger = logging.getLogger("toolhooks.mcp")
+ASK_PLUGIN = "mcp_pins"
 
 
 class Proxy:
@@ -87,6 +94,30 @@ class Proxy:
         self.collisions: dict[str, str] = {}
         """Exposed names that two upstream tools share, each with why it is withheld."""
         self.prompt_routes: dict[str, tuple[str, str]] = {}
+        self.withheld: dict[str, str] = {}
+        """Exposed names of tools whose definition is not the pinned one, each with why."""
+        self.ask_changed: dict[str, str] = {}
+        """Changed tools of ``on_change = "ask"`` servers: each call is approved first."""
+        self._reported: set[tuple[object, ...]] = set()
+        if any(table.on_change == "ask" for table in servers.values()):
+            # Only then: a before handler costs every call its share (bench/mcp.py).
+            self.runtime.register(_AskChanged(self.ask_changed), name=ASK_PLUGIN)
+            if ASK_PLUGIN not in {info.name for info in self.runtime.plugins()}:
+                # Switched off by [plugins] (only, disable): nothing would ask, so a changed
+                # tool is withheld instead (fail closed).
+                logger.warning(
+                    "toolhooks-mcp: plugin %r is switched off by [plugins]: tools of "
+                    'on_change = "ask" servers are withheld when they change',
+                    ASK_PLUGIN,
+                )
+                servers = {
+                    name: table.model_copy(update={"on_change": "withhold"})
+                    if table.on_change == "ask"
+                    else table
+                    for name, table in servers.items()
+                }
+                self.settings = self.settings.model_copy(update={"servers": servers})
+        self.tasks = Tasks(self)
         self._bus = InMemorySubscriptionBus()
         self._listeners: dict[str, Any] = {}  # handshake-era sessions, by connection
         self.server = self._build_server()
@@ -113,6 +144,12 @@ class Proxy:
             RequestStateSecurity.ephemeral(), default_audience="toolhooks"
         )
         server.middleware.append(boundary)
+        # Tasks (2026-07-28: the io.modelcontextprotocol/tasks extension's result type).
+        server.add_request_handler("tasks/get", types.GetTaskRequestParams, self._task_get)
+        server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, self._result)
+        server.add_request_handler("tasks/cancel", types.CancelTaskRequestParams, self._cancel)
+        server.add_request_handler("tasks/list", types.PaginatedRequestParams, self._task_list)
+        server.extensions[TASKS_EXTENSION] = {}
         return server
 
     def initialization_options(self) -> Any:
@@ -133,8 +170,20 @@ class Proxy:
 
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    ) -> types.CallToolResult | types.InputRequiredResult | TaskHandle:
         return await call_tool(self, ctx, params)
+
+    async def _task_get(self, ctx: Any, params: types.GetTaskRequestParams) -> Any:
+        return await self.tasks.get(params.task_id, caller_of(ctx, self))
+
+    async def _result(self, ctx: Any, params: types.GetTaskPayloadRequestParams) -> Any:
+        return await self.tasks.result(params.task_id, caller_of(ctx, self))
+
+    async def _cancel(self, ctx: Any, params: types.CancelTaskRequestParams) -> Any:
+        return await self.tasks.cancel(params.task_id, caller_of(ctx, self))
+
+    async def _task_list(self, ctx: Any, params: Any) -> Any:
+        return self.tasks.listing(caller_of(ctx, self))
 
     async def _list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
         return await list_resources(self)
@@ -157,12 +206,41 @@ class Proxy:
 
     # -- upstream changes ------------------------------------------------------------------------
 
+    def pins(self) -> Pins | None:
+        """The pinned tool definitions of the config's lock (re-read: ``mcp pin`` may have run)."""
+        return pins_from(read_lock_table(self.runtime.config, "mcp"))
+
     async def _changed(self) -> None:
         """An upstream connected or went away: rebuild the names and tell the clients."""
-        catalog = build_catalog(self.settings, self.upstreams, self.runtime, self.collisions)
+        catalog = build_catalog(
+            self.settings, self.upstreams, self.runtime, self.collisions, self.pins()
+        )
         self.routes, self.prompt_routes = catalog.routes, catalog.prompts
         self.collisions, self.specs = catalog.collisions, catalog.specs
+        self.withheld = catalog.withheld
+        self.ask_changed.clear()
+        self.ask_changed.update(catalog.ask)
+        for change in catalog.changes:
+            self._report(change)
         await self._notify()
+
+    def _report(self, change: Change) -> None:
+        """``mcp.tool_changed``, once per change per connection of its upstream."""
+        upstream = self.upstreams[change.server]
+        key = (change.server, upstream.restarts, change.tool, change.digests)
+        if key in self._reported:
+            return
+        self._reported.add(key)
+        action = self.settings.servers[change.server].on_change
+        logger.warning("toolhooks-mcp: %s (%s)", change.text, action)
+        self.runtime.emit(
+            "mcp.tool_changed",
+            tool=exposed_name(self.settings, change.server, change.tool),
+            server=change.server,
+            upstream_tool=change.tool,
+            changed=list(change.what),
+            action=action,
+        )
 
     async def _notify(self) -> None:
         for event in (ToolsListChanged(), PromptsListChanged(), ResourcesListChanged()):
@@ -186,9 +264,12 @@ class Proxy:
             with anyio.move_on_after(self.settings.start_timeout_s + 1):
                 for upstream in self.upstreams.values():
                     await upstream.settled.wait()
+            self.tasks.group = group
+            group.start_soon(self.tasks.sweep)
             try:
                 yield self
             finally:
+                self.tasks.group = None
                 group.cancel_scope.cancel()
                 self.runtime.close()
 
@@ -197,6 +278,26 @@ class Proxy:
 
         async with self.running(), stdio_server() as (read, write):
             await self.server.run(read, write, self.initialization_options())
+
+
+class _AskChanged:
+    """``on_change = "ask"``: a call to a tool whose definition changed since it was pinned
+    waits for a person's approval, naming what changed."""
+
+    def __init__(self, changed: dict[str, str]) -> None:
+        self.changed = changed
+
+    @hookimpl
+    def before_tool_call(self, call: Any) -> Any:
+        reason = self.changed.get(call.name)
+        if reason is None:
+            return None
+        return {
+            "require_approval": {
+                "title": f"Call {call.name}, whose definition changed?",
+                "description": f"{reason}. Review it, then pin it (toolhooks mcp pin).",
+            }
+        }
 
 
 def _version() -> str:

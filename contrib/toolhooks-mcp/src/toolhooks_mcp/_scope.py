@@ -27,6 +27,9 @@ class Caller:
     session_id: str
     connection: str
     """One key per client connection (its HTTP session, or the stdio pipe)."""
+    owner: str
+    """Whose tasks this caller may read: its token's sender over HTTP (any session of it), else
+    its session."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -73,8 +76,13 @@ def _new_caller(proxy: Proxy, client_id: str | None, session_id: str) -> Caller:
             agent_id=agent_id or settings.agent_id,
             session_id=session_id,
             connection=session_id,
+            owner="sender:" + client_id,
         )
     sender = Sender(id=settings.sender, channel="mcp") if settings.sender else None
     return Caller(
-        sender=sender, agent_id=settings.agent_id, session_id=session_id, connection=session_id
+        sender=sender,
+        agent_id=settings.agent_id,
+        session_id=session_id,
+        connection=session_id,
+        owner="session:" + session_id,
     )

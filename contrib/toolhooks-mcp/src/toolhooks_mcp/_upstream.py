@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import mcp_types as types
@@ -26,9 +26,12 @@ from mcp.server import Server
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import Discriminator, Tag, TypeAdapter
 from toolhooks import ToolError
 
 from ._config import McpTable, ServerTable
+from ._tasks import TaskHandle
 
 if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
@@ -219,11 +222,83 @@ class Upstream:
         finally:
             self.in_flight -= 1
 
+    def speaks_tasks(self) -> bool:
+        """Connected with the 2026-07-28 protocol, where a tools/call may answer with a task."""
+        client = self.client
+        return client is not None and client.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    async def create_task(
+        self, tool: str, arguments: dict[str, Any], ttl_ms: int
+    ) -> TaskHandle | types.CallToolResult:
+        """A task-augmented tools/call: the upstream's task, or its result when it chose to
+        answer at once. Failures are ToolErrors, as for ``call_tool``."""
+        request = types.CallToolRequest(
+            params=types.CallToolRequestParams(
+                name=tool, arguments=arguments, task=types.TaskMetadata(ttl=ttl_ms)
+            )
+        )
+        return await self._request(request, TASK_OR_RESULT, tool)  # type: ignore[no-any-return]
+
+    async def task_request(
+        self, method: str, task_id: str, result_type: type[Any], timeout: float
+    ) -> Any:
+        """``tasks/get`` or ``tasks/result`` for one of this upstream's tasks."""
+        models = {"tasks/get": types.GetTaskRequest, "tasks/result": types.GetTaskPayloadRequest}
+        request = models[method](params={"taskId": task_id})
+        return await self._request(request, result_type, method, timeout)
+
+    async def cancel_task(self, task_id: str) -> None:
+        """Best effort: the task may have ended, or the upstream gone."""
+        with contextlib.suppress(ToolError), anyio.move_on_after(5):
+            request = types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=task_id))
+            await self._request(request, types.CancelTaskResult, "tasks/cancel", 5.0)
+
+    async def _request(
+        self, request: Any, result_type: Any, what: str, timeout: float | None = None
+    ) -> Any:
+        client = self.client
+        if client is None:
+            raise ToolError(self.down_reason())
+        limit = timeout or self.call_timeout_s
+        self.in_flight += 1
+        try:
+            with anyio.fail_after(limit):
+                return await client.session.send_request(
+                    request, result_type, request_read_timeout_seconds=limit
+                )
+        except TimeoutError:
+            raise ToolError(
+                f"MCP server '{self.name}' did not answer {what} within {limit:g} s"
+            ) from None
+        except MCPError as exc:
+            if _closed(exc):
+                self.error = self.error or f"the connection closed during {what}"
+                self._lost.set()
+            raise ToolError(f"MCP server '{self.name}' refused {what}: {exc}") from None
+        except ValueError as exc:  # an answer that is not what the protocol says
+            raise ToolError(f"MCP server '{self.name}' answered {what} wrongly: {exc}") from None
+        finally:
+            self.in_flight -= 1
+
     async def borrow(self) -> Client:
         client = self.client
         if client is None:
             raise UpstreamDown(self.down_reason())
         return client
+
+
+def _answer_kind(value: Any) -> str:
+    tag = value.get("resultType") if isinstance(value, dict) else None
+    return "task" if tag == "task" else "result"
+
+
+TASK_OR_RESULT: TypeAdapter[TaskHandle | types.CallToolResult] = TypeAdapter(
+    Annotated[
+        Annotated[TaskHandle, Tag("task")] | Annotated[types.CallToolResult, Tag("result")],
+        Discriminator(_answer_kind),
+    ]
+)
+"""A task-augmented tools/call's answer: a task, or the result when the upstream chose so."""
 
 
 def _closed(exc: MCPError) -> bool:
@@ -241,6 +316,32 @@ def _describe(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or text}"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+async def listings(
+    settings: McpTable,
+) -> tuple[dict[str, dict[str, types.Tool]], dict[str, str]]:
+    """Start every upstream once and read its tools: (tools by server, why each failed)."""
+
+    async def unchanged() -> None:
+        return None
+
+    upstreams = {
+        name: Upstream(name, table, settings, unchanged) for name, table in settings.servers.items()
+    }
+    listed: dict[str, dict[str, types.Tool]] = {}
+    down: dict[str, str] = {}
+    async with anyio.create_task_group() as group:
+        for upstream in upstreams.values():
+            group.start_soon(upstream.supervise)
+        for name, upstream in upstreams.items():
+            await upstream.settled.wait()
+            if upstream.client is None:
+                down[name] = upstream.error or "unknown"
+            else:
+                listed[name] = dict(upstream.tools)
+        group.cancel_scope.cancel()
+    return listed, down
 
 
 @asynccontextmanager

@@ -91,10 +91,15 @@ PREFIX = os.environ.get("UPSTREAM_TOOL_PREFIX", "")
 """Put before every tool name (a test makes two servers' names collide with it)."""
 
 
+ECHO_DESCRIPTION = os.environ.get("UPSTREAM_ECHO_DESCRIPTION")
+"""Replaces echo's description (a test changes a definition after it was pinned)."""
+
+
 async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-    return types.ListToolsResult(
-        tools=[tool.model_copy(update={"name": PREFIX + tool.name}) for tool in TOOLS]
-    )
+    tools = [tool.model_copy(update={"name": PREFIX + tool.name}) for tool in TOOLS]
+    if ECHO_DESCRIPTION is not None:
+        tools[0] = tools[0].model_copy(update={"description": ECHO_DESCRIPTION})
+    return types.ListToolsResult(tools=tools)
 
 
 async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
