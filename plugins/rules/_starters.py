@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-STARTER_POLICIES: Final = ("deny-list",)
+STARTER_POLICIES: Final = ("deny-list", "allow-list")
 """The names :func:`starter_policy` and :func:`starter_policy_path` take."""
 _FOLDER: Final = Path(__file__).resolve().parent / "policies"
 
