@@ -16,9 +16,9 @@ from dataclasses import replace
 from ..pipeline._context import Context
 from ..pipeline._driver import Pipeline
 from ..records._results import Outcome
+from ._policy import needs_votes
 from ._resolve import ask
 from ._resume import defer_again, lookup
-from ._team import needs_votes
 
 ANSWERED_LIMIT = 4096
 

@@ -21,8 +21,9 @@ from ..records._frozen import freeze_params, params_digest, thaw
 from ..records._models import ToolCall
 from ..records._results import ApprovalRequest, PendingApproval
 from ..stores._contract import StoredApproval, stored_from_pending
+from ._policy import needs_votes, stored_until
 from ._resolve import Resolution, ask, make_pending
-from ._team import needs_votes, stored_until
+from ._team_wait import TeamApprover
 
 MAX_EDIT_ROUNDS = 5
 DIGEST_MISMATCH = "Blocked: the params changed after they were approved (digest mismatch)"
@@ -120,7 +121,10 @@ def _team(
     policy = ctx.team.snapshot(plugin, call, request)
     if not needs_votes(policy):
         return policy, request, ctx.approver
-    return policy, without_always(request), ctx.team.approver(ctx.store)
+    team = ctx.team
+    if team.waiter is None or team.waiter.store is not ctx.store:
+        team.waiter = TeamApprover(ctx.store, team.config.approvals.wait_s, team)
+    return policy, without_always(request), team.waiter
 
 
 def without_always(request: ApprovalRequest) -> ApprovalRequest:
@@ -193,12 +197,13 @@ def record(
             until = stored_until(policy, pending.expires_at)
             if reused is not None:
                 until = max(until, reused.expires_at)
-            ctx.store.add(
-                stored_from_pending(pending, expires_at=until, quiet=quiet, policy=policy)
-            )
+            stored = stored_from_pending(pending, expires_at=until, quiet=quiet, policy=policy)
+            ctx.store.add(stored)
     except Exception as exc:
         why = f"Approval unavailable (store: {type(exc).__name__}: {exc})"
         return pending, Resolution("deny", why)
+    if reused is None and ctx.team is not None:
+        ctx.team.tell(ctx.store, "approval.requested", stored)
     return pending, None
 
 

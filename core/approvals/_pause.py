@@ -14,7 +14,7 @@ from ..records._frozen import thaw
 from ..records._log import LazyLogger
 from ..records._results import Outcome, PendingApproval
 from ..stores._contract import StoreError, stored_from_pending
-from ._team import stored_until
+from ._policy import stored_until
 
 logger = LazyLogger("toolhooks")
 
@@ -57,13 +57,16 @@ def pending_outcome(pending: PendingApproval) -> Outcome:
 def defer(ctx: Context, run: Run, pending: PendingApproval, asked: bool = True) -> Outcome:
     """Store ``pending`` until someone decides; the call's outcome is "pending" for now."""
     expires_at = time.time() + ctx.defer_ttl_s
-    policy = None
+    policy, known = None, None
     if ctx.team is not None:
         policy = ctx.team.snapshot(pending.plugin, pending.call, pending.request)
         expires_at = stored_until(policy, expires_at)
+        known = ctx.store.get(pending.id)  # recorded while waiting: its people were told
     pending = replace(pending, expires_at=expires_at)
     stored = stored_from_pending(pending, expires_at=expires_at, quiet=run.quiet, policy=policy)
     ctx.store.add(stored)
+    if ctx.team is not None and known is None:
+        ctx.team.tell(ctx.store, "approval.requested", stored)
     call = pending.call
     remember(ctx.paused, call.id, pending.id)
     if not asked:

@@ -26,8 +26,8 @@ from ..records._results import Outcome, PendingApproval
 from ..stores._contract import AmbiguousId, StoredApproval
 from ._gate import apply, edit, emit_votes, gate
 from ._pause import defer, pending_outcome, store_unavailable
+from ._policy import needs_votes
 from ._resolve import TIMED_OUT, Resolution, ask, judge
-from ._team import needs_votes
 
 
 def refusal(reason: str, row: StoredApproval | None = None) -> Outcome:

@@ -136,36 +136,6 @@ class QueueApprover:
         raise TimedOut(pending.request.timeout_s)
 
 
-class TeamApprover(QueueApprover):
-    """Wait on the store for a policy's votes (``approvals._team``), whatever the route.
-
-    Returns before the request's own timeout: a kept approval (``on_expiry = "keep"``) that is
-    still pending then is deferred, not denied.
-    """
-
-    MARGIN_S = 0.5
-    COMMAND = "vote {} allow"
-
-    def __call__(self, pending: PendingApproval) -> ApprovalDecision | str:
-        if self.wait_s == 0:
-            self._say(pending, "deferred for votes")
-            return "defer"
-        remaining = pending.expires_at - time.time() - self.MARGIN_S
-        wait = remaining if self.wait_s is None else min(self.wait_s, remaining)
-        self._say(pending, "is waiting for votes")
-        row = self.store.wait(pending.id, max(0.0, wait))
-        if row is None:
-            raise ApprovalUnavailable(f"approval {pending.short_id} left the store")
-        if row.state in ("decided", "consumed") and row.decision is not None:
-            return ApprovalDecision(row.decision, row.reason, row.decided_by, row.decided_params)
-        if row.state == "consumed":
-            raise ApprovalUnavailable(f"approval {pending.short_id} was closed elsewhere")
-        keep = row.policy is not None and row.policy.get("on_expiry") == "keep"
-        if row.state == "pending" and (keep or wait < remaining):
-            return "defer"
-        raise TimedOut(pending.request.timeout_s)
-
-
 def printable(text: str, keep: str = "\n\t") -> str:
     """Printable text only (escapes shown instead): a hostile title must not drive a terminal."""
     return "".join(ch if ch.isprintable() or ch in keep else repr(ch)[1:-1] for ch in text)

@@ -21,13 +21,15 @@ from ..config._settings import LoadedConfig
 from ..config._team import GROUP, Policy, secret_of
 from ..records._errors import ToolhooksError
 from ..records._frozen import freeze_params, thaw
+from ..records._log import LazyLogger
 from ..records._models import ToolCall
 from ..records._results import ApprovalRequest
-from ..stores._contract import AmbiguousId, ApprovalStore, Tally, Vote, VoteName
+from ..stores._contract import AmbiguousId, ApprovalStore, StoredApproval, Tally, Vote, VoteName
+from ._notify import Notifier
+from ._policy import may_vote, rule_of
 
-KEEP_S = 10 * 365 * 86_400.0
-"""``on_expiry = "keep"``: the deadline a kept approval is stored with (ten years: never, for
-anyone waiting; a finite number, so that every backend stores and compares it alike)."""
+logger = LazyLogger("toolhooks")
+
 CHANNELS = ("desk", "cli", "slack", "approver")
 
 
@@ -87,20 +89,25 @@ class Team:
         }
         self.policies: list[Policy] = list(table.policies)
         self.targets: Mapping[str, Any] = table.notify
-        self._approver: Any = None
+        self.waiter: Any = None
+        """What waits for votes in this process (``_team_wait.TeamApprover``), made by the gate."""
+        self._notifier: Notifier | None = None
 
-    def approver(self, store: ApprovalStore) -> Any:
-        """What waits for the votes of a policy's approval: the store, whatever the route."""
-        if self._approver is None or self._approver.store is not store:
-            from ._routes import TeamApprover
+    def notifier(self, store: ApprovalStore) -> Notifier:
+        """This process's deliveries to ``[approvals.notify]`` (one queue, one thread)."""
+        if self._notifier is None or self._notifier.store is not store:
+            self._notifier = Notifier(self.targets, store)
+        return self._notifier
 
-            self._approver = TeamApprover(store, self.config.approvals.wait_s)
-        return self._approver
-
-    @classmethod
-    def of(cls, config: LoadedConfig) -> Team | None:
-        """The team of ``config``; None when it configures no policy (one person decides)."""
-        return cls(config) if config.approvals.policies else None
+    def tell(self, store: ApprovalStore, event: str, row: StoredApproval) -> None:
+        """Queue ``event`` about ``row`` for its policy's targets (never blocks; never raises:
+        the approval is in the store whatever becomes of its notification)."""
+        if row.policy is None or not row.policy.get("notify"):
+            return
+        try:
+            self.notifier(store).send(event, row, store.votes(row.id))
+        except Exception as exc:
+            logger.warning("toolhooks: cannot notify of approval %s: %s", row.short_id, exc)
 
     # -- people ------------------------------------------------------------------------------
 
@@ -204,45 +211,6 @@ class Team:
         }
 
 
-def rule_of(plugin: str, description: str) -> str | None:
-    """The rule id of a ``rules`` plugin's request: its description starts ``Rule '<id>':``."""
-    if plugin != "rules" or not description.startswith("Rule '"):
-        return None
-    end = description.find("'", 6)
-    return None if end < 0 else description[6:end]
-
-
-def stored_until(policy: Mapping[str, Any] | None, expires_at: float) -> float:
-    """A kept approval (``on_expiry = "keep"``) waits until someone decides; others until
-    ``expires_at``."""
-    if policy is not None and policy.get("on_expiry") == "keep":
-        return time.time() + KEEP_S
-    return expires_at
-
-
-def needs_votes(policy: Mapping[str, Any] | None) -> bool:
-    """A policy whose decision only votes make: more than one person, or escalation."""
-    return policy is not None and (policy["quorum"] > 1 or policy["escalate_at"] is not None)
-
-
-def may_vote(policy: Mapping[str, Any], person: str, now: float) -> bool:
-    """An approver, or (after the escalation time) one of those it escalates to."""
-    if person in policy["approvers"]:
-        return True
-    escalate_at = policy.get("escalate_at")
-    return escalate_at is not None and now >= escalate_at and person in policy["escalate_to"]
-
-
-def still_needed(policy: Mapping[str, Any], votes: Iterable[Vote], now: float) -> list[str]:
-    """Who may still vote (no vote of theirs yet), for the desk and the notifications."""
-    voted = {v.person for v in votes}
-    everyone = list(policy["approvers"])
-    if policy.get("escalate_at") is not None and now >= policy["escalate_at"]:
-        everyone += [p for p in policy["escalate_to"] if p not in everyone]
-    barred = set() if policy["requester_may_approve"] else set(policy["requesters"])
-    return [p for p in everyone if p not in voted and p not in barred]
-
-
 def cast(
     store: ApprovalStore,
     key: str,
@@ -253,6 +221,7 @@ def cast(
     digest: str | None = None,
     reason: str | None = None,
     params: Mapping[str, Any] | None = None,
+    team: Team | None = None,
 ) -> Tally:
     """``person``'s vote on the approval ``key`` names; VoteRefused says why it cannot count.
 
@@ -272,6 +241,8 @@ def cast(
             "(approve or deny it)"
         )
     now = time.time()
+    if team is not None:
+        escalate_due(store, team, now, only=row)
     if not may_vote(policy, person, now):
         raise VoteRefused(
             f"{person} may not vote on approval {row.short_id} "
@@ -308,4 +279,30 @@ def cast(
         raise VoteRefused(f"approval {row.short_id} left the store")
     if tally.refused is not None:
         raise VoteRefused(tally.refused)
+    if team is not None and tally.counted:
+        team.tell(store, "approval.vote", tally.row)
     return tally
+
+
+def escalate_due(
+    store: ApprovalStore,
+    team: Team,
+    now: float | None = None,
+    only: StoredApproval | None = None,
+) -> list[str]:
+    """Escalate every pending approval whose escalation time has come (``only``: that one), each
+    once among every process sharing the store; its targets are told. Returns the ids this call
+    escalated. Whoever looks first fires it: a waiting agent, ``toolhooks serve``, a vote."""
+    moment = time.time() if now is None else now
+    rows = [only] if only is not None else store.list(states=("pending",), limit=1000)
+    fired: list[str] = []
+    for row in rows:
+        policy = row.policy
+        escalate_at = None if policy is None else policy.get("escalate_at")
+        if escalate_at is None or escalate_at > moment or row.effective(moment).state != "pending":
+            continue
+        if not store.claim(f"escalated:{row.id}", max(row.expires_at - moment, 0) + 86_400.0):
+            continue
+        fired.append(row.id)
+        team.tell(store, "approval.escalated", row)
+    return fired

@@ -14,7 +14,8 @@ import os
 import time
 from typing import Any
 
-from ..approvals._team import Team, VoteRefused, cast, still_needed
+from ..approvals._policy import still_needed
+from ..approvals._team import Team, VoteRefused, cast
 from ..config._settings import LoadedConfig
 from ..stores._contract import ApprovalStore, StoredApproval, Tally
 from ._approval_store import Failed, find

@@ -377,9 +377,14 @@ class ApprovalStore(Protocol):
         """The votes on one approval, in the order they were cast."""
         ...
 
-    def claim(self, key: str, ttl_s: float) -> bool:
+    def claim(self, key: str, ttl_s: float, value: str = "1") -> bool:
         """True for the first claim of ``key`` among every process sharing the store (for
-        ``ttl_s``): an escalation that fires once, a Slack request id seen once."""
+        ``ttl_s``), which keeps ``value`` with it: an escalation that fires once, a Slack request
+        seen once, where a Slack message is."""
+        ...
+
+    def claimed(self, key: str) -> str | None:
+        """The value a live claim of ``key`` keeps, or None."""
         ...
 
 

@@ -35,7 +35,7 @@ class MemoryStore:
         self._rows: dict[str, StoredApproval] = {}
         self._grants: list[Grant] = []
         self._votes: dict[str, dict[str, Vote]] = {}
-        self._claims: dict[str, float] = {}
+        self._claims: dict[str, tuple[float, str]] = {}
         self._changed = threading.Condition()
 
     @property
@@ -227,14 +227,19 @@ class MemoryStore:
             ballots = self._votes.get(approval_id, {})
             return sorted(ballots.values(), key=lambda v: (v.at, v.person))
 
-    def claim(self, key: str, ttl_s: float) -> bool:
+    def claim(self, key: str, ttl_s: float, value: str = "1") -> bool:
         now = time.monotonic()
         with self._changed:
             held = self._claims.get(key)
-            if held is not None and held > now:
+            if held is not None and held[0] > now:
                 return False
-            self._claims[key] = now + ttl_s
+            self._claims[key] = (now + ttl_s, value)
             return True
+
+    def claimed(self, key: str) -> str | None:
+        with self._changed:
+            held = self._claims.get(key)
+        return held[1] if held is not None and held[0] > time.monotonic() else None
 
     def close(self) -> None:
         return None

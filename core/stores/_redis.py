@@ -325,9 +325,21 @@ class RedisStore:
         key = self._key("votes", approval_id)
         return votes_from_json(self.state.run("reading votes", lambda c: c.hvals(key)))
 
-    def claim(self, key: str, ttl_s: float) -> bool:
-        name = self._key("claim", hashlib.sha256(key.encode()).hexdigest()[:32])
-        return bool(self.state.run("claiming", lambda c: c.set(name, b"1", nx=True, px=_ms(ttl_s))))
+    def _claim_key(self, key: str) -> str:
+        return self._key("claim", hashlib.sha256(key.encode()).hexdigest()[:32])
+
+    def claim(self, key: str, ttl_s: float, value: str = "1") -> bool:
+        name = self._claim_key(key)
+        return bool(
+            self.state.run(
+                "claiming", lambda c: c.set(name, value.encode(), nx=True, px=_ms(ttl_s))
+            )
+        )
+
+    def claimed(self, key: str) -> str | None:
+        name = self._claim_key(key)
+        found = self.state.run("reading a claim", lambda c: c.get(name))
+        return None if found is None else bytes(found).decode()
 
     def grant(
         self, *, plugin: str, tool: str, sender: str | None, session: str | None, by: str | None

@@ -294,20 +294,29 @@ class SQLiteStore(SQLiteFile):
     def votes(self, approval_id: str) -> builtins.list[Vote]:
         return list(self._do("reading votes", lambda conn: self._ballots(conn, approval_id)))
 
-    def claim(self, key: str, ttl_s: float) -> bool:
+    def claim(self, key: str, ttl_s: float, value: str = "1") -> bool:
         def take(conn: sqlite3.Connection) -> bool:
             now = time.time()
             with write(conn):
-                conn.execute("DELETE FROM claim WHERE key = ? AND until <= ?", (key, now))
+                conn.execute("DELETE FROM approval_claim WHERE key = ? AND until <= ?", (key, now))
                 return (
                     conn.execute(
-                        "INSERT OR IGNORE INTO claim (key, until) VALUES (?, ?)",
-                        (key, now + ttl_s),
+                        "INSERT OR IGNORE INTO approval_claim (key, until, value) VALUES (?, ?, ?)",
+                        (key, now + ttl_s, value),
                     ).rowcount
                     == 1
                 )
 
         return bool(self._do("claiming", take))
+
+    def claimed(self, key: str) -> str | None:
+        found = self._do(
+            "reading a claim",
+            lambda conn: conn.execute(
+                "SELECT value FROM approval_claim WHERE key = ? AND until > ?", (key, time.time())
+            ).fetchone(),
+        )
+        return None if found is None else str(found[0])
 
     # -- grants ----------------------------------------------------------------------------------
 
@@ -379,7 +388,7 @@ class SQLiteStore(SQLiteFile):
                 for approval_id in doomed:
                     conn.execute("DELETE FROM approval WHERE id = ?", (approval_id,))
                     conn.execute("DELETE FROM approval_vote WHERE approval_id = ?", (approval_id,))
-                conn.execute("DELETE FROM claim WHERE until <= ?", (moment,))
+                conn.execute("DELETE FROM approval_claim WHERE until <= ?", (moment,))
                 return len(doomed)
 
         return self._do("purging approvals", delete)

@@ -54,9 +54,10 @@ CREATE TABLE IF NOT EXISTS approval_vote (
     vote TEXT NOT NULL,
     PRIMARY KEY (approval_id, person)
 );
-CREATE TABLE IF NOT EXISTS claim (
+CREATE TABLE IF NOT EXISTS approval_claim (
     key TEXT PRIMARY KEY,
-    until REAL NOT NULL
+    until REAL NOT NULL,
+    value TEXT NOT NULL
 );
 """
 
