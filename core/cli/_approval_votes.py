@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import sys
 import time
 from typing import Any
 
@@ -30,6 +31,10 @@ def _os_user() -> str | None:
         return getpass.getuser()
     except Exception:  # no user name in this environment
         return None
+
+
+DELIVERY_WAIT_S = 30.0
+"""How long a vote from the CLI waits for its notifications before the command exits."""
 
 
 def voter(config: LoadedConfig, args: argparse.Namespace) -> str:
@@ -55,14 +60,18 @@ def vote(
     """Cast the proven person's vote on ``args.id``; prints what it did and who is still needed."""
     config = read_config(args)
     person = voter(config, args)
+    team = Team(config)
     row = find(store, args.id)
     try:
         tally = cast(
             store, row.id, person, decision, "cli", reason=getattr(args, "reason", None),
-            params=params,
+            params=params, team=team,
         )  # fmt: skip
     except VoteRefused as exc:
         raise Failed(str(exc)) from None
+    # The command is done when its notifications are (an agent never waits for them).
+    if not team.notifier(store).drain(DELIVERY_WAIT_S):
+        print("toolhooks: some notifications are not delivered yet", file=sys.stderr)
     if args.json:
         print_json(_tally_json(tally))
         return 0
