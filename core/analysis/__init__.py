@@ -9,6 +9,7 @@ from ._hosts import command_hosts, hosts_in_text, normalise_host
 from ._patches import patch_files
 from ._paths import command_paths, normalise_path
 from ._programs import value_options
+from ._readings import readings, reads_as_wrapper
 from ._records import Command, Script, Word
 
 __all__ = [
@@ -24,5 +25,7 @@ __all__ = [
     "normalise_host",
     "normalise_path",
     "patch_files",
+    "readings",
+    "reads_as_wrapper",
     "value_options",
 ]

@@ -22,6 +22,7 @@ from ._links import MAX_LINKS, symlinks_made
 from ._network import options_from_file
 from ._options import read_options
 from ._programs import ENVIRONMENT_HOSTS, MAX_URL_GLOBS, PROGRAMS, every_option, url_globs
+from ._readings import reads_as_wrapper
 from ._records import Command, Word, new_command
 from ._scope import MAX_CWDS, Scope
 from ._text import join_continued_lines, plain_program_name
@@ -707,6 +708,8 @@ class Walker:
         cwds: tuple[str, ...],
     ) -> None:
         if _ordinary(program) and program not in scope.functions and program not in scope.aliases:
+            if len(argv) > 2 and _unknown(program):
+                self._read_through(program, argv, assignments, scope, ctx, text, cwds)
             return  # the common case: a program that runs nothing else and changes nothing
         if not ctx.wrapped and program in ("cd", "pushd", "popd", "chdir"):
             self.change_folder(program, argv, scope)
@@ -758,6 +761,31 @@ class Walker:
                     return (), ()
                 found.extend(moved)
         return tuple(dict.fromkeys(found))[:MAX_CWDS], ()
+
+    def _read_through(
+        self,
+        program: str,
+        argv: tuple[Word, ...],
+        assignments: tuple[Word, ...],
+        scope: Scope,
+        ctx: _Ctx,
+        text: str,
+        cwds: tuple[str, ...],
+    ) -> None:
+        """An unknown program is also read as a wrapper from its first later word that is a
+        wrapper, shell or interpreter (``gosu root bash -c 'rm -rf x'``), see _readings.py."""
+        for i in range(1, len(argv) - 1):
+            word = argv[i].text
+            if not word or word[0] == "-":
+                continue
+            name = word.rpartition("/")[2]
+            if _runs_or_reveals(name):
+                via = (*ctx.via, f"{program} (read as a wrapper)")
+                inner = ctx._replace(via=via, wrapped=True)
+                self.run(
+                    argv[i:], assignments=assignments, scope=scope, ctx=inner, text=text, cwds=cwds
+                )
+                return
 
     def _inline_alias(self, program: str, argv: tuple[Word, ...], scope: Scope, ctx: _Ctx) -> None:
         alias = scope.aliases.get(program)
@@ -1045,6 +1073,23 @@ def _ordinary(program: str) -> bool:
         and program not in WRAPPERS
         and program.rstrip("0123456789.-") not in SHELLS
         and interpreter(program) is None
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _unknown(program: str) -> bool:
+    return reads_as_wrapper(program)
+
+
+@functools.lru_cache(maxsize=1024)
+def _runs_or_reveals(name: str) -> bool:
+    """A word an unknown program is read as a wrapper from: a wrapper, a shell, an interpreter,
+    or a program whose table says more than its words (a command hidden in an option)."""
+    return (
+        name in WRAPPERS
+        or name in PROGRAMS
+        or name.rstrip("0123456789.-") in SHELLS
+        or interpreter(name) is not None
     )
 
 

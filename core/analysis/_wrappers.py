@@ -739,7 +739,7 @@ def _loose(
             candidates = [first]
             before = argv[i - 1].text or "" if i > start else ""
             if before.startswith("-") and "=" not in before and operands == 0:
-                candidates.append(first + 1)
+                candidates.append(_after_options(argv, first + 1))
             break
         return [
             Seen(via=f"{name} {subcommand}".strip(), argv=argv[c:])
@@ -748,6 +748,71 @@ def _loose(
         ]
 
     return see
+
+
+def _setarch(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``setarch ARCH [options] [PROGRAM ...]`` (``linux64 [options] PROGRAM``): the architecture
+    first, then options; with no program it starts a shell reading stdin."""
+    rest = argv[2:] if name == "setarch" else argv[1:]
+    seen = _loose()(name, (argv[0], *rest))
+    return seen or [_shell_on_stdin(name, name)]
+
+
+def _capsh(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``capsh [options] -- ARGS``: ARGS go to a shell (``--shell=PATH``, else bash), so
+    ``capsh -- -c CMD`` runs CMD; ``==`` runs capsh itself again."""
+    texts = [w.text for w in argv]
+    shell = Word(text="bash", source=name)
+    for word in argv[1:]:
+        if word.text is None:
+            return [Seen(via=name, opaque=f"{name}: an unknown word among its options")]
+        if word.text.startswith("--shell="):
+            shell = Word(text=word.text.split("=", 1)[1], source=word.source)
+    for mark in ("--", "=="):
+        if mark in texts:
+            rest = argv[texts.index(mark) + 1 :]
+            program = shell if mark == "--" else Word(text="capsh", source=name)
+            return [Seen(via=f"{name} {mark}", argv=(program, *rest))]
+    return []
+
+
+def _ip(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``ip [options] netns exec NAME CMD`` and ``ip vrf exec NAME CMD``; with ``-all`` netns
+    exec takes no NAME, so both readings are kept."""
+    texts = [w.text for w in argv]
+    for at in range(1, len(texts) - 1):
+        if texts[at] not in ("netns", "vrf") or texts[at + 1] != "exec":
+            continue
+        rest = argv[at + 2 :]
+        every = any(t in ("-a", "-all", "--all") for t in texts[1:at])
+        candidates = [rest[1:], rest] if every else [rest[1:]]
+        return [
+            Seen(via=f"{name} {texts[at]} exec", argv=one)
+            for one in candidates
+            if one and not (one[0].text or "").startswith("-")
+        ]
+    return []
+
+
+def _perf(name: str, argv: tuple[Word, ...]) -> list[Seen]:
+    """``perf stat|record|trace|... [options] CMD``: the verbs that run a command."""
+    texts = [w.text for w in argv]
+    for verb in ("stat", "record", "trace", "ftrace", "mem", "c2c", "kmem", "lock", "sched"):
+        if verb in texts[1:3]:
+            return _loose(subcommand=verb)(name, argv)
+    return []
+
+
+def _after_options(argv: tuple[Word, ...], i: int) -> int:
+    """The first word from ``argv[i]`` on that is no option (past a ``--``)."""
+    while i < len(argv):
+        text = argv[i].text or ""
+        if text == "--":
+            return i + 1
+        if not text.startswith("-") or len(text) < 2:
+            return i
+        i += 1
+    return i
 
 
 _LOOSE = {
@@ -788,9 +853,21 @@ _LOOSE = {
             "envdir",
             "entr",
             "flatpak-spawn",
+            "run0",
+            "dumb-init",
+            "tini",
+            "catatonit",
+            "uid_wrapper",
         ),
         _loose(),
     ),
+    **dict.fromkeys(
+        ("su-exec", "gosu", "s6-setuidgid", "setuidgid", "logsave"), _loose(operands=1)
+    ),
+    **dict.fromkeys(("setarch", "linux32", "linux64", "i386", "x86_64", "uname26"), _setarch),
+    "capsh": _capsh,
+    "ip": _ip,
+    "perf": _perf,
     "faketime": _loose(operands=1),
     "chrt": _loose(operands=1),
     "sg": lambda name, argv: _sg(name, argv),

@@ -31,7 +31,8 @@ is here, so a third-party plugin can do all they do.
   through quoting, wrappers and substitutions (opaque when it cannot be);
   :func:`command_paths`, :func:`command_hosts`, :func:`hosts_in_text`, :func:`normalise_path`
   and :func:`normalise_host` say what a command touches; :func:`clear_cache` forgets the
-  analysed scripts; :func:`patch_files` the files a patch names; :func:`value_options` names a program's options that take the next word
+  analysed scripts; :func:`patch_files` the files a patch names; :func:`readings` reads an unknown program's command as a wrapper
+  too (``gosu root rm -rf x``); :func:`value_options` names a program's options that take the next word
   (from the analysis' program tables).
 
 Each name is imported when first used (PEP 562), as in ``toolhooks``: importing the kit costs a
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
     from toolhooks.analysis._paths import command_paths as command_paths
     from toolhooks.analysis._paths import normalise_path as normalise_path
     from toolhooks.analysis._programs import value_options as value_options
+    from toolhooks.analysis._readings import readings as readings
+    from toolhooks.analysis._readings import reads_as_wrapper as reads_as_wrapper
     from toolhooks.analysis._records import Command as Command
     from toolhooks.analysis._records import Script as Script
     from toolhooks.analysis._records import Word as Word
@@ -99,6 +102,8 @@ _EXPORTS = {
     "normalise_path": "toolhooks.analysis._paths",
     "patch_files": "toolhooks.analysis._patches",
     "value_options": "toolhooks.analysis._programs",
+    "reads_as_wrapper": "toolhooks.analysis._readings",
+    "readings": "toolhooks.analysis._readings",
     "Command": "toolhooks.analysis._records",
     "Script": "toolhooks.analysis._records",
     "Word": "toolhooks.analysis._records",

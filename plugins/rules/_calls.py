@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
@@ -29,6 +29,7 @@ from toolhooks.analysis import (
     normalise_host,
     normalise_path,
     patch_files,
+    readings,
 )
 
 if TYPE_CHECKING:
@@ -257,8 +258,10 @@ def call_facts(
     home: str,
     need_hosts: bool,
     need_paths: bool,
+    programs: Container[str] = (),
 ) -> CallFacts:
-    """The subjects of one call: an exec call's simple commands, or the call itself."""
+    """The subjects of one call: an exec call's simple commands, or the call itself; an unknown
+    program's command is also read as a wrapper from each word in ``programs`` (the rules')."""
     if tool in EXEC_TOOLS:
         cwd = call_cwd(params, project)
         command, problem = command_of(params)
@@ -274,7 +277,7 @@ def call_facts(
         seen: dict[tuple[str, str, str], tuple[str, ...]] = {}
         subjects = tuple(
             command_subject(c, need_paths, need_hosts, home=home, folders=folders, seen=seen)
-            for c in script.commands
+            for c in (readings(script.commands, programs) if programs else script.commands)
         )
         return CallFacts(
             exec_call=True, subjects=subjects, opaque=script.opaque, script=script, cwd=cwd

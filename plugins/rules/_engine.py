@@ -81,6 +81,7 @@ class RuleSet:
             home=self.home,
             need_paths=picked.need_paths,
             need_hosts=picked.need_hosts,
+            programs=picked.by_program,
         )
         if not facts.exec_call and not picked.has_params and not picked.has_history:
             subject = facts.subjects[0]
@@ -207,6 +208,7 @@ class RuleSet:
             home=self.home,
             need_paths=rule.needs_paths,
             need_hosts=rule.needs_hosts,
+            programs=(rule.when.prefix.programs or ()) if rule.when.prefix else (),
         )
         result: Tri = None if facts.opaque is not None else False
         for subject in facts.subjects:
