@@ -108,6 +108,7 @@ class RuleSet:
             home=self.home,
             need_paths=True,
             need_hosts=True,
+            programs=picked.by_program,
         )
         if not picked.rules:
             return Ruling(decision=None, hit=None, facts=facts)
