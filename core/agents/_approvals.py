@@ -8,7 +8,8 @@ operator decides (``toolhooks approvals``, the desk). This module is the store p
   an earlier proposal left: a decision there is used once, for this call; while it still waits,
   this proposal is a duplicate (denied, naming the one to decide) instead of a second request;
 - with ``route = "queue"`` the hook waits for a decision up to ``[agents] wait_s`` (else
-  ``[approvals] wait_s``, else the request's timeout), never past the hook timeout install writes;
+  ``[approvals] wait_s``, else the request's timeout), never past the hook's deadline
+  (``[agents] deadline_s``) less ``ANSWER_MARGIN_S``;
 - no decision in time: the call is denied with the approval's short id and the command that
   decides it, and the approval keeps waiting for the next proposal of the same call.
 """
@@ -23,8 +24,9 @@ from ..config._settings import LoadedConfig
 from ..records._results import PendingApproval
 from ..stores._contract import ApprovalStore, StoredApproval, stored_from_pending
 
-MAX_WAIT_S = 590.0
-"""Under the 600 s hook timeout ``toolhooks hook install`` writes (``_hooks_json``)."""
+ANSWER_MARGIN_S = 5.0
+"""What the hook's deadline keeps back after an approval's wait: the decision's audit, the
+answer, and a loaded machine's scheduling. A wait cut to nothing denies at once."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,7 +49,8 @@ def wait_for(config: LoadedConfig, pending: PendingApproval) -> float:
         chosen = config.approvals.wait_s
     if chosen is None:
         chosen = pending.request.timeout_s
-    return max(0.0, min(chosen, pending.expires_at - time.time(), MAX_WAIT_S))
+    most = config.agents.deadline_s - ANSWER_MARGIN_S
+    return max(0.0, min(chosen, pending.expires_at - time.time(), most))
 
 
 def settle(store: ApprovalStore, pending: PendingApproval, wait_s: float) -> Settled:

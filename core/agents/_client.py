@@ -18,8 +18,14 @@ is reached from the console script without importing the command line (``toolhoo
 5. If even that fails: refuse in the agent's own protocol (fail closed), unless the config says
    ``[agents] on_error = "allow"`` (read with the stdlib's TOML parser).
 
-A daemon that takes longer than ``REPLY_TIMEOUT_S`` is not asked again in-process (the call
-might then be decided twice, and an approval waited for twice): the event is refused.
+The hook always answers, within its deadline (``_project.DEADLINE_S``, under every agent's hook
+timeout; ``[agents] deadline_s`` lowers it): a timer armed first thing (``SIGALRM``: it
+interrupts any wait of this process) refuses the event and exits when it expires. This process
+only waits (for stdin, the daemon, a child); the work is done by the daemon or by a child
+process (``_no_daemon.in_child``, with a memory limit) that a late, crashed, killed or
+out-of-memory run cannot take this process down with. A daemon that has not answered by the
+deadline is not asked again in-process (the call might then be decided twice, and an approval
+waited for twice): the event is refused.
 
 Starting a daemon, answering in-process and refusing are ``_no_daemon``, imported only on those
 paths: a hook its daemon answers imports this module and ``_project``, nothing else of ours.
@@ -37,7 +43,11 @@ from ._project import Project, ProjectError
 
 TYPE_CHECKING = False  # not ``typing``'s: importing typing costs the hook client milliseconds
 if TYPE_CHECKING:
+    import signal as _signal  # the same functions and constants, typed
+
     from ._no_daemon import Answer
+else:
+    import _signal  # the C module: ``signal`` itself imports ``enum`` (ms)
 
 STDIN_LIMIT = 32 * 1024 * 1024
 """What the hook reads at most (one byte more tells it the event was bigger): four times
@@ -48,11 +58,64 @@ START_WAIT_S = 10.0
 machine). A daemon that fails says so sooner, by exiting."""
 CONNECT_TIMEOUT_S = 5.0
 SEND_TIMEOUT_S = 60.0
-REPLY_TIMEOUT_S = 595.0
-"""Under the 600 s hook timeout ``toolhooks hook install`` writes, after which an agent gives up
-on the hook (and some then run the tool)."""
+REFUSE_MARGIN_S = 0.5
+"""What the deadline keeps back for refusing: a daemon that has not answered this long before
+the deadline is given up on, so the refusal names it."""
 
 ABSENT, FALLBACK, TIMEOUT = "absent", "fallback", "timeout"
+
+
+class _Hook:
+    """What the deadline's refusal needs: the event, the policy on errors, the child to end.
+    Module state, because a signal handler receives none."""
+
+    agent = ""
+    raw = b""
+    on_error = "deny"
+    started = 0.0
+    ends_at = 0.0
+    child = 0
+
+
+def arm(agent: str, deadline_s: float) -> None:
+    """Refuse and exit once ``deadline_s`` have passed since the hook's first ``arm``; a second
+    call only ever brings the deadline earlier."""
+    now = time.monotonic()
+    _Hook.started = _Hook.started or now
+    ends_at = _Hook.started + deadline_s
+    if _Hook.ends_at and _Hook.ends_at <= ends_at:
+        return
+    _Hook.agent, _Hook.ends_at = agent, ends_at
+    _signal.signal(_signal.SIGALRM, _expired)
+    _signal.setitimer(_signal.ITIMER_REAL, max(ends_at - now, 0.001))
+
+
+def disarm() -> None:
+    """The answer is about to be written: the deadline must not write a second one."""
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
+
+
+def left_s() -> float:
+    """Seconds until the deadline (large when none is armed)."""
+    return _Hook.ends_at - time.monotonic() if _Hook.ends_at else 3600.0
+
+
+def _expired(signum: int, frame: object) -> None:
+    if _Hook.child:
+        try:  # noqa: SIM105 - contextlib is one more import on every hook
+            os.kill(_Hook.child, _signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        from ._no_daemon import refuse
+
+        reason = "toolhooks did not decide in time (the hook's deadline passed)"
+        out, err, code = refuse(_Hook.agent, _Hook.raw, reason, on_error=_Hook.on_error)
+    except BaseException:  # even the protocol cannot be rendered: block, as exit 2 says
+        out, err, code = b"", b"toolhooks: the hook did not decide in time\n", 2
+    _write(1, out)
+    _write(2, err)
+    os._exit(code)
 
 
 def main(agent: str, argv: list[str]) -> int:
@@ -71,11 +134,15 @@ def main(agent: str, argv: list[str]) -> int:
         else:
             os.write(2, f"toolhooks hook {agent}: unknown argument {arg!r}\n".encode())
             return 2
-    raw = _read_stdin()
+    if hasattr(_signal, "setitimer"):
+        arm(agent, _project.DEADLINE_S)
+    raw = _Hook.raw = _read_stdin()
     try:
         out, err, code = answer(agent, raw, config=config, daemon=daemon)
     except Exception as error:  # even the agent's protocol failed: block, as its exit 2 says
         out, err, code = b"", f"toolhooks: the hook failed: {error!r}\n".encode(), 2
+    if hasattr(_signal, "setitimer"):
+        disarm()
     _write(1, out)
     _write(2, err)
     return code
@@ -90,6 +157,9 @@ def answer(agent: str, raw: bytes, *, config: str | None = None, daemon: bool = 
         from ._no_daemon import refuse
 
         return refuse(agent, raw, f"the config cannot be read: {error}", on_error="deny")
+    _Hook.on_error = _project.on_error(project)
+    if _Hook.ends_at:
+        arm(agent, _project.deadline_s(project))
     for warning in project.warnings:
         _write(2, f"toolhooks: warning: {warning}\n".encode())
     problem = _project.state_dir_problem(_project.STATE_DIR)
@@ -107,11 +177,15 @@ def answer(agent: str, raw: bytes, *, config: str | None = None, daemon: bool = 
         if got == TIMEOUT:
             from ._no_daemon import refuse
 
-            reason = f"the toolhooks daemon did not answer within {REPLY_TIMEOUT_S:g} s"
-            return refuse(agent, raw, reason, on_error=_project.on_error(project))
-    from ._no_daemon import in_process
+            reason = "the toolhooks daemon did not answer before the hook's deadline"
+            return refuse(agent, raw, reason, on_error=_Hook.on_error)
+    from ._no_daemon import in_child
 
-    return in_process(project, agent, raw)
+    return in_child(project, agent, raw, track=_track)
+
+
+def _track(pid: int) -> None:
+    _Hook.child = pid
 
 
 def via_daemon(project: Project, agent: str, raw: bytes) -> Answer | str:
@@ -182,7 +256,7 @@ def ask(project: Project, agent: str, raw: bytes) -> Answer | str:
                 conn.sendall(raw)
         except OSError:
             pass  # it may have answered already (and closed): read what it said
-        conn.settimeout(REPLY_TIMEOUT_S)
+        conn.settimeout(max(left_s() - REFUSE_MARGIN_S, 0.001))
         return _read_answer(conn)
     finally:
         conn.close()

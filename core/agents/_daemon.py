@@ -44,6 +44,10 @@ logger = logging.getLogger("toolhooks.agents.agentd")
 LOCK_WAIT_S = 60.0
 """How long a starting daemon waits for another one's start (building a runtime) to finish."""
 STOP_GRACE_S = 10.0
+MEMORY_HEADROOM_BYTES = 2 * 1024 * 1024 * 1024
+"""What a started daemon's address space may still grow by: its worker threads' stacks and
+arenas, and the runs in flight. A run past it gets a ``MemoryError``, answered as a refusal,
+where the OOM killer would have ended every run in flight unanswered."""
 
 
 class AlreadyServing(Exception):
@@ -227,6 +231,9 @@ def run(
     except Exception as error:
         logger.error("agentd: cannot start: %s: %s", type(error).__name__, error)
         return 1
+    from ._no_daemon import limit_memory
+
+    limit_memory(MEMORY_HEADROOM_BYTES)
     previous = {sig: signal.signal(sig, lambda *_: daemon.request_stop()) for sig in _SIGNALS}
     try:
         if ready is not None:

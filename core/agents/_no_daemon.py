@@ -1,6 +1,7 @@
 """The hook client's slow paths, imported only when the project's daemon does not answer: start
-the daemon (``spawn``), answer in this process (``in_process``), or refuse in the agent's own
-protocol (``refuse``). Stdlib only, like ``_client``, until a runtime is really built here.
+the daemon (``spawn``), answer in a child of this process (``in_child``, else ``in_process``), or
+refuse in the agent's own protocol (``refuse``). Stdlib only, like ``_client``, until a runtime
+is really built here.
 """
 
 from __future__ import annotations
@@ -12,10 +13,18 @@ from ..kit._process import toolhooks_argv
 from . import _project
 from ._project import Project
 
+TYPE_CHECKING = False  # not ``typing``'s: the hook client imports this module on its slow paths
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 Answer = tuple[bytes, bytes, int]
 """What the hook writes: stdout, stderr, exit code."""
 LOG_LIMIT = 1024 * 1024
 """``.toolhooks/agentd.log`` is started afresh by the next daemon once it is bigger than this."""
+MEMORY_HEADROOM_BYTES = 1024 * 1024 * 1024
+"""The address space a child answering in-process may add to what the hook had when it forked:
+a runtime with its plugins needs a few hundred MiB; a script whose analysis doubles a word 40
+times would take gigabytes, and the machine's OOM killer would end the hook without an answer."""
 
 
 def spawn(project: Project, options: tuple[str, ...] = ()) -> int:
@@ -56,6 +65,93 @@ def in_process(project: Project, agent: str, raw: bytes) -> Answer:
     except Exception as error:  # no runtime here at all (a broken install): the last resort
         reason = f"toolhooks cannot run: {type(error).__name__}: {error}"
         return refuse(agent, raw, reason, on_error=_project.on_error(project))
+
+
+def in_child(
+    project: Project, agent: str, raw: bytes, *, track: Callable[[int], None] = lambda pid: None
+) -> Answer:
+    """``in_process`` in a forked child, under ``MEMORY_HEADROOM_BYTES``: whatever happens to the
+    run (a crash, a ``MemoryError``, a plugin that kills its process or never returns: the
+    client's deadline kills the child), this process is left to answer, and refuses. ``track``
+    is told the child's pid, then 0 once it is gone (the deadline kills a child it knows). Where
+    there is no ``fork``, ``in_process`` here."""
+    if not hasattr(os, "fork"):
+        return in_process(project, agent, raw)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer, hand the answer over, never return into the caller
+        code = 3
+        try:
+            os.close(read_end)
+            os.dup2(2, 1)  # a plugin's print must not become part of the agent's answer
+            limit_memory(MEMORY_HEADROOM_BYTES)
+            out, err, status = in_process(project, agent, raw)
+            _write_all(write_end, f"{len(out)} {len(err)} {status}\n".encode() + out + err)
+            code = 0
+        finally:
+            os._exit(code)
+    track(pid)
+    os.close(write_end)
+    try:
+        data = bytearray()
+        while chunk := os.read(read_end, 1 << 20):
+            data += chunk
+    finally:
+        os.close(read_end)
+        _, status = os.waitpid(pid, 0)
+        track(0)
+    answer = _framed(bytes(data)) if os.waitstatus_to_exitcode(status) == 0 else None
+    if answer is None:
+        reason = f"the in-process run ended without an answer ({_ended(status)})"
+        return refuse(agent, raw, reason, on_error=_project.on_error(project))
+    return answer
+
+
+def limit_memory(headroom: int) -> None:
+    """Let this process's address space grow by at most ``headroom`` bytes from now on (never
+    raising a limit already lower): past it an allocation is a ``MemoryError``, which the run
+    answers as a failure, instead of the machine's OOM killer ending the process unanswered."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows, which has no fork either
+        return
+    limit = getattr(resource, "RLIMIT_AS", None)
+    if limit is None:
+        return
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            size = int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        size = 256 * 1024 * 1024
+    soft, hard = resource.getrlimit(limit)
+    wanted = size + headroom
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    if soft == resource.RLIM_INFINITY or wanted < soft:
+        resource.setrlimit(limit, (wanted, hard))
+
+
+def _framed(data: bytes) -> Answer | None:
+    head, newline, body = data.partition(b"\n")
+    parts = head.split()
+    if not newline or len(parts) != 3 or not all(p.lstrip(b"-").isdigit() for p in parts):
+        return None
+    out_n, err_n, code = (int(p) for p in parts)
+    if out_n < 0 or err_n < 0 or out_n + err_n != len(body):
+        return None
+    return body[:out_n], body[out_n:], code
+
+
+def _ended(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit {os.waitstatus_to_exitcode(status)}"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def refuse(agent: str, raw: bytes, reason: str, *, on_error: str) -> Answer:

@@ -147,22 +147,49 @@ def read_toml_bytes(data: bytes) -> dict[str, object] | None:
 def on_error(project: Project) -> str:
     """``[agents] on_error`` of the project's config, read without pydantic: "allow" only when
     the file says so plainly; anything else, an unreadable file included, is "deny"."""
+    return "allow" if _agents_table(project, "on_error").get("on_error") == "allow" else "deny"
+
+
+DEADLINE_S = 25.0
+"""How long ``toolhooks hook`` may take, from its start to its answer: under the smallest hook
+timeout an agent documents (GitHub Copilot's and Cline's 30 s; docs/decisions/hook-daemon.md),
+since an agent that gives up on a hook may run the call (Claude Code, Copilot)."""
+MIN_DEADLINE_S = 0.5
+
+
+def deadline_s(project: Project) -> float:
+    """``[agents] deadline_s`` of the project's config, read without pydantic: only ever lower
+    than ``DEADLINE_S`` (a value above it, or not a number, is ``DEADLINE_S``; the config's own
+    validation says so with its line)."""
+    value = _agents_table(project, "deadline_s").get("deadline_s")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return DEADLINE_S
+    if not MIN_DEADLINE_S <= value <= DEADLINE_S:  # NaN fails both
+        return DEADLINE_S
+    return float(value)
+
+
+def _agents_table(project: Project, key: str) -> dict[str, object]:
+    """``[agents]`` of the project's config; empty when the file does not mention ``key`` (the
+    common case, read on every hook without importing a TOML parser)."""
     if project.config is None:
-        return "deny"
+        return {}
     try:
         with open(project.config, "rb") as handle:
-            parsed = read_toml_bytes(handle.read())
+            data = handle.read()
     except OSError:
-        return "deny"
+        return {}
+    if key.encode() not in data:
+        return {}
+    parsed = read_toml_bytes(data)
     if parsed is None:
-        return "deny"
+        return {}
     table: object = parsed
     if os.path.basename(project.config) == "pyproject.toml":
         tool = parsed.get("tool")
         table = tool.get("toolhooks") if isinstance(tool, dict) else None
     agents = table.get("agents") if isinstance(table, dict) else None
-    value = agents.get("on_error") if isinstance(agents, dict) else None
-    return "allow" if value == "allow" else "deny"
+    return agents if isinstance(agents, dict) else {}
 
 
 def private_dir(path: str) -> bool:

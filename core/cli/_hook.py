@@ -1,19 +1,17 @@
 """``toolhooks hook AGENT``: answer one coding agent's hook event (stdin) in its own protocol.
 
-The agent runs it around every tool call (``toolhooks hook install AGENT`` wires it). It reads
-the event, runs it through the pipeline in this process and writes the agent's answer verbatim,
-exiting with the code the agent reads. ``toolhooks hook install`` comes with the install
-engine (``toolhooks.agents._install``).
+The agent runs it around every tool call (``toolhooks hook install AGENT`` wires it), through
+the console script's dispatcher (``toolhooks._main``), which goes straight to the hook client.
+Reached through the command line instead, it is the client's ``--no-daemon``: the event runs in
+a child process under the hook's deadline (``toolhooks.agents._client``), and the agent's answer
+is written verbatim, exiting with the code the agent reads. ``toolhooks hook install`` comes
+with the install engine (``toolhooks.agents._install``).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
-import os
-import sys
-from pathlib import Path
 
 from ._commands import help_of
 from ._options import add_config_option
@@ -42,18 +40,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def answer(args: argparse.Namespace) -> int:
-    from ..agents._protocol import MAX_PAYLOAD_BYTES
-    from ..agents._run import run_in_process
+    from ..agents._client import main
 
-    limit = MAX_PAYLOAD_BYTES * 4  # the bridge refuses past the configured limit, with a reason
-    raw = sys.stdin.buffer.read(limit + 1)
     given = getattr(args, "config", None)
-    # No --config: the run discovers it, so a $TOOLHOOKS_CONFIG naming nothing is refused in
+    # No --config: the client discovers it, so a $TOOLHOOKS_CONFIG naming nothing is refused in
     # the agent's protocol (fail closed) instead of running with no policy at all.
-    reply = run_in_process(args.agent, raw, config=Path(given) if given else None)
-    # Verbatim, not through the command line's safe stream: the agent parses these bytes.
-    for fd, text in ((1, reply.stdout), (2, reply.stderr)):
-        if text:
-            with contextlib.suppress(OSError):
-                os.write(fd, text.encode("utf-8", "surrogatepass"))
-    return reply.exit_code
+    return main(args.agent, ["--no-daemon", *(["--config", given] if given else [])])
