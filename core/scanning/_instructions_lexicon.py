@@ -110,7 +110,8 @@ ADDRESSEE = (
 # Telling whoever is addressed to do something (counts only next to an addressee).
 DIRECTIVE = (
     r"\b(?:please|you\s+(?:must|should|need\s+to|have\s+to|are\s+(?:required|instructed|ordered|asked)\s+to|will\s+now)|make\s+sure|do\s+not|don't|never|always|immediately|instead|right\s+now|first|"
-    r"send|forward|call|use|run|execute|delete|remove|transfer|reply|respond|write|include|say|tell|email|create|update|open|click|visit|go\s+to|summari[sz]e|translate|book|add|post|share|invite|pay|print|output|follow|do|approve|merge|grant|install|download|reset|change|rate|recommend|buy|sign|ignore|forget)\b",
+    r"send|forward|call|use|run|execute|delete|remove|transfer|reply|respond|write|include|say|tell|email|create|update|open|click|visit|go\s+to|summari[sz]e|translate|book|add|post|share|invite|pay|print|output|follow|do|approve|merge|grant|install|download|reset|change|rate|recommend|buy|sign|ignore|forget|"
+    r"make|get|modify|find|give|list|reserve|schedule|concatenate|move|rename)\b",
     r"\b(?:bitte|du\s+musst|sie\s+müssen|du\s+sollst|sofort|stattdessen|zuerst|unbedingt|sende|schicke|rufe|führe|lösche|überweise|antworte|schreibe|leite)\b",
     r"\b(?:veuillez|s'il\s+(?:te|vous)\s+plaît|tu\s+dois|vous\s+devez|immédiatement|au\s+lieu\s+de|d'abord|envoie[zs]?|appelle[zs]?|exécute[zs]?|supprime[zs]?|transf[èé]re[zs]?|réponds|écris|fais|faites)\b",
     r"\b(?:por\s+favor|debes|tienes\s+que|inmediatamente|en\s+lugar\s+de|primero|envía|envia|llama|ejecuta|elimina|borra|transfiere|responde|escribe|haz)\b",

@@ -26,6 +26,14 @@ _PHONE = re.compile(
     r"(?<![\w+])\+(?:\d[ .-]?){1,3}(?:\(\d{1,4}\)[ .-]?)?(?:\d[ .-]?){5,13}\d(?![\w.-]?\d)"
 )
 
+_SHAPE = bytes.maketrans(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"0" * 10 + b"A" * 26)
+"""A text's shape, one byte per character: digits ``0``, capitals ``A``, the rest as they are
+(a non-ASCII character is ``?``). Its seeds say where a candidate can start."""
+_CARD_SEEDS = (b"0" * 13, b"0000 0000 0000", b"0000-0000-0000", b"0000 000000 0000",
+               b"0000-000000-0000")  # fmt: skip
+"""Every card number holds one: 13 digits solid, or three groups printed apart."""
+_RUN_CHARS = frozenset(b"0 -")
+
 IBAN_LENGTHS = {
     "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22,
     "BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27,
@@ -148,13 +156,32 @@ def _card_grouping_ok(raw: str) -> bool:
     )
 
 
-def _cards(text: str, found: list[Finding]) -> None:
-    for match in _CARD.finditer(text):
-        raw = match.group()
-        digits = raw.replace(" ", "").replace("-", "")
-        ok = 13 <= len(digits) <= 19 and _card_grouping_ok(raw) and _issuer(digits) is not None
-        if ok and _luhn(digits):
-            found.append(finding(NAME, "card_number", text, *match.span()))
+def _cards(text: str, shape: bytes, found: list[Finding]) -> None:
+    done = -1
+    for seed in _CARD_SEEDS:
+        at = shape.find(seed)
+        while at >= 0:
+            start = at
+            while start > 0 and shape[start - 1] in _RUN_CHARS:
+                start -= 1
+            while start < at and shape[start] != 48:  # the run's first digit
+                start += 1
+            if start > done:
+                done = _card_at(text, start, found)
+            at = shape.find(seed, max(at + 1, done))
+
+
+def _card_at(text: str, start: int, found: list[Finding]) -> int:
+    """Check the run of digits at ``start``; the offset where the next candidate may start."""
+    match = _CARD.match(text, start)
+    if match is None:
+        return start + 1
+    raw = match.group()
+    digits = raw.replace(" ", "").replace("-", "")
+    ok = 13 <= len(digits) <= 19 and _card_grouping_ok(raw) and _issuer(digits) is not None
+    if ok and _luhn(digits):
+        found.append(finding(NAME, "card_number", text, *match.span()))
+    return match.end()
 
 
 def _iban_ok(compact: str) -> bool:
@@ -165,8 +192,13 @@ def _iban_ok(compact: str) -> bool:
     return int(number) % 97 == 1
 
 
-def _ibans(text: str, found: list[Finding]) -> None:
-    for match in _IBAN.finditer(text):
+def _ibans(text: str, shape: bytes, found: list[Finding]) -> None:
+    at = shape.find(b"AA00")
+    while at >= 0:
+        match = _IBAN.match(text, at)
+        at = shape.find(b"AA00", at + 1)
+        if match is None:
+            continue
         raw = match.group()
         size = IBAN_LENGTHS.get(raw[:2])
         if size is None:
@@ -179,6 +211,7 @@ def _ibans(text: str, found: list[Finding]) -> None:
         if _iban_ok(kept.replace(" ", "")):
             start = match.start()
             found.append(finding(NAME, "iban", text, start, start + len(kept)))
+            at = shape.find(b"AA00", start + len(kept))
 
 
 def _cut(raw: str, size: int) -> str | None:
@@ -244,13 +277,22 @@ _NOT_MAIL_TLDS = frozenset(
 
 
 def _emails(text: str, found: list[Finding]) -> None:
-    for match in _EMAIL.finditer(text):
-        raw = match.group()
-        local, _, domain = raw.partition("@")
-        tld = domain.rsplit(".", 1)[-1].lower()
-        if tld in _NOT_MAIL_TLDS or local.endswith(".") or ".." in raw:
-            continue
-        found.append(finding(NAME, "email", text, *match.span()))
+    """Each ``@`` not inside an address already read: the address around it, if any."""
+    done = 0
+    at = text.find("@")
+    while at >= 0:
+        match = _EMAIL.search(text, max(done, at - 64), min(len(text), at + 256))
+        if match is not None and match.start() < at < match.end():
+            done = match.end()
+            if _mail_ok(match.group()):
+                found.append(finding(NAME, "email", text, *match.span()))
+        at = text.find("@", max(at + 1, done))
+
+
+def _mail_ok(raw: str) -> bool:
+    local, _, domain = raw.partition("@")
+    tld = domain.rsplit(".", 1)[-1].lower()
+    return tld not in _NOT_MAIL_TLDS and not local.endswith(".") and ".." not in raw
 
 
 def _phone_ok(digits: str) -> bool:
@@ -262,11 +304,14 @@ def _phone_ok(digits: str) -> bool:
 
 
 def _phones(text: str, found: list[Finding]) -> None:
-    for match in _PHONE.finditer(text):
-        raw = match.group()
-        digits = "".join(c for c in raw if c.isdigit())
-        if _phone_ok(digits):
+    at = text.find("+")
+    while at >= 0:
+        match = _PHONE.match(text, at)
+        if match is not None and _phone_ok("".join(c for c in match.group() if c.isdigit())):
             found.append(finding(NAME, "phone", text, *match.span()))
+            at = text.find("+", match.end())
+        else:
+            at = text.find("+", at + 1)
 
 
 def find_pii(text: str) -> list[Finding]:
@@ -277,8 +322,9 @@ def find_pii(text: str) -> list[Finding]:
         _emails(text, found)
     if "+" in text:
         _phones(text, found)
-    _cards(text, found)
-    _ibans(text, found)
+    shape = text.encode("ascii", "replace").translate(_SHAPE)
+    _cards(text, shape, found)
+    _ibans(text, shape, found)
     found.sort(key=lambda f: f.start)
     return found
 

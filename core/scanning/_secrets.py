@@ -155,6 +155,7 @@ _PRIVATE_KEY = re.compile(
 _URL_PASSWORD = re.compile(
     r"(?<![\w+.-])[a-z][a-z0-9+.-]{1,20}://[^\s:/@\"'<>]{1,64}:([^\s:/@\"'<>]{1,128})@[\w.-]+"
 )
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+.-")
 _DSN_PASSWORD = re.compile(
     r"(?i)(?:^|[;\s\"'])(?:password|pwd)\s*=\s*([^;\"'\s]{4,128})(?=;|[\"'\s]|$)"
 )
@@ -222,6 +223,8 @@ _KEYWORDS = (
     "session_key", "sessionkey", "encryption_key", "encryptionkey",
 )  # fmt: skip
 """Lower-case pieces of the names ``_NAME_WORDS`` accepts: where to look for assignments."""
+_STEMS = ("secret", "passw", "pwd", "token", "key", "credential", "passphrase")
+"""One of these is in every keyword: a text holding none has no assignment to read."""
 
 
 def _password_ok(value: str) -> bool:
@@ -240,7 +243,12 @@ def _password_ok(value: str) -> bool:
 
 def _assignments(text: str, low: str, found: list[Finding], taken: list[tuple[int, int]]) -> None:
     seen: set[int] = set()
+    stems = [stem for stem in _STEMS if stem in low]
+    if not stems:
+        return
     for keyword in _KEYWORDS:
+        if keyword not in stems and (keyword in _STEMS or "key" not in stems):
+            continue  # its stem is not in the text (every other keyword holds "key")
         at = low.find(keyword)
         while at >= 0:
             end = at + len(keyword)
@@ -285,45 +293,100 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(s < end and start < e for s, e in taken)
 
 
+_TOKEN = re.compile(r"[A-Za-z0-9_.~-]{12,}")
+"""A run of the characters credentials are written in (no ``=``, ``:`` or ``/``, so an
+assignment's name and a URL's scheme are runs of their own)."""
+
+
+def _prefixed(fmt: Format) -> bool:
+    """A format whose values start with one of its literals (found by the runs' starts)."""
+    if any(lit in _INSIDE for lit in fmt.literals):
+        return False
+    return all(_TOKEN.fullmatch(lit + "x" * 12) for lit in fmt.literals)
+
+
+_INSIDE = frozenset({"T3BlbkFJ", "Q~"})
+"""Literals in the middle of their values (``sk-...T3BlbkFJ...``, ``abc8Q~...``)."""
+
+
+PREFIXED = tuple(f for f in FORMATS if _prefixed(f))
+ELSEWHERE = tuple(f for f in FORMATS if not _prefixed(f))
+_PREFIXES = tuple(lit for f in PREFIXED for lit in f.literals)
+
+
 def _formats(text: str, found: list[Finding], taken: list[tuple[int, int]]) -> None:
-    for fmt in FORMATS:
-        if not any(lit in text for lit in fmt.literals):
-            continue
-        for match in fmt.pattern.finditer(text):
-            value = match.group(fmt.group)
-            if fmt.check is not None and not fmt.check(value if fmt.group else match.group()):
-                continue
-            if len(set(value)) < 10:
-                continue  # sk_test_xxxxxxxxxxxxxxxxxxxxxxxx: a placeholder in the format's shape
-            start, end = match.span(fmt.group)
-            if not _overlaps(taken, start, end):
-                found.append(finding(NAME, fmt.kind, text, start, end))
-                taken.append((start, end))
+    """Formats found by a literal at a run's start are read run by run (one pass over the
+    text); the others by a substring search for their literal."""
+    for run in _TOKEN.finditer(text):
+        value = run.group()
+        if value.startswith(_PREFIXES):
+            for fmt in PREFIXED:
+                if value.startswith(fmt.literals):
+                    _match(fmt, fmt.pattern.match(text, run.start()), text, found, taken)
+    for fmt in ELSEWHERE:
+        if any(lit in text for lit in fmt.literals):
+            for match in fmt.pattern.finditer(text):
+                _match(fmt, match, text, found, taken)
 
 
-def _keys_and_passwords(text: str, found: list[Finding], taken: list[tuple[int, int]]) -> None:
+def _match(
+    fmt: Format,
+    match: re.Match[str] | None,
+    text: str,
+    found: list[Finding],
+    taken: list[tuple[int, int]],
+) -> None:
+    if match is None:
+        return
+    value = match.group(fmt.group)
+    if fmt.check is not None and not fmt.check(value if fmt.group else match.group()):
+        return
+    if len(set(value)) < 10:
+        return  # sk_test_xxxxxxxxxxxxxxxxxxxxxxxx: a placeholder in the format's shape
+    start, end = match.span(fmt.group)
+    if not _overlaps(taken, start, end):
+        found.append(finding(NAME, fmt.kind, text, start, end))
+        taken.append((start, end))
+
+
+def _add(
+    kind: str, text: str, span: tuple[int, int], found: list[Finding], taken: list[tuple[int, int]]
+) -> None:
+    if not _overlaps(taken, *span):
+        found.append(finding(NAME, kind, text, *span))
+        taken.append(span)
+
+
+def _private_keys(text: str, found: list[Finding], taken: list[tuple[int, int]]) -> None:
     if "PRIVATE KEY" in text:
         for match in _PRIVATE_KEY.finditer(text):
-            if not _overlaps(taken, *match.span()):
-                found.append(finding(NAME, "private_key", text, *match.span()))
-                taken.append(match.span())
-    if "://" in text:
-        for match in _URL_PASSWORD.finditer(text):
-            if not _placeholder(match.group(1)) and not _overlaps(taken, *match.span(1)):
-                found.append(finding(NAME, "url_password", text, *match.span(1)))
-                taken.append(match.span(1))
+            _add("private_key", text, match.span(), found, taken)
+
+
+def _url_passwords(text: str, found: list[Finding], taken: list[tuple[int, int]]) -> None:
+    """``scheme://user:password@host``, read at each ``://``."""
+    at = text.find("://")
+    while at >= 0:
+        start = at
+        while start > 0 and text[start - 1] in _SCHEME_CHARS:
+            start -= 1
+        match = _URL_PASSWORD.match(text, start) if start < at else None
+        if match is not None and not _placeholder(match.group(1)):
+            _add("url_password", text, match.span(1), found, taken)
+        at = text.find("://", at + 3)
+
+
+def _dsn_passwords(text: str, found: list[Finding], taken: list[tuple[int, int]]) -> None:
+    """``Password=...;`` in a line of ``key=value;`` pairs that names a server."""
     low = text.lower() if ("=" in text) else ""
-    if "password" in low or "pwd" in low:
-        for match in _DSN_PASSWORD.finditer(text):
-            value = match.group(1)
-            line_start = text.rfind("\n", 0, match.start()) + 1
-            line_end = text.find("\n", match.end())
-            line = text[line_start : len(text) if line_end < 0 else line_end]
-            if ";" not in line or _DSN_KEYS.search(line) is None:
-                continue
-            if not _placeholder(value) and not _overlaps(taken, *match.span(1)):
-                found.append(finding(NAME, "connection_string_password", text, *match.span(1)))
-                taken.append(match.span(1))
+    if "password" not in low and "pwd" not in low:
+        return
+    for match in _DSN_PASSWORD.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = text.find("\n", match.end())
+        line = text[line_start : len(text) if line_end < 0 else line_end]
+        if ";" in line and _DSN_KEYS.search(line) and not _placeholder(match.group(1)):
+            _add("connection_string_password", text, match.span(1), found, taken)
 
 
 def find_secrets(text: str) -> list[Finding]:
@@ -333,7 +396,9 @@ def find_secrets(text: str) -> list[Finding]:
     found: list[Finding] = []
     taken: list[tuple[int, int]] = []
     _formats(text, found, taken)
-    _keys_and_passwords(text, found, taken)
+    _private_keys(text, found, taken)
+    _url_passwords(text, found, taken)
+    _dsn_passwords(text, found, taken)
     _assignments(text, text.lower(), found, taken)
     found.sort(key=lambda f: f.start)
     return found
