@@ -117,3 +117,33 @@ def test_a_tools_entry_selects_what_the_fence_selects(tmp_path: Path, entry: str
 def test_a_question_mark_in_a_tools_entry_is_that_character(tmp_path: Path):
     _, covered = fence_and_rules(tmp_path, "fs_?*", ["fs_?x", "fs_ax", "fs_a"])
     assert covered == {"fs_?x"}
+
+
+def test_the_architecture_page_names_files_and_functions_that_exist():
+    """docs/architecture.md's rules section: every file it names exists and every function is
+    where it says (a renamed function or a moved file fails here, not in a reader's head)."""
+    import re
+
+    from toolhooks.plugins.rules import _calls, _engine, _history, _match
+
+    from .conftest import ROOT
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## The rules plugin: where a command is decided", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    files = set(re.findall(r"(?<![\w/])(?:plugins|core)/[\w/]+(?:\.py|/)", section))
+    assert len(files) >= 6
+    for name in files:
+        assert (ROOT / name).exists(), name
+    for owner, attribute in [
+        (_engine.RuleSet, "decide"),
+        (_engine.RuleSet, "explain"),
+        (_engine.RuleSet, "_ruling"),
+        (_engine, "evaluate"),
+        (_calls, "call_facts"),
+        (_match.Compiled, "holds"),
+        (_match.Compiled, "every"),
+        (_history.HistoryView, "check"),
+    ]:
+        assert callable(getattr(owner, attribute)), attribute
+        assert attribute in section, attribute
