@@ -79,8 +79,10 @@ def proposed_data(call: ToolCall) -> dict[str, Any]:
         data["run_id"] = call.run_id
     if call.context_window_tokens is not None:
         data["context_window_tokens"] = call.context_window_tokens
-    if sender is not None and (sender.name or sender.channel or sender.roles or sender.is_owner):
-        # What policies key on besides the id (roles, channel, name, owner).
+    if sender is not None and (
+        sender.name or sender.channel or sender.roles or sender.is_owner or sender.tenant
+    ):
+        # What policies key on besides the id (roles, channel, name, owner, tenant).
         detail: dict[str, Any] = {}
         if sender.name is not None:
             detail["name"] = sender.name
@@ -90,6 +92,8 @@ def proposed_data(call: ToolCall) -> dict[str, Any]:
             detail["roles"] = list(sender.roles)
         if sender.is_owner:
             detail["is_owner"] = True
+        if sender.tenant is not None:
+            detail["tenant"] = sender.tenant
         data["sender_detail"] = detail
     spec = call.spec
     if spec is not None and spec.tags:

@@ -17,6 +17,9 @@ class Sender:
     channel: str | None = None
     roles: tuple[str, ...] = ()
     is_owner: bool = False
+    tenant: str | None = None
+    """The organisation the sender belongs to, where one deployment serves several (an OAuth
+    token's tenant claim, for the MCP proxy)."""
 
     def __post_init__(self) -> None:
         # Plugins and policies trust these fields (``is_owner`` above all), and a sender often
@@ -34,7 +37,7 @@ class Sender:
         if isinstance(value, str):
             return cls(id=value)
         if isinstance(value, Mapping):
-            unknown = set(value) - {"id", "name", "channel", "roles", "is_owner"}
+            unknown = set(value) - {"id", "name", "channel", "roles", "is_owner", "tenant"}
             if unknown:
                 raise ValueError(f"sender has unknown keys: {', '.join(sorted(map(str, unknown)))}")
             return cls(
@@ -43,6 +46,7 @@ class Sender:
                 channel=value.get("channel"),
                 roles=value.get("roles", ()),
                 is_owner=value.get("is_owner", False),
+                tenant=value.get("tenant"),
             )
         raise ValueError(
             f"sender must be a Sender, a mapping or a string, got {type(value).__name__}"
@@ -54,7 +58,7 @@ def _sender_problem(sender: Sender) -> str | None:
     truthy object is not a bool, and a bare string is not a list of roles."""
     if type(sender.id) is not str:
         return f"sender.id must be a string, got {type(sender.id).__name__}"
-    for label in ("name", "channel"):
+    for label in ("name", "channel", "tenant"):
         value = getattr(sender, label)
         if value is not None and type(value) is not str:
             return f"sender.{label} must be a string or null, got {type(value).__name__}"

@@ -89,3 +89,20 @@ def test_the_constructor_checks_too():
     with pytest.raises(ValueError, match=r"sender\.name"):
         Sender(id="a", name=123)  # type: ignore[arg-type]
     assert Sender(id="a", roles=["x"]).roles == ("x",)  # type: ignore[arg-type]
+
+
+def test_a_tenant_is_a_string_and_reaches_the_proposed_event():
+    """Issue #43: an OAuth token's tenant claim names the sender's organisation."""
+    with pytest.raises(ValueError, match=r"sender\.tenant"):
+        Sender(id="a", tenant=["acme"])  # type: ignore[arg-type]
+    from toolhooks.testing import EventRecorder
+
+    recorder = EventRecorder()
+    rt, seer = runtime()
+    rt.register(recorder)
+    assert rt.call({"name": "ping", "sender": {"id": "t", "tenant": "acme"}}).status == "ok"
+    assert seer.seen == [Sender(id="t", tenant="acme")]
+    (proposed,) = recorder.of("tool.proposed")
+    assert proposed.data["sender_detail"] == {"tenant": "acme"}
+    outcome = rt.call({"name": "ping", "sender": {"id": "t", "tenant": 7}})
+    assert outcome.status == "blocked" and "sender.tenant" in outcome.content

@@ -16,8 +16,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 from toolhooks import AfterToolCallResult, hookimpl
 from toolhooks.testing import EventRecorder
-from toolhooks_mcp import META_KEY, Proxy
-from toolhooks_mcp._tasks import TaskHandle, TaskList
+from toolhooks_mcp import META_KEY, Proxy, TaskHandle, TaskList
 
 SERVER = Path(__file__).resolve().parent / "servers" / "tasks_upstream.py"
 SECRET = "sk-live-1234567890"
@@ -42,7 +41,7 @@ class NoProdDeploys:
         return None
 
 
-def make_proxy(tmp_path: Path, recorder: EventRecorder) -> tuple[Proxy, Path]:
+def make_proxy(tmp_path: Path, recorder: EventRecorder, **mcp: Any) -> tuple[Proxy, Path]:
     log = tmp_path / "upstream.jsonl"
     config = {
         "mcp": {
@@ -52,7 +51,8 @@ def make_proxy(tmp_path: Path, recorder: EventRecorder) -> tuple[Proxy, Path]:
                     "args": [str(SERVER)],
                     "env": {"UPSTREAM_LOG": str(log)},
                 }
-            }
+            },
+            **mcp,
         },
         "plugins": {
             "only": ["Redact", "NoProdDeploys", "result_budget", recorder.name],
@@ -192,3 +192,49 @@ def test_blocked_cancelled_and_expired_tasks(tmp_path):
     assert (expired.data["task_id"], expired.call_id) == (expiring.task_id, calls[2])
     assert expired.data["ttl_ms"] == 400
     assert [line["what"] for line in upstream_saw(log)].count("tasks/cancel") == 2
+
+
+def test_another_callers_task_is_unknown_to_it(tmp_path, monkeypatch):
+    from toolhooks_mcp._http import serve_http
+    from toolhooks_mcp._upstream import http_transport
+
+    from .test_http import free_port, until_listening
+
+    monkeypatch.setenv("ADA_TOKEN", "token-of-ada-0123456789")
+    monkeypatch.setenv("BOB_TOKEN", "token-of-bob-0123456789")
+    recorder = EventRecorder()
+    tokens = [{"sender": "ada", "env": "ADA_TOKEN"}, {"sender": "bob", "env": "BOB_TOKEN"}]
+    proxy, _ = make_proxy(tmp_path, recorder, auth={"tokens": tokens})
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+
+    def client(token: str) -> Client:
+        headers = {"Authorization": f"Bearer {token}"}
+        return Client(http_transport(url, headers), mode="2026-07-28", cache=None)
+
+    async def main() -> None:
+        stop = anyio.Event()
+        async with anyio.create_task_group() as group:
+            group.start_soon(serve_http, proxy, "127.0.0.1", port, stop)
+            await until_listening(port)
+            async with client("token-of-ada-0123456789") as ada:
+                task = await start_task(ada, "jobs__report", {"size": 10})
+                async with client("token-of-bob-0123456789") as bob:
+                    for method, model in (
+                        ("tasks/get", types.GetTaskResult),
+                        ("tasks/result", types.CallToolResult),
+                        ("tasks/cancel", types.CancelTaskResult),
+                    ):
+                        with pytest.raises(MCPError, match="Unknown task"):
+                            await task_request(bob, method, task.task_id, model)
+                    theirs = await bob.session.send_request(types.ListTasksRequest(), TaskList)
+                    assert theirs.tasks == []
+                async with client("token-of-ada-0123456789") as again:  # another session
+                    result = await task_request(
+                        again, "tasks/result", task.task_id, types.CallToolResult
+                    )
+                    assert "[redacted]" in result.content[0].text
+            stop.set()
+
+    anyio.run(main)
+    assert recorder.of("mcp.task_cancelled") == []  # bob's cancel never reached ada's task

@@ -2,11 +2,24 @@
 
 from typing import Any
 
-from ._config import AuthTable, McpTable, ServerTable, TokenTable, ToolTable
+from ._config import (
+    AuthTable,
+    ClaimsTable,
+    McpTable,
+    OAuthTable,
+    ServerTable,
+    TokenTable,
+    ToolTable,
+)
 
 # Lazily: `toolhooks --help` and config loading import this package, and the MCP SDK takes
 # about a second to import on a loaded 2-core machine; only the proxy itself needs it.
-_LAZY = {"Proxy": "toolhooks_mcp._proxy", "META_KEY": "toolhooks_mcp._results"}
+_LAZY = {
+    "Proxy": "toolhooks_mcp._proxy",
+    "META_KEY": "toolhooks_mcp._results",
+    "TaskHandle": "toolhooks_mcp._tasks",
+    "TaskList": "toolhooks_mcp._tasks",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -21,9 +34,13 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "META_KEY",
     "AuthTable",
+    "ClaimsTable",
     "McpTable",
+    "OAuthTable",
     "Proxy",
     "ServerTable",
+    "TaskHandle",
+    "TaskList",
     "TokenTable",
     "ToolTable",
 ]

@@ -91,10 +91,96 @@ class TokenTable(_Strict):
         return hashlib.sha256(value.encode()).hexdigest() if value else None
 
 
+ASYMMETRIC = (
+    "RS256",
+    "RS384",
+    "RS512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "ES256",
+    "ES384",
+    "ES512",
+    "EdDSA",
+)
+
+
+class ClaimsTable(_Strict):
+    """``[mcp.auth.oauth.claims]``: which claim of a verified token is which part of the sender.
+    A name is a claim, or a dotted path into nested claims (``realm_access.roles``)."""
+
+    id: NonEmpty = "sub"
+    name: NonEmpty | None = "name"
+    role: NonEmpty | None = "roles"
+    """A list of roles, or one string of space-separated roles."""
+    tenant: NonEmpty | None = None
+
+
+class OAuthTable(_Strict):
+    """``[mcp.auth.oauth]``: the proxy as an OAuth 2.1 resource server (``--http``).
+
+    A bearer token is a JWT checked against the authorization server's keys (``jwks_file`` or
+    ``jwks_url``), or is asked about at ``introspection_url`` (RFC 7662). Its issuer, audience,
+    expiry and not-before are checked; a token that fails any check gets 401, never an
+    anonymous call."""
+
+    issuer: NonEmpty
+    """The ``iss`` every token must carry: the authorization server."""
+    audience: NonEmpty
+    """The ``aud`` every token must carry: this proxy (usually its URL)."""
+    jwks_file: NonEmpty | None = None
+    """The authorization server's public keys, a JWKS file (relative to the config)."""
+    jwks_url: NonEmpty | None = None
+    """Where the authorization server publishes its JWKS (fetched again as keys rotate)."""
+    introspection_url: NonEmpty | None = None
+    """RFC 7662 token introspection, for opaque tokens."""
+    client_id: NonEmpty | None = None
+    """The proxy's client id at the introspection endpoint (HTTP basic auth)."""
+    client_secret_env: NonEmpty | None = None
+    """The variable holding the proxy's client secret for introspection."""
+    algorithms: tuple[str, ...] = ("RS256", "ES256")
+    """The JWT signature algorithms accepted: asymmetric ones only."""
+    resource: NonEmpty | None = None
+    """This resource's identifier in its metadata (RFC 9728): default, the audience when it is a
+    URL, else ``http://HOST:PORT/mcp``."""
+    authorization_servers: tuple[NonEmpty, ...] = ()
+    """Listed in the metadata for clients to get tokens from; default: the issuer."""
+    scopes: tuple[NonEmpty, ...] = ()
+    """Scopes every token must have (403 otherwise)."""
+    leeway_s: float = Field(default=30.0, ge=0, le=300, allow_inf_nan=False)
+    """Clock skew allowed on ``exp`` and ``nbf``."""
+    introspection_cache_s: Seconds = 60.0
+    """An introspected token is asked about again after this (a revocation shows then)."""
+    claims: ClaimsTable = Field(default_factory=ClaimsTable)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> OAuthTable:
+        given = [self.jwks_file, self.jwks_url, self.introspection_url]
+        if sum(value is not None for value in given) != 1:
+            raise ValueError("give exactly one of jwks_file, jwks_url or introspection_url")
+        for url in (self.jwks_url, self.introspection_url):
+            if url is not None and not url.startswith(("http://", "https://")):
+                raise ValueError(f"{url!r} must start with http:// or https://")
+        if not self.algorithms:
+            raise ValueError("algorithms must name at least one algorithm")
+        for algorithm in self.algorithms:
+            if algorithm not in ASYMMETRIC:
+                raise ValueError(
+                    f"algorithm {algorithm!r} is not accepted: only asymmetric signatures "
+                    f"({', '.join(ASYMMETRIC)}); 'none' and HMAC (HS256...) would let a token "
+                    "be forged"
+                )
+        if (self.client_id is None) != (self.client_secret_env is None):
+            raise ValueError("client_id and client_secret_env go together")
+        return self
+
+
 class AuthTable(_Strict):
     """``[mcp.auth]``: who may use the HTTP endpoint. Requests without a valid token get 401."""
 
     tokens: tuple[TokenTable, ...] = ()
+    oauth: OAuthTable | None = None
+    """OAuth 2.1 bearer tokens, verified by the proxy as a resource server (``--http``)."""
 
 
 class McpTable(_Strict):

@@ -13,6 +13,7 @@ import logging
 import os
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -29,7 +30,7 @@ from mcp.server.subscriptions import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolhooks import ApprovalStore, Runtime, ToolSpec, hookimpl
-from toolhooks.kit import read_lock_table
+from toolhooks.kit import read_lock_table, write_lock_table
 
 from ._approval import ClientApprover
 from ._calls import call_tool, list_tools
@@ -37,6 +38,7 @@ from ._catalog import build_catalog
 from ._config import McpTable, ServerTable
 from ._passthrough import get_prompt, list_prompts, list_resources, list_templates, read_resource
 from ._pins import Change, Pins, pins_from
+from ._pins import render as render_pins
 from ._scope import Caller, caller_of
 from ._tasks import TASKS_EXTENSION, TaskHandle, Tasks
 from ._tools import Route, exposed_name
@@ -272,6 +274,25 @@ class Proxy:
                 self.tasks.group = None
                 group.cancel_scope.cancel()
                 self.runtime.close()
+
+    def pin(self) -> Path:
+        """Pin the tool definitions of every connected upstream in the config's lock, as
+        ``toolhooks mcp pin`` does, and return the lock's path (call it while running)."""
+        listed = {
+            name: dict(upstream.tools)
+            for name, upstream in self.upstreams.items()
+            if upstream.client is not None
+        }
+        return write_lock_table(self.runtime.config, "mcp", render_pins(listed))
+
+    async def serve_http(
+        self, host: str = "127.0.0.1", port: int = 8765, stop: anyio.Event | None = None
+    ) -> None:
+        """Serve streamable HTTP at ``http://HOST:PORT/mcp`` behind ``[mcp.auth]`` (bearer
+        tokens, OAuth 2.1) until interrupted, or until ``stop`` is set."""
+        from ._http import serve_http
+
+        await serve_http(self, host, port, stop)
 
     async def serve_stdio(self) -> None:
         from mcp.server.stdio import stdio_server

@@ -1,8 +1,8 @@
 """Who is calling: the sender and agent of an MCP request, and the request an approver answers.
 
 Over stdio the identity is the config's (``[mcp] sender`` / ``agent_id``): one user, one client.
-Over HTTP it is the bearer token's (``[[mcp.auth.tokens]]``), checked by the SDK's auth
-middleware before any handler runs.
+Over HTTP it is the bearer token's (``[[mcp.auth.tokens]]``, or the claims of an OAuth access
+token, ``[mcp.auth.oauth]``), checked by the SDK's auth middleware before any handler runs.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from toolhooks import Sender
+
+from ._oauth import OAuthAccess
 
 if TYPE_CHECKING:
     from ._proxy import Proxy
@@ -61,7 +63,16 @@ def caller_of(ctx: Any, proxy: Proxy) -> Caller:
     if caller is None:
         if len(callers) >= _CALLERS:
             callers.clear()
-        caller = callers[key] = _new_caller(proxy, key[0], session_id)
+        if isinstance(token, OAuthAccess):  # one key per token: a new token may say new roles
+            caller = callers[key] = Caller(
+                sender=token.sender,
+                agent_id=proxy.settings.agent_id,
+                session_id=session_id,
+                connection=session_id,
+                owner="sender:" + token.sender.id,
+            )
+        else:
+            caller = callers[key] = _new_caller(proxy, key[0], session_id)
     return caller
 
 
