@@ -1,6 +1,6 @@
 """What the toolhooks MCP proxy adds to a tools/call, against the same call straight to the upstream.
 
-``python bench/mcp.py [--quick] [--rounds N] [--calls N] [--durability D] [--json FILE]``
+``python bench/mcp.py [--quick] [--rounds N] [--calls N] [--durability D] [--pins] [--json FILE]``
 
 The upstream is one small MCP server (the SDK's low-level ``Server``) with item 2's ``read`` tool:
 ``read(path)`` returns about 200 characters. The proxy runs item 2's default pipeline (the policy,
@@ -24,7 +24,14 @@ is that it costs at most 1.2 times what the upstream hop itself costs (the direc
 Inside the proxy (issue #22: the pipeline <= 50 µs per call): a third in-process run times each
 tools/call inside the proxy's handler on the thread CPU clock (client, proxy and upstream share
 the one thread, so waiting for a core on a loaded machine is not counted, and neither is the
-event log's writer thread). Per call: the pipeline is the time in ``rt.acall`` less the executor
+event log's writer thread).
+
+``--pins`` runs the in-process setups with the upstream's tool definitions pinned in a
+``toolhooks.lock`` next to a config file (issue #43: pins are checked when an upstream lists its
+tools, not per call). Over HTTP (issue #43): the proxy served by uvicorn in this process, the
+SDK's streamable HTTP client in front, each call carrying a bearer token: a ``[[mcp.auth.tokens]]``
+entry against an OAuth 2.1 JWT (RS256, checked against a JWKS file once, then remembered until
+it expires), interleaved on one proxy. Per call: the pipeline is the time in ``rt.acall`` less the executor
 it runs, plus ``rt.is_visible``; the upstream hop is the time in the SDK client's ``call_tool``
 (the in-process client and the upstream server run inside it); the proxy's own work is the rest
 of the handler (who is calling, the route, the ``ToolCall``, reading the upstream's result into
@@ -123,11 +130,27 @@ async def measure(contenders: dict[str, Call], rounds: int, calls: int) -> dict[
     return samples
 
 
+def configured(log_dir: str, durability: str, pins: bool) -> Any:
+    """The proxy's config: the dict, or with ``pins`` a file whose lock pins the upstream."""
+    cfg = proxy_config(log_dir, None, durability)
+    if not pins:
+        return cfg
+    from toolhooks import load_config
+    from toolhooks.kit import write_lock_table
+    from toolhooks_mcp._pins import render
+
+    path = os.path.join(log_dir, "toolhooks.toml")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(_toml(cfg))
+    write_lock_table(load_config(path), "mcp", render({"files": {"read": READ}}))
+    return path
+
+
 async def in_process(
-    log_dir: str, rounds: int, calls: int, durability: str
+    log_dir: str, rounds: int, calls: int, durability: str, pins: bool = False
 ) -> dict[str, list[float]]:
     server = upstream()
-    proxy = Proxy(proxy_config(log_dir, None, durability), local={"files": server})
+    proxy = Proxy(configured(log_dir, durability, pins), local={"files": server})
     async with AsyncExitStack() as stack:
         direct = await stack.enter_async_context(Client(server, mode="legacy", cache=None))
         await stack.enter_async_context(proxy.running())
@@ -208,10 +231,12 @@ class TimedProxy(Proxy):
             self.samples["proxy"].append(handler - now["upstream"] - pipeline)
 
 
-async def inside_proxy(log_dir: str, rounds: int, calls: int, durability: str) -> dict[str, float]:
+async def inside_proxy(
+    log_dir: str, rounds: int, calls: int, durability: str, pins: bool = False
+) -> dict[str, float]:
     """Per-call medians of the pipeline, the upstream hop and the proxy's own work."""
     server = upstream()
-    proxy = TimedProxy(proxy_config(log_dir, None, durability), local={"files": server})
+    proxy = TimedProxy(configured(log_dir, durability, pins), local={"files": server})
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(proxy.running())
         proxy.time_upstreams()
@@ -248,6 +273,63 @@ async def over_stdio(
         )
 
 
+async def over_http(
+    log_dir: str, rounds: int, calls: int, durability: str
+) -> dict[str, list[float]]:
+    """A configured token against an OAuth JWT, through one proxy served over HTTP."""
+    import socket
+    import time as clock
+
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from toolhooks_mcp._http import serve_http
+    from toolhooks_mcp._upstream import http_transport
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+    jwks = os.path.join(log_dir, "jwks.json")
+    with open(jwks, "w", encoding="utf-8") as handle:
+        json.dump({"keys": [{**public, "kid": "bench", "alg": "RS256", "use": "sig"}]}, handle)
+    issuer, audience = "https://login.bench.test", "https://tools.bench.test/mcp"
+    now = int(clock.time())
+    claims = {"iss": issuer, "aud": audience, "sub": "bench", "exp": now + 3600, "iat": now}
+    signed = jwt.encode(claims, key, algorithm="RS256", headers={"kid": "bench"})
+    static = "bench-token-" + "x" * 24
+    os.environ["BENCH_MCP_TOKEN"] = static
+    cfg = proxy_config(log_dir, None, durability)
+    cfg["mcp"]["auth"] = {
+        "tokens": [{"sender": "bench", "env": "BENCH_MCP_TOKEN"}],
+        "oauth": {"issuer": issuer, "audience": audience, "jwks_file": jwks},
+    }
+    proxy = Proxy(cfg, local={"files": upstream()})
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"
+    stop = anyio.Event()
+    async with anyio.create_task_group() as group:
+        group.start_soon(serve_http, proxy, "127.0.0.1", port, stop)
+        with anyio.fail_after(60):
+            while True:
+                try:
+                    await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                    break
+                except OSError:
+                    await anyio.sleep(0.05)
+        async with AsyncExitStack() as stack:
+            clients = {}
+            for label, token in (("token", static), ("oauth", signed)):
+                transport = http_transport(url, {"Authorization": f"Bearer {token}"})
+                clients[label] = await stack.enter_async_context(Client(transport, cache=None))
+            samples = await measure(
+                {label: caller(client, "files__read") for label, client in clients.items()},
+                rounds,
+                calls,
+            )
+        stop.set()
+    return samples
+
+
 def _toml(cfg: dict[str, Any], prefix: str = "") -> str:
     """The bench's config as TOML (tables of strings, numbers, booleans and lists only)."""
     scalars, tables = [], []
@@ -280,12 +362,24 @@ def fmt(seconds: float) -> str:
 async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows = []
     sizes = (args.rounds, args.calls, args.durability)
+    name = "in-process, pinned" if args.pins else "in-process"
     with tempfile.TemporaryDirectory() as log_dir:
-        rows.append(summary("in-process", await in_process(log_dir, *sizes)))
+        rows.append(summary(name, await in_process(log_dir, *sizes, args.pins)))
+    if not args.no_stdio:
+        with tempfile.TemporaryDirectory() as log_dir:
+            rows.append(summary("over stdio", await over_stdio(log_dir, *sizes)))
+    if args.http:
+        with tempfile.TemporaryDirectory() as log_dir:
+            http = await over_http(log_dir, *sizes)
+        rows.append(
+            {
+                "setup": "over HTTP",
+                "token": statistics.median(http["token"]),
+                "oauth": statistics.median(http["oauth"]),
+            }
+        )
     with tempfile.TemporaryDirectory() as log_dir:
-        rows.append(summary("over stdio", await over_stdio(log_dir, *sizes)))
-    with tempfile.TemporaryDirectory() as log_dir:
-        inside = await inside_proxy(log_dir, *sizes)
+        inside = await inside_proxy(log_dir, *sizes, args.pins)
     rows.append({"setup": "inside the proxy (thread CPU, in-process)", **inside})
     return rows
 
@@ -315,6 +409,13 @@ if __name__ == "__main__":
         default="interval",
         help="the event log's durability (default \"interval\", the log's own default)",
     )
+    parser.add_argument(
+        "--pins", action="store_true", help="pin the upstream's tools in a lock (issue #43)"
+    )
+    parser.add_argument(
+        "--http", action="store_true", help="also a token against an OAuth JWT over HTTP"
+    )
+    parser.add_argument("--no-stdio", action="store_true", help="skip the stdio setup")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
     if args.quick:
@@ -324,7 +425,9 @@ if __name__ == "__main__":
     print(f'event log durability "{args.durability}"\n')
     print("| setup | direct | through the proxy | added | added / direct hop |")
     print("|---|---|---|---|---|")
-    hops, inside = rows[:-1], rows[-1]
+    http = [row for row in rows if row["setup"] == "over HTTP"]
+    hops = [row for row in rows[:-1] if row["setup"] != "over HTTP"]
+    inside = rows[-1]
     for row in hops:
         print(
             f"| {row['setup']} | {fmt(row['direct'])} | {fmt(row['proxy'])} | {fmt(row['added'])} | {row['ratio']:.2f}x |"
@@ -333,6 +436,11 @@ if __name__ == "__main__":
     print(
         f"\ntarget: the proxy adds at most {TARGET}x the upstream hop's cost: {'met' if met else 'not met'}"
     )
+    for row in http:
+        print("\n## Over HTTP, per tools/call (wall clock, median)\n")
+        print("| a [[mcp.auth.tokens]] token | an OAuth JWT (verified once, cached) |")
+        print("|---|---|")
+        print(f"| {fmt(row['token'])} | {fmt(row['oauth'])} |")
     print("\n## Inside the proxy, per tools/call (thread CPU clock, in-process, median)\n")
     print(
         "| the pipeline (rt.acall less the upstream, rt.is_visible) | the proxy's own work | the upstream hop |"

@@ -30,3 +30,14 @@ def test_the_mcp_bench_can_write_the_log_on_each_call(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'event log durability "call"' in done.stdout
     assert "target (issue #22): the pipeline <= 50 µs per call: " in done.stdout
+
+
+def test_the_mcp_bench_runs_pinned_and_over_http(tmp_path):
+    """Issue #43: ``--pins`` (a lock pins the upstream) and ``--http`` (token against OAuth)."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--no-stdio", "--pins", "--http"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "| in-process, pinned |" in done.stdout and "| over stdio |" not in done.stdout
+    assert "| a [[mcp.auth.tokens]] token | an OAuth JWT (verified once, cached) |" in done.stdout
