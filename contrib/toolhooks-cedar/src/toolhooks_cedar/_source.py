@@ -106,7 +106,8 @@ def read_text(path: Path, what: str) -> str:
 
 def split(text: str) -> list[Statement]:
     """The policies of a Cedar file, each with its first line (its first annotation's, when it
-    has one) and the ``// match:`` / ``// not_match:`` comment lines written above it."""
+    has one) and the ``// match:`` / ``// not_match:`` comment lines written above it or among
+    its lines (before its ``;``)."""
     statements: list[Statement] = []
     start = -1  # index of the statement's first character
     start_line = 0
@@ -122,14 +123,14 @@ def split(text: str) -> list[Statement]:
         elif char == "/" and text.startswith("//", i):
             end = text.find("\n", i)
             end = n if end < 0 else end
-            if start < 0:
-                comment = text[i + 2 : end].strip()
-                for prefix in EXAMPLE_PREFIXES:
-                    if comment.startswith(prefix):
-                        kind: Literal["match", "not_match"] = (
-                            "match" if prefix == "match:" else "not_match"
-                        )
-                        examples.append((kind, comment[len(prefix) :].strip(), line))
+            # Above the policy or among its lines: the policy's own examples.
+            comment = text[i + 2 : end].strip()
+            for prefix in EXAMPLE_PREFIXES:
+                if comment.startswith(prefix):
+                    kind: Literal["match", "not_match"] = (
+                        "match" if prefix == "match:" else "not_match"
+                    )
+                    examples.append((kind, comment[len(prefix) :].strip(), line))
             i = end
         elif char == '"':
             if start < 0:
