@@ -30,6 +30,7 @@ class CedarSettings(BaseModel):
     reload: bool = True
     """Re-read the files when they change (checked at most every ``reload_interval_s``)."""
     reload_interval_s: Annotated[float, Field(gt=0, le=3600)] = 2.0
+    """How often, at most, a call checks whether a policy, entities or schema file changed."""
 
     @field_validator("policies", mode="before")
     @classmethod

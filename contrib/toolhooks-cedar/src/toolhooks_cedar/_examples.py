@@ -19,7 +19,7 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from toolhooks import ConfigError, ToolCall
+from toolhooks import ConfigError, ToolCall, ToolSpec
 
 from ._source import Policy
 from ._values import Unrepresentable
@@ -83,12 +83,14 @@ def _request(
                 policy, line, f"now: {example['now']!r} is not an ISO date and time"
             ) from None
     try:
+        params = data.tool_params.get(name)
         call = ToolCall.from_mapping(
             {
                 "name": name,
                 "params": example.get("params", {}),
                 **{k: example[k] for k in ("sender", "agent_id", "session_id") if k in example},
-            }
+            },
+            spec=None if params is None else ToolSpec(name, name, params),
         )
         request = plugin.request_of(
             call,

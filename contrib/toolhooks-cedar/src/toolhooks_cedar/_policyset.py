@@ -66,6 +66,8 @@ class PolicySetData:
     schema: dict[str, Any] | None
     schema_text: str | None
     tools: frozenset[str]
+    tool_params: dict[str, Any]
+    """Each known tool's params JSON Schema (examples are typed as its calls are)."""
     files: Files
     reads_history: bool
     _entities: OrderedDict[Who, Any] = field(default_factory=OrderedDict)
@@ -153,6 +155,7 @@ def load(
         schema=schema,
         schema_text=schema_text,
         tools=frozenset(tools),
+        tool_params=dict(tools),
         files=Files(
             folder=files.folder,
             policies=files.policies,
