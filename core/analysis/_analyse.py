@@ -10,10 +10,11 @@ from threading import Lock
 
 from .._public import public
 from ._astral import restore
+from ._limits import Limit
 from ._links import through_links
 from ._records import Command, Script, Word
 from ._scope import Scope
-from ._shell import Limit, Walker, _Ctx
+from ._shell import Walker, _Ctx
 from ._staged import runs_a_written_file
 from ._words import globs_matched
 
@@ -56,7 +57,8 @@ def uncached(text: str, *, cwd: str, home: str) -> tuple[Script, Walker]:
     cwd, home = _absolute(cwd), _absolute(home)
     walker = Walker(cwd=cwd, home=home)
     globs = globs_matched()
-    _guarded(walker, lambda: walker.script(text, Scope(cwd=cwd, home=home), _Ctx()))
+    scope = Scope(cwd=cwd, home=home, bounds=walker.bounds)
+    _guarded(walker, lambda: walker.script(text, scope, _Ctx()))
     if globs_matched() != globs:
         walker.used_files = True
     commands = _commands(walker)
@@ -79,7 +81,7 @@ def analyse_argv(argv: Sequence[str], *, cwd: str, home: str) -> Script:
         return Script(source=source, commands=(), opaque="an empty command")
     cwd, home = _absolute(cwd), _absolute(home)
     walker = Walker(cwd=cwd, home=home)
-    scope = Scope(cwd=cwd, home=home)
+    scope = Scope(cwd=cwd, home=home, bounds=walker.bounds)
     _guarded(
         walker,
         lambda: walker.run(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._limits import Budget
+
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -24,6 +26,7 @@ class Scope:
 
     __slots__ = (
         "aliases",
+        "bounds",
         "cwds",
         "dirs",
         "environment",
@@ -33,7 +36,7 @@ class Scope:
         "vars",
     )
 
-    def __init__(self, *, cwd: str, home: str) -> None:
+    def __init__(self, *, cwd: str, home: str, bounds: Budget | None = None) -> None:
         self.vars: dict[str, str | None] = {}
         self.cwds: tuple[str, ...] = (cwd,)
         self.dirs: tuple[tuple[str, ...], ...] | None = ()
@@ -41,6 +44,8 @@ class Scope:
         self.functions: dict[str, Node] = {}
         self.aliases: dict[str, str] = {}
         self.ifs_changed = False
+        self.bounds = Budget() if bounds is None else bounds
+        """The walk's bounds, shared by every copy (see _limits.py)."""
         self.environment: dict[str, Word] = {}
         """Variables set earlier in the script that name a host the later commands talk to
         (proxies, package indexes), as ``K=V`` words: they count like a ``K=V cmd`` prefix."""
@@ -54,6 +59,7 @@ class Scope:
         other.functions = dict(self.functions)
         other.aliases = dict(self.aliases)
         other.ifs_changed = self.ifs_changed
+        other.bounds = self.bounds
         other.environment = dict(self.environment) if self.environment else {}
         return other
 

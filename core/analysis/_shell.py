@@ -18,6 +18,7 @@ from ._astral import TooManyCharacters, shield
 from ._grammar import parse
 from ._hidden import hidden_commands, hidden_in_assignment, ssh_remote_command
 from ._interpreters import interpreter, program_source
+from ._limits import Budget, Limit
 from ._links import MAX_LINKS, symlinks_made
 from ._network import options_from_file
 from ._options import read_options
@@ -98,10 +99,6 @@ _FD_DUPLICATES = frozenset({">&", "<&", ">&-", "<&-"})
 _STDIN_NAMES = {"pipe": "a pipe", "heredoc": "a here-doc", "herestring": "a here-string"}
 
 
-class Limit(Exception):
-    """A bound was passed: the script is opaque."""
-
-
 class _Ctx(NamedTuple):
     """What a statement inherits from around it (a NamedTuple: copied with ``_replace`` on
     the hot path, where ``dataclasses.replace`` costs several times more)."""
@@ -141,6 +138,8 @@ class Walker:
         self.cwd = cwd
         self.home = home
         self.budget = MAX_NODES
+        self.bounds = Budget()
+        """The bounds every scope of this walk shares (expansions, globs, time)."""
         self.depth = 0
         self.used_files = False
         self.repeated = False
@@ -178,7 +177,7 @@ class Walker:
         if ctx.reparse >= MAX_REPARSE:
             self.fail(f"scripts inside scripts nest deeper than {MAX_REPARSE}")
             return
-        scope = Scope(cwd=cwds[0] if cwds else self.cwd, home=self.home)
+        scope = Scope(cwd=cwds[0] if cwds else self.cwd, home=self.home, bounds=self.bounds)
         scope.cwds = cwds
         self.script(script.text, scope, _Ctx(stdin=ctx.stdin, via=via, reparse=ctx.reparse + 1))
 
@@ -195,8 +194,10 @@ class Walker:
 
     def walk(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
         self.budget -= 1
-        if self.budget < 0:
-            raise Limit(f"the script has more than {MAX_NODES} parts to walk")
+        if not self.budget & 127:
+            if self.budget < 0:
+                raise Limit(f"the script has more than {MAX_NODES} parts to walk")
+            self.bounds.clock()
         self.depth += 1
         try:
             if self.depth > MAX_DEPTH:
@@ -379,6 +380,8 @@ class Walker:
         if operator == "+=" and value is not None:
             old = scope.lookup(name)
             value = None if old is None else old + value
+            if value is not None and len(value) > 64:
+                self.bounds.expand(len(value), len(value))
         if apply and name:
             _set_variable(scope, name, value)
         word = Word(text=None if value is None else f"{name}={value}", source=_text(node))

@@ -3,16 +3,19 @@ braces expanded, unquoted expansions split, globs matched in the working folder.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import itertools
 import os
 import posixpath
 import pwd
+import stat
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ._braces import LITERAL, Chars, TooManyWords, expand_braces
+from ._limits import Budget
 from ._quotes import ansi_c, unescape_double
 from ._records import Word, new_word
 
@@ -130,6 +133,8 @@ class _Builder:
             _holds_expansion(node, self.on_sub)
             self.unknown = True
             return
+        if len(value) > 64:  # (a short value cannot pass a bound: no bookkeeping)
+            self.scope.bounds.expand(len(value), len(self.chars) + len(value))
         self.add(value, QUOTED_EXPANSION if quoted else EXPANDED)
 
 
@@ -192,10 +197,15 @@ def expand(nodes: Sequence[Node], scope: Scope, on_sub: OnSubstitution) -> list[
 
 
 def expand_chars(chars: Chars, source: str, scope: Scope) -> list[Word]:
-    try:
-        braced = expand_braces(chars) if ("{", LITERAL) in chars else [chars]
-    except TooManyWords:
-        return [Word(text=None, source=source)]
+    if ("{", LITERAL) in chars:
+        try:
+            braced = expand_braces(chars)
+        except TooManyWords:
+            return [Word(text=None, source=source)]  # could be any of too many words
+        longest = max(len(one) for one in braced)
+        scope.bounds.expand(sum(len(one) for one in braced) - len(chars), longest)
+    else:
+        braced = [chars]
     words: list[Word] = []
     for one in braced:
         one = _tilde(one, scope)
@@ -272,17 +282,75 @@ def _globbed(chars: Chars, source: str, scope: Scope) -> Word:
     pattern = "".join(
         c if k in (LITERAL, EXPANDED) or c not in "*?[]" else glob.escape(c) for c, k in chars
     )
-    return Word(text=text, source=source, alternatives=glob_matches(pattern, scope.cwds))
+    matches = glob_matches(pattern, scope.cwds, scope.bounds)
+    return Word(text=text, source=source, alternatives=matches)
 
 
-def glob_matches(pattern: str, cwds: Sequence[str]) -> tuple[str, ...]:
-    """The files ``pattern`` matches (absolute), from each possible working folder."""
+def glob_matches(
+    pattern: str, cwds: Sequence[str], bounds: Budget | None = None
+) -> tuple[str, ...]:
+    """The files ``pattern`` matches (absolute), from each possible working folder: each
+    component matched as bash does (a leading dot only by a dot), through a link back to a
+    folder the match is already in once but never twice (a symlink loop), every folder entry
+    counted against the analysis' bounds."""
+    bounds = Budget() if bounds is None else bounds
     found: list[str] = []
-    roots = [""] if pattern.startswith("/") else list(cwds)
+    roots = ["/"] if pattern.startswith("/") else list(cwds)
+    parts = [p for p in pattern.split("/") if p]
+    if not parts:
+        return ()
     for root in roots:
         try:
-            matches = itertools.islice(glob.iglob(pattern, root_dir=root or None), MAX_MATCHES)
-            found.extend(m if os.path.isabs(m) else posixpath.join(root, m) for m in matches)
-        except (OSError, ValueError, RecursionError):
+            start = os.stat(root)
+        except (OSError, ValueError):
             continue
+        _match(root, parts, ((start.st_dev, start.st_ino),), bounds, found)
+        if len(found) >= MAX_MATCHES:
+            break
     return tuple(sorted(dict.fromkeys(found)))[:MAX_MATCHES]
+
+
+def _match(
+    folder: str,
+    parts: list[str],
+    chain: tuple[tuple[int, int], ...],
+    bounds: Budget,
+    found: list[str],
+) -> None:
+    """Adds to ``found`` what ``parts`` matches under ``folder``; ``chain`` holds the folders
+    (device, inode) the match has passed through."""
+    part, rest = parts[0], parts[1:]
+    if not glob.has_magic(part):
+        names = [part]
+    else:
+        names = []
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    bounds.entry()
+                    name = entry.name
+                    if name[0] == "." and part[0] != ".":
+                        continue
+                    if fnmatch.fnmatchcase(name, part):
+                        names.append(name)
+        except (OSError, ValueError):
+            return
+    for name in names:
+        path = posixpath.join(folder, name)
+        if not rest:
+            if len(names) > 1 or os.path.lexists(path):
+                found.append(path)
+            if len(found) >= MAX_MATCHES:
+                return
+            continue
+        bounds.entry()
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        key = (status.st_dev, status.st_ino)
+        if not stat.S_ISDIR(status.st_mode) or chain.count(key) > 1:
+            continue  # not a folder, or a link back into the chain once more: a loop
+        _match(path, rest, (*chain, key), bounds, found)
+        if len(found) >= MAX_MATCHES:
+            return
