@@ -162,11 +162,16 @@ def load_rules(
 
 
 def _narrowed(config: RuleConfig) -> frozenset[str]:
-    """The kinds of item the rule and its unless table both name (``Rule.narrowed``)."""
+    """The kinds of item (``arg``, ``path``, ``host``) the rule and its unless table both name
+    (``Rule.narrowed``)."""
     unless = config.unless
     if unless is None:
         return frozenset()
-    both = {"path": (config.paths, unless.paths), "host": (config.hosts, unless.hosts)}
+    both = {
+        "arg": (config.args, unless.args),
+        "path": (config.paths, unless.paths),
+        "host": (config.hosts, unless.hosts),
+    }
     return frozenset(kind for kind, (own, other) in both.items() if own and other)
 
 

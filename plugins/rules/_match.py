@@ -79,7 +79,9 @@ class Compiled:
         it from holding."""
         holds: Tri = True
         missed: Found | None = None
-        narrowed = {one.kind: one.items for one in within if one.items}
+        narrowed = {
+            "arg" if one.kind == "command" else one.kind: one.items for one in within if one.items
+        }
         for check in self._every:
             one = check(subject, params, narrowed)
             if one.value is False:
@@ -92,7 +94,7 @@ class Compiled:
     def _checks(self, every: bool) -> list[Check]:
         checks: list[Check] = []
         if self.needs_command:
-            checks.append(lambda s, p, _: self._command(s, every))
+            checks.append(lambda s, p, n: self._command(s, every, n))
         if self.paths is not None:
             paths = self.paths
             checks.append(lambda s, p, n: _items(s.paths, paths, s.unknown, every, "path", n))
@@ -103,7 +105,12 @@ class Compiled:
             checks.append(lambda s, p, _: self._params(p, every))
         return checks
 
-    def _command(self, subject: Subject, every: bool) -> Found:
+    def _command(
+        self,
+        subject: Subject,
+        every: bool,
+        narrowed: Container[str] | Mapping[str, tuple[str, ...]],
+    ) -> Found:
         command = subject.command
         if command is None:
             return NO
@@ -117,9 +124,18 @@ class Compiled:
         parsed = parse_words(argv, max(start, 1), command.cwd)
         if self.flags is not None:
             holds = both(holds, self._flags(parsed, every))
+        matching: tuple[str, ...] = ()
         if self.args is not None:
-            holds = both(holds, _args(parsed, self.args, every))
-        return Found(value=holds, item=subject.shown, kind="command")
+            if every:
+                # Over the args that made the rule's own `args` hold, when it has one.
+                within = narrowed.get("arg") if isinstance(narrowed, Mapping) else None
+                holds = both(holds, _args(parsed, self.args, every, within))
+            elif "arg" in narrowed and holds is not False:
+                matching = tuple(a for a in parsed.args if self.args(a))
+                holds = both(holds, True if matching else None if parsed.unknown_arg else False)
+            else:
+                holds = both(holds, _args(parsed, self.args, every, None))
+        return Found(value=holds, item=subject.shown, kind="command", items=matching)
 
     def _flags(self, parsed: Parsed, every: bool) -> Tri:
         wanted = self.flags
@@ -231,11 +247,12 @@ def _every_flag(parsed: Parsed, wanted: frozenset[str], long_flags: tuple[str, .
     return None if parsed.unknown_option else True
 
 
-def _args(parsed: Parsed, matcher: Matcher, every: bool) -> Tri:
+def _args(parsed: Parsed, matcher: Matcher, every: bool, within: tuple[str, ...] | None) -> Tri:
     if every:
-        if not parsed.args:
+        args = parsed.args if within is None else within
+        if not args:
             return None if parsed.unknown_arg else False
-        if not all(matcher(a) for a in parsed.args):
+        if not all(matcher(a) for a in args):
             return False
         return None if parsed.unknown_arg else True
     if any(matcher(a) for a in parsed.args):

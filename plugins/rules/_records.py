@@ -39,7 +39,7 @@ class Rule:
     """The rule's ``session`` / ``from`` conditions (None: it has none)."""
     unless_history: History | None = None
     narrowed: frozenset[str] = frozenset()
-    """The kinds of item (``path``, ``host``) that both the rule and its unless table name: its
+    """The kinds of item (``arg``, ``path``, ``host``) that both the rule and its unless table name: its
     unless table is read over the items that made the rule hold, not over all of the call's."""
 
     @property

@@ -128,3 +128,24 @@ def test_explain_shows_paths_and_hosts_no_rule_needs(project: Path):
     assert done.returncode == 0, done.stderr
     rules = json.loads(done.stdout)["rules"]
     assert rules["paths"] == [str(project / ".env")] and rules["hosts"] == ["x.example"]
+
+
+def test_unless_args_are_read_over_the_args_that_made_the_rule_hold(project: Path):
+    rule = {
+        "id": "installs",
+        "tools": ["exec"],
+        "command": ["npm", "install"],
+        "args": ["*"],
+        "unless": {"args": ["lodash", "react"]},
+        "decision": "ask",
+    }
+    # `install` is an argument of npm too, but the rule's args are those after its command
+    assert decide([rule], "exec", command="npm install lodash")[0] == "allowed"
+    assert decide([rule], "exec", command="npm install lodash react")[0] == "allowed"
+    assert decide([rule], "exec", command="npm install lodash left-pad")[0] == "pending"
+    assert decide([rule], "exec", command="npm install lodash $PKG")[0] == "pending"
+    # an unless with args under a rule without args: every argument, as before
+    other = {**rule, "args": None, "unless": {"args": ["install", "lodash"]}}
+    del other["args"]
+    assert decide([other], "exec", command="npm install lodash")[0] == "allowed"
+    assert decide([other], "exec", command="npm install left-pad")[0] == "pending"
