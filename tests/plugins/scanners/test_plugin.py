@@ -216,3 +216,23 @@ def test_a_bad_table_is_a_config_error_naming_the_key(table, words):
         Runtime(config={"plugins": {"scanners": table}}).close()
     message = str(raised.value)
     assert all(word in message for word in words), message
+
+
+def test_a_trimmed_result_is_redacted_in_its_artifact_too(tmp_path):
+    from toolhooks.plugins.result_budget import read_artifact
+
+    config = {
+        "plugins": {
+            "only": ["policy", "scanners", "result_budget"],
+            "scanners": {"secrets": {"action": "redact"}},
+            "result_budget": {"max_chars": 2_000, "artifact_dir": str(tmp_path / "artifacts")},
+        }
+    }
+    with Runtime(config=config) as rt:
+        rt.add_tool(
+            lambda: "log line\n" * 300 + f"GITHUB_TOKEN={TOKEN}\n" + "end\n" * 200, name="dump"
+        )
+        out = rt.call({"name": "dump"})
+        assert out.truncated is True and out.artifact
+        whole = read_artifact(out.artifact, limit=100_000, root=tmp_path / "artifacts")
+    assert "GITHUB_TOKEN=[redacted: github_token]" in whole and TOKEN not in whole
