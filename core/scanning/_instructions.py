@@ -40,7 +40,7 @@ GAP = 400
 """Characters between two cues that still count as one passage."""
 AGENT_NEEDED = 3
 """Distinct agent-only topics that make a passage a finding without an address or override."""
-BEFORE, AFTER = 80, 200
+BEFORE, AFTER = 60, 160
 """How far a pattern may reach before and after the word that lets it run."""
 
 
@@ -74,18 +74,22 @@ class _Category:
             return compiled
 
     def matches(self, low: str, words: set[str]) -> list[re.Match[str]]:
+        hits = [
+            (at, word) for word in self.words.intersection(words) for at in _occurrences(low, word)
+        ]
+        return self.near(low, hits)
+
+    def near(self, low: str, hits: list[tuple[int, str]]) -> list[re.Match[str]]:
+        """The matches of the patterns of each (offset, word) around that offset."""
         found: dict[int, re.Match[str]] = {}
         size = len(low)
-        for word in self.words.intersection(words):
+        for at, word in hits:
             pattern = self.pattern(word)
             if pattern is None:
                 continue
-            for at in _occurrences(low, word):
-                window = pattern.finditer(
-                    low, max(0, at - BEFORE), min(size, at + len(word) + AFTER)
-                )
-                for match in window:
-                    found.setdefault(match.start(), match)
+            window = pattern.finditer(low, max(0, at - BEFORE), min(size, at + len(word) + AFTER))
+            for match in window:
+                found.setdefault(match.start(), match)
         return [found[start] for start in sorted(found)]
 
 
@@ -145,13 +149,49 @@ def _cues(low: str, words: set[str]) -> list[Cue]:
         near = _DIRECTIVE.search(low, m.end(), min(len(low), m.end() + GAP))
         if near is not None:
             cues.append((near.start(), near.end(), "directive"))
-    topics = [topic for topic, category in _AGENT.items() if not category.words.isdisjoint(words)]
-    if cues or len(topics) >= AGENT_NEEDED:
-        for topic in topics:
-            for m in _AGENT[topic].matches(low, words):
-                cues.append((m.start(), m.end(), f"agent:{topic}"))
+    cues += _agent_cues(low, words, cues)
     cues.sort()
     return cues
+
+
+def _agent_cues(low: str, words: set[str], cues: list[Cue]) -> list[Cue]:
+    """Agent topics count next to an override or an address, or three of them together: a
+    topic's patterns run only where its word is near a cue or near two other topics' words."""
+    present = {t: c.words.intersection(words) for t, c in _AGENT.items()}
+    present = {t: w for t, w in present.items() if w}
+    if not cues and len(present) < AGENT_NEEDED:
+        return []
+    hits = sorted(
+        (at, topic, word) for topic, ws in present.items() for word in ws
+        for at in _occurrences(low, word)
+    )  # fmt: skip
+    kept = _together(hits, [cue[0] for cue in cues])
+    out: list[Cue] = []
+    for topic in present:
+        mine = [(at, word) for at, t, word in kept if t == topic]
+        out += [(m.start(), m.end(), f"agent:{topic}") for m in _AGENT[topic].near(low, mine)]
+    return out
+
+
+def _together(hits: list[tuple[int, str, str]], starts: list[int]) -> list[tuple[int, str, str]]:
+    """The hits within ``GAP`` of a cue, or with two other topics within two ``GAP`` s (a
+    passage chains cues ``GAP`` apart)."""
+    kept = []
+    low_i = high_i = 0
+    counts: dict[str, int] = {}
+    for at, topic, word in hits:
+        while high_i < len(hits) and hits[high_i][0] <= at + 2 * GAP:
+            counts[hits[high_i][1]] = counts.get(hits[high_i][1], 0) + 1
+            high_i += 1
+        while hits[low_i][0] < at - 2 * GAP:
+            name = hits[low_i][1]
+            counts[name] -= 1
+            if not counts[name]:
+                del counts[name]
+            low_i += 1
+        if len(counts) >= AGENT_NEEDED or any(abs(at - start) <= GAP for start in starts):
+            kept.append((at, topic, word))
+    return kept
 
 
 def _passages(cues: list[Cue]) -> list[list[Cue]]:
@@ -165,16 +205,33 @@ def _passages(cues: list[Cue]) -> list[list[Cue]]:
     return groups
 
 
-def _kind(group: list[Cue]) -> str | None:
+def _kind(group: list[Cue], low: str) -> str | None:
     kinds = {cue[2] for cue in group}
     if "override" in kinds:
         return "override"
     agent = {k for k in kinds if k.startswith("agent:")}
     if "addressee" in kinds and ("directive" in kinds or agent):
         return "addressed_directive"
-    if len(agent) >= AGENT_NEEDED:
+    if len(agent) >= AGENT_NEEDED and any(
+        len(topics) >= AGENT_NEEDED for topics in _topics_by_paragraph(group, low)
+    ):
         return "agent_directive"
     return None
+
+
+def _topics_by_paragraph(group: list[Cue], low: str) -> list[set[str]]:
+    """The distinct agent topics of each paragraph of a passage, a phrase counted once: three
+    topics without an address must be in one paragraph (an e-mail asking to send a report next
+    to a manual's "before you start the task" is two texts for two people)."""
+    out: list[set[str]] = [set()]
+    end = -1
+    for start, stop, kind in group:
+        if end >= 0 and "\n\n" in low[end:start]:
+            out.append(set())
+        if kind.startswith("agent:") and start >= end:
+            out[-1].add(kind)
+        end = max(end, stop)
+    return out
 
 
 def find_instructions(text: str) -> list[Finding]:
@@ -188,7 +245,7 @@ def find_instructions(text: str) -> list[Finding]:
     words = set(low.translate(_SPLIT).split())
     found: list[Finding] = []
     for group in _passages(_cues(low, words)):
-        kind = _kind(group)
+        kind = _kind(group, low)
         if kind is not None:
             start = group[0][0]
             end = max(cue[1] for cue in group)
