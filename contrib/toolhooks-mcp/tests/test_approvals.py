@@ -197,3 +197,37 @@ def test_a_client_that_cannot_elicit_uses_the_configured_route(
     anyio.run(main)
     assert decided == [True]
     assert [entry["arguments"] for entry in received(log)] == [WRITE]
+
+
+def test_a_task_call_asking_the_client_answers_with_the_round_first(
+    config, log, received, connected
+):
+    """Issue #43: a task-augmented call whose approval is the client's to give (2026-07-28)
+    answers with the input-required round, not a task; the retry runs as a plain call."""
+    from pydantic import TypeAdapter
+    from toolhooks_mcp import TaskHandle
+
+    answer = TypeAdapter(TaskHandle | types.CallToolResult | types.InputRequiredResult)
+
+    async def main():
+        callback = answering(accept(decision="allow-once"))
+        async with connected(
+            proxy_for(config), "2026-07-28", elicitation_callback=callback
+        ) as client:
+            asked = types.CallToolRequest(
+                params=types.CallToolRequestParams(
+                    name="files__write_file", arguments=WRITE, task=types.TaskMetadata(ttl=60_000)
+                )
+            )
+            first = await client.session.send_request(asked, answer)
+            assert isinstance(first, types.InputRequiredResult)
+            assert received(log) == []
+            (key,) = first.input_requests
+            done = await client.session.call_tool(
+                "files__write_file", WRITE, request_state=first.request_state,
+                input_responses={key: accept(decision="allow-once")}, allow_input_required=True,
+            )  # fmt: skip
+            assert isinstance(done, types.CallToolResult) and not done.is_error, done
+
+    anyio.run(main)
+    assert [call["tool"] for call in received(log)] == ["write_file"]

@@ -41,6 +41,14 @@ class NoProdDeploys:
         return None
 
 
+class ApproveStaging:
+    @hookimpl
+    def before_tool_call(self, call):
+        if call.params.get("target") == "staging":
+            return {"require_approval": {"title": "Deploy to staging?", "description": "a deploy"}}
+        return None
+
+
 def make_proxy(tmp_path: Path, recorder: EventRecorder, **mcp: Any) -> tuple[Proxy, Path]:
     log = tmp_path / "upstream.jsonl"
     config = {
@@ -52,14 +60,15 @@ def make_proxy(tmp_path: Path, recorder: EventRecorder, **mcp: Any) -> tuple[Pro
                     "env": {"UPSTREAM_LOG": str(log)},
                 }
             },
+            "elicit": False,  # approvals go to [approvals] route: none here, so denied
             **mcp,
         },
         "plugins": {
-            "only": ["Redact", "NoProdDeploys", "result_budget", recorder.name],
+            "only": ["Redact", "NoProdDeploys", "ApproveStaging", "result_budget", recorder.name],
             "result_budget": {"max_chars": 300},
         },
     }
-    plugins = [Redact(), NoProdDeploys(), recorder]
+    plugins = [Redact(), NoProdDeploys(), ApproveStaging(), recorder]
     return Proxy(config, plugins=plugins), log
 
 
@@ -146,8 +155,9 @@ def late_task_id(result: types.CallToolResult) -> str:
 
 
 def test_blocked_cancelled_and_expired_tasks(tmp_path):
-    """One proxy (an upstream's start is most of a test's time): a blocked task never reaches the
-    upstream; a cancel and an expiry are audited under the task's call, and reach the upstream."""
+    """One proxy (an upstream's start is most of a test's time): a blocked task and a denied one
+    never reach the upstream; a cancel and an expiry are audited under the task's call, and reach
+    the upstream."""
     recorder = EventRecorder()
     proxy, log = make_proxy(tmp_path, recorder)
 
@@ -158,6 +168,11 @@ def test_blocked_cancelled_and_expired_tasks(tmp_path):
             refused = await task_request(
                 client, "tasks/result", blocked.task_id, types.CallToolResult
             )
+            unapproved = await start_task(client, "jobs__deploy", {"target": "staging"})
+            denied = await task_request(
+                client, "tasks/result", unapproved.task_id, types.CallToolResult
+            )
+            assert denied.is_error and denied.meta[META_KEY]["status"] == "denied"
             assert upstream_saw(log) == []  # before anything else reaches it
             waiting = await start_task(client, "jobs__wait", {})
             cancelled = await task_request(
@@ -183,7 +198,8 @@ def test_blocked_cancelled_and_expired_tasks(tmp_path):
     assert "deploy" not in json.dumps(upstream_saw(log))
 
     calls = [e.call_id for e in recorder.of("tool.proposed")]
-    assert len(calls) == 3
+    assert len(calls) == 4
+    calls = [calls[0], *calls[2:]]  # the blocked and the denied deploy, then the waits
     assert ended.is_error and "cancelled" in ended.content[0].text
     cancel = recorder.of("mcp.task_cancelled")[0]
     assert (cancel.data["task_id"], cancel.call_id) == (waiting.task_id, calls[1])
@@ -238,3 +254,52 @@ def test_another_callers_task_is_unknown_to_it(tmp_path, monkeypatch):
 
     anyio.run(main)
     assert recorder.of("mcp.task_cancelled") == []  # bob's cancel never reached ada's task
+
+
+def test_a_task_waits_for_its_approval_through_the_queue(tmp_path):
+    """The approval of a task call goes where a call's goes: here the SQLite queue. The client
+    gets the task at once and polls; the upstream is asked only once a person approved."""
+    from toolhooks import SQLiteStore
+
+    recorder = EventRecorder()
+    log = tmp_path / "upstream.jsonl"
+    db = tmp_path / "approvals.db"
+    config = {
+        "mcp": {
+            "servers": {
+                "jobs": {
+                    "command": sys.executable,
+                    "args": [str(SERVER)],
+                    "env": {"UPSTREAM_LOG": str(log)},
+                }
+            },
+            "elicit": False,
+        },
+        "approvals": {"route": "queue", "db": str(db), "poll_interval_s": 0.05},
+        "plugins": {"only": ["ApproveStaging", recorder.name]},
+    }
+    proxy = Proxy(config, plugins=[ApproveStaging(), recorder])
+    proxy.tasks.starting_s = 0.2
+    store = SQLiteStore(db)
+
+    async def main() -> types.CallToolResult:
+        async with proxy.running(), Client(proxy.server, mode="2026-07-28", cache=None) as client:
+            task = await start_task(client, "jobs__deploy", {"target": "staging"})
+            assert task.status == "working"
+            with anyio.fail_after(20):
+                while not store.list(states=["pending"]):
+                    await anyio.sleep(0.05)
+            assert upstream_saw(log) == []  # nothing reaches it before the approval
+            got = await task_request(client, "tasks/get", task.task_id, types.GetTaskResult)
+            assert got.status == "working"
+            (pending,) = store.list(states=["pending"])
+            store.decide(pending.id, "allow-once", by="ada")
+            return await task_request(client, "tasks/result", task.task_id, types.CallToolResult)
+
+    try:
+        result = anyio.run(main)
+    finally:
+        store.close()
+    assert not result.is_error and result.content[0].text.startswith("deployed")
+    assert [line["what"] for line in upstream_saw(log)][:2] == ["tools/call", "tasks/result"]
+    assert "approval.resolved" in recorder.names(result.meta[META_KEY]["call_id"])

@@ -44,6 +44,10 @@ MAX_TTL_MS = 86_400_000
 POLL_MS = 1_000
 _TASKS = 4096
 """At most this many tasks kept per proxy; the oldest finished ones go first."""
+STARTING_S = 5.0
+"""How long a task-augmented tools/call waits for the policy, the before hooks and approvals
+before it answers with the task anyway: an approval through a route (the queue, the desk) may
+take a person minutes, and the client polls the task meanwhile."""
 
 
 class TaskHandle(types.Result):
@@ -79,6 +83,8 @@ class TaskRecord:
     """Set once the upstream made its task (or the call runs here), or the call ended."""
     done: anyio.Event = field(default_factory=anyio.Event)
     cancelled: anyio.Event = field(default_factory=anyio.Event)
+    handed_out: bool = False
+    """The client has the task (so an input-required round can no longer be its answer)."""
 
     @property
     def expires(self) -> float:
@@ -110,6 +116,7 @@ class Tasks:
         self.records: dict[str, TaskRecord] = {}
         self.group: anyio.abc.TaskGroup | None = None
         """The proxy's task group while it runs (``Proxy.running``): tasks run in it."""
+        self.starting_s = STARTING_S
 
     # -- tools/call with a task ----------------------------------------------------------------
 
@@ -138,12 +145,14 @@ class Tasks:
             group.start_soon(self._run, record, route, scope)
         finally:
             current_request.reset(token)
-        await record.started.wait()
+        with anyio.move_on_after(self.starting_s):
+            await record.started.wait()
         if record.done.is_set() and isinstance(record.result, types.InputRequiredResult):
             # An approval the client answers in an input-required round: the round comes first,
             # and the retry runs as a synchronous call (``resume_round``).
             self.records.pop(record.id, None)
             return record.result
+        record.handed_out = True
         return TaskHandle(task=record.task())
 
     async def _run(self, record: TaskRecord, route: Route, scope: RequestScope) -> None:
@@ -161,12 +170,23 @@ class Tasks:
 
         try:
             outcome = await proxy.runtime.acall(record.call, execute)
-            if outcome.status == "pending" and outcome.pending is not None and scope.asked_client:
-                record.result = proxy.approver.input_required(outcome.pending, scope.caller)
+            pending = outcome.pending if outcome.status == "pending" else None
+            if pending is not None and scope.asked_client and not record.handed_out:
+                record.result = proxy.approver.input_required(pending, scope.caller)
+            elif pending is not None and scope.asked_client:  # too late for a round: say why
+                record.result = types.CallToolResult(
+                    content=[
+                        types.TextContent(
+                            text="This call needs your approval: make it again without a task "
+                            "to answer the approval form."
+                        )
+                    ],
+                    is_error=True,
+                )
             else:
                 record.result = call_result(outcome, holder.result)
-            if record.status == "working":
-                record.status = "failed" if record.result.is_error else "completed"  # type: ignore[union-attr]
+            if record.status == "working" and isinstance(record.result, types.CallToolResult):
+                record.status = "failed" if record.result.is_error else "completed"
         except Exception as exc:  # the pipeline itself failed: the task says so, nothing leaks
             record.status = "failed"
             record.result = types.CallToolResult(
