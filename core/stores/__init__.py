@@ -5,7 +5,7 @@ implementations, and the ``[state] url`` connection they and the shared plugins 
 The label store (labels, labelled result tokens and trusted tokens per session, for ``rules``'
 ``session`` and ``from``) is re-exported here: ``LabelStore`` and its memory, SQLite and Redis
 implementations (the last two imported when first named), ``Provenance``, and the token
-functions ``text_tokens`` / ``value_tokens``.
+functions ``text_tokens`` / ``value_tokens`` / ``result_tokens`` and ``names_host``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ._labels_memory import MemoryLabelStore
     from ._labels_redis import RedisLabelStore
     from ._labels_sqlite import SQLiteLabelStore
-    from ._tokens import MIN_TOKEN, text_tokens, value_tokens
+    from ._tokens import MIN_TOKEN, names_host, result_tokens, text_tokens, value_tokens
 
 __all__ = [
     "MIN_TOKEN",
@@ -26,6 +26,8 @@ __all__ = [
     "Provenance",
     "RedisLabelStore",
     "SQLiteLabelStore",
+    "names_host",
+    "result_tokens",
     "text_tokens",
     "value_tokens",
 ]
@@ -37,6 +39,8 @@ _LAZY = {
     "RedisLabelStore": "._labels_redis",
     "SQLiteLabelStore": "._labels_sqlite",
     "MIN_TOKEN": "._tokens",
+    "names_host": "._tokens",
+    "result_tokens": "._tokens",
     "text_tokens": "._tokens",
     "value_tokens": "._tokens",
 }

@@ -1,17 +1,17 @@
 """The label store in Redis (``[state] url``): every process of a fleet sees the same labels.
 
-Layout under ``<key_prefix>:lbl:<sha256(session)[:32]>:``, every key expiring ``ttl_s`` after the
-session's last write:
+Layout under ``<key_prefix>:lbl:<sha256(session)[:32]>:``, five keys a session whatever its
+labels, all of which every write gives the session's ``ttl_s`` (they expire together, ``ttl_s``
+after the session's last write: a result's tokens never outlive or predecease its labels):
 
 - ``labels``: a set, the labels the session carries;
-- ``tok:<label>``: a set per label, the tokens of the session's results with that label;
-- ``n``: how many (token, label) pairs the ``tok:`` sets hold together (the bound);
+- ``tok``: a set of ``<label>\\0<token>``, the tokens of the session's results with each label;
+- ``n``: how many (token, label) pairs ``tok`` holds (the bound);
 - ``over``: a set, the labels whose results went past the bound;
 - ``trusted``: a set, the tokens of the session's trusted input.
 
-A write is one Lua script (the bound is checked and the sets grow in one step on the server); a
-check is one pipelined round trip (``SMEMBERS over`` and one ``SMISMEMBER`` per label and for
-``trusted``), whatever the size of the results behind it.
+A write is one Lua script (the bound is checked, the sets grow and the five keys get the TTL in
+one step on the server); a check is one script call, whatever the size of the results behind it.
 """
 
 from __future__ import annotations
@@ -31,55 +31,17 @@ from ._labels import (
 )
 from ._state import SharedState
 
-# KEYS: labels, n, over, then one tok: set per label. ARGV: max pairs, max labels, ttl, then the
-# labels (as many as tok: keys), then the tokens. Returns -1 when the label bound is hit. Tokens
-# go in by 4,000 a SADD (Lua's unpack has a stack limit near 8,000) while the bound has room.
-RECORD = """
-local max, max_labels, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local nl = #KEYS - 3
-local first = 4 + nl
-for i = 1, nl do
-  if redis.call('SISMEMBER', KEYS[1], ARGV[3 + i]) == 0 then
-    if redis.call('SCARD', KEYS[1]) >= max_labels then return -1 end
-    redis.call('SADD', KEYS[1], ARGV[3 + i])
-  end
-end
-local n = tonumber(redis.call('GET', KEYS[2]) or '0')
-for i = 1, nl do
-  local key, label = KEYS[3 + i], ARGV[3 + i]
-  if redis.call('SISMEMBER', KEYS[3], label) == 0 then
-    local j = first
-    while j <= #ARGV do
-      local last = math.min(j + 3999, #ARGV)
-      if n + (last - j + 1) <= max then
-        n = n + redis.call('SADD', key, unpack(ARGV, j, last))
-        j = last + 1
-      else
-        if redis.call('SISMEMBER', key, ARGV[j]) == 0 then
-          if n >= max then
-            redis.call('SADD', KEYS[3], label)
-            redis.call('EXPIRE', KEYS[3], ttl)
-            break
-          end
-          redis.call('SADD', key, ARGV[j])
-          n = n + 1
-        end
-        j = j + 1
-      end
-    end
-    if redis.call('EXISTS', key) == 1 then redis.call('EXPIRE', key, ttl) end
-  end
-end
-redis.call('SET', KEYS[2], n, 'EX', ttl)
-redis.call('EXPIRE', KEYS[1], ttl)
-return n
+_PARTS = ("labels", "n", "over", "trusted", "tok")
+"""The session's keys, in the order every script takes them."""
+
+# Every write script ends here: each key of the session gets the TTL (EXPIRE of a key that does
+# not exist is a no-op), so no key outlives another.
+_EXPIRE_ALL = """
+for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ttl) end
 """
 
-# KEYS: labels, trusted. ARGV: max labels, max trusted, ttl, then the labels count, labels, and
-# the trusted tokens. Returns -1 when the label bound is hit.
-ADD = """
-local max_labels, max_trusted, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local nl = tonumber(ARGV[4])
+# The labels of ARGV[5 .. 4 + nl] join the session's; returns -1 when the label bound is hit.
+_ADD_LABELS = """
 for i = 1, nl do
   local label = ARGV[4 + i]
   if redis.call('SISMEMBER', KEYS[1], label) == 0 then
@@ -87,35 +49,98 @@ for i = 1, nl do
     redis.call('SADD', KEYS[1], label)
   end
 end
-if nl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
-local held = redis.call('SCARD', KEYS[2])
-for j = 5 + nl, #ARGV do
-  if held >= max_trusted then break end
-  held = held + redis.call('SADD', KEYS[2], ARGV[j])
-end
-if held > 0 then redis.call('EXPIRE', KEYS[2], ttl) end
-return held
 """
 
-# KEYS: over, trusted, then one tok: set per label. ARGV: the labels (as many as tok: keys), then
-# the tokens. Returns {token, 0, labels...} for the first untrusted token a labelled result held,
-# {token, 1, overflowed labels...} when none did but an asked label went past the bound, or {}.
+# KEYS: the five. ARGV: max pairs, max labels, ttl, the labels count, the labels, the tokens.
+# Tokens go in by 4,000 a SADD (Lua's unpack has a stack limit near 8,000) while the bound has
+# room. Returns -1 when the label bound is hit.
+RECORD = (
+    """
+local max, max_labels, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local nl = tonumber(ARGV[4])
+local first = 5 + nl
+"""
+    + _ADD_LABELS
+    + """
+local n = tonumber(redis.call('GET', KEYS[2]) or '0')
+for i = 1, nl do
+  local label = ARGV[4 + i]
+  if redis.call('SISMEMBER', KEYS[3], label) == 0 then
+    local prefix = label .. '\0'
+    local j = first
+    while j <= #ARGV do
+      local last = math.min(j + 3999, #ARGV)
+      if n + (last - j + 1) <= max then
+        local batch = {}
+        for k = j, last do batch[#batch + 1] = prefix .. ARGV[k] end
+        n = n + redis.call('SADD', KEYS[5], unpack(batch))
+        j = last + 1
+      else
+        local member = prefix .. ARGV[j]
+        if redis.call('SISMEMBER', KEYS[5], member) == 0 then
+          if n >= max then
+            redis.call('SADD', KEYS[3], label)
+            break
+          end
+          redis.call('SADD', KEYS[5], member)
+          n = n + 1
+        end
+        j = j + 1
+      end
+    end
+  end
+end
+redis.call('SET', KEYS[2], n)
+"""
+    + _EXPIRE_ALL
+    + """
+return n
+"""
+)
+
+# KEYS: the five. ARGV: max labels, max trusted, ttl, the labels count, the labels, and the
+# trusted tokens. Returns -1 when the label bound is hit.
+ADD = (
+    """
+local max_labels, max_trusted, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local nl = tonumber(ARGV[4])
+"""
+    + _ADD_LABELS
+    + """
+local held = redis.call('SCARD', KEYS[4])
+for j = 5 + nl, #ARGV do
+  if held >= max_trusted then break end
+  held = held + redis.call('SADD', KEYS[4], ARGV[j])
+end
+"""
+    + _EXPIRE_ALL
+    + """
+return held
+"""
+)
+
+# KEYS: over, trusted, tok. ARGV: the labels count, the labels, then the tokens. Returns
+# {token, 0, labels...} for the first untrusted token a labelled result held, {token, 1,
+# overflowed labels...} when none did but an asked label went past the bound, or {}.
 CHECK = """
-local nl = #KEYS - 2
-local first = nl + 1
+local nl = tonumber(ARGV[1])
+local first = nl + 2
 for j = first, #ARGV do
   local token = ARGV[j]
   if redis.call('SISMEMBER', KEYS[2], token) == 0 then
     local hit = {}
     for i = 1, nl do
-      if redis.call('SISMEMBER', KEYS[2 + i], token) == 1 then hit[#hit + 1] = ARGV[i] end
+      local label = ARGV[1 + i]
+      if redis.call('SISMEMBER', KEYS[3], label .. '\0' .. token) == 1 then
+        hit[#hit + 1] = label
+      end
     end
     if #hit > 0 then return {token, 0, unpack(hit)} end
   end
 end
 local over = {}
 for i = 1, nl do
-  if redis.call('SISMEMBER', KEYS[1], ARGV[i]) == 1 then over[#over + 1] = ARGV[i] end
+  if redis.call('SISMEMBER', KEYS[1], ARGV[1 + i]) == 1 then over[#over + 1] = ARGV[1 + i] end
 end
 if #over == 0 then return {} end
 for j = first, #ARGV do
@@ -155,6 +180,9 @@ class RedisLabelStore:
     def _key(self, session: str, *parts: str) -> str:
         return self.state.key("lbl", _digest(session), *parts)
 
+    def _keys(self, session: str) -> list[str]:
+        return [self._key(session, part) for part in _PARTS]
+
     def _run(self, what: str, source: str, keys: list[str], args: list[Any]) -> Any:
         def call(client: Any) -> Any:
             script = self._scripts.get(source)
@@ -172,9 +200,8 @@ class RedisLabelStore:
         checked = check_labels(labels)
         if not checked:
             return
-        keys = [self._key(session, "labels"), self._key(session, "trusted")]
         args: list[Any] = [self.max_labels, self.max_trusted, self.ttl_s, len(checked), *checked]
-        self._bound(session, self._run("adding labels", ADD, keys, args))
+        self._bound(session, self._run("adding labels", ADD, self._keys(session), args))
 
     def labels(self, session: str) -> frozenset[str]:
         key = self._key(session, "labels")
@@ -185,21 +212,17 @@ class RedisLabelStore:
         checked = check_labels(labels)
         if not checked:
             return
-        keys = [
-            self._key(session, "labels"),
-            self._key(session, "n"),
-            self._key(session, "over"),
-            *(self._key(session, "tok", _digest(label)) for label in checked),
-        ]
-        args: list[Any] = [self.max_tokens, self.max_labels, self.ttl_s, *checked, *tokens]
+        args: list[Any] = [
+            self.max_tokens, self.max_labels, self.ttl_s, len(checked), *checked, *tokens
+        ]  # fmt: skip
+        keys = self._keys(session)
         self._bound(session, self._run("recording a labelled result", RECORD, keys, args))
 
     def trust(self, session: str, tokens: Collection[str]) -> None:
         if not tokens:
             return
-        keys = [self._key(session, "labels"), self._key(session, "trusted")]
         args: list[Any] = [self.max_labels, self.max_trusted, self.ttl_s, 0, *tokens]
-        self._run("recording trusted input", ADD, keys, args)
+        self._run("recording trusted input", ADD, self._keys(session), args)
 
     def provenance(
         self, session: str, tokens: Collection[str], labels: Collection[str]
@@ -209,13 +232,10 @@ class RedisLabelStore:
         if not wanted or not order:
             return None
 
-        keys = [
-            self._key(session, "over"),
-            self._key(session, "trusted"),
-            *(self._key(session, "tok", _digest(label)) for label in wanted),
-        ]
+        keys = [self._key(session, part) for part in ("over", "trusted", "tok")]
         # One script, one round trip, a reply of a few words: the look-ups stay on the server.
-        found = self._run("checking where a value came from", CHECK, keys, [*wanted, *order])
+        args = [len(wanted), *wanted, *order]
+        found = self._run("checking where a value came from", CHECK, keys, args)
         if not found:
             return None
         token, overflow, *hit = (
@@ -226,13 +246,7 @@ class RedisLabelStore:
 
     def forget(self, session: str) -> None:
         def drop(client: Any) -> None:
-            labels = client.smembers(self._key(session, "labels"))
-            keys = [self._key(session, part) for part in ("labels", "n", "over", "trusted")]
-            keys += [
-                self._key(session, "tok", _digest(m.decode("utf-8", "surrogatepass")))
-                for m in labels
-            ]
-            client.delete(*keys)
+            client.delete(*self._keys(session))
 
         self.state.run("forgetting a session's labels", drop)
 

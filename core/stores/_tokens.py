@@ -1,20 +1,42 @@
 """Tokens: the values whose provenance a ``from`` rule follows.
 
 A token is a maximal run of letters, digits and ``@._%+-/:`` at least 6 characters long (an
-IBAN, an e-mail address, a URL, a file name, an id). Tokens are compared lower-cased, with the
-run's leading and trailing punctuation dropped (``US1330000001212.`` at the end of a sentence is
-the IBAN ``us1330000001212``). A run also gives its pieces between ``/`` and ``:`` of at least 6
-characters: ``https://evil.example/steal`` gives ``evil.example`` too, so a URL copied into a
-param with another path, or an IBAN written ``iban:US13...``, is still found. E-mail addresses
-are not split at ``@``: a domain alone names no one.
+IBAN, an e-mail address, a URL, a file name, an id). Tokens are compared after NFKC, case-folding
+and removing format and other invisible characters (zero-width spaces, joiners, bidi controls,
+variation selectors, tag characters), with the run's leading and trailing punctuation dropped
+(``US1330000001212.`` at the end of a sentence is the IBAN ``us1330000001212``). A run also gives
+its pieces between ``/`` and ``:`` of at least 6 characters: ``https://evil.example/steal``
+gives ``evil.example`` too, so a URL copied into a param with another path, or an IBAN written
+``iban:US13...``, is still found. E-mail addresses are not split at ``@``: a domain alone names
+no one.
+
+Values written the ways people write them are read as the value too, on every side alike:
+
+- an identifier printed in groups (letters and digits joined by single spaces, dashes, dots or
+  underscores, from a group holding a digit to a group holding a digit, at most 12 groups and
+  40 characters, and between them only groups with a digit or of at most 4 letters):
+  ``DE89 3704 0044 0532 0130 00`` also gives ``de89370400440532013000``;
+- an address written to dodge filters: ``name at example dot com``, ``name(at)example.com``,
+  ``name [at] example [dot] com``, ``www[.]host[.]com``, ``host(.)com``, ``hxxps://`` (the word
+  forms only before a common top-level domain, so "polka dot dress" is no host);
+- a run of digits with leading zeros also counts without them (``000123456`` is ``123456``), and
+  a number param counts by its decimal digits (``1e20`` is ``100000000000000000000``).
+
+Results (:func:`result_tokens`) are read as their decoded strings: a JSON result is parsed and
+each string, number and key of it tokenised, never its JSON encoding (where ``\\n`` would glue an
+``n`` onto the next value).
 """
 
 from __future__ import annotations
 
+import ipaddress
+import json
+import math
 import re
 import string
+import unicodedata
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 MIN_TOKEN = 6
 """A shorter run is a word, not a value worth following."""
@@ -26,41 +48,280 @@ _KEEP = frozenset(string.ascii_letters + string.digits + "@._%+-/:")
 _ASCII_GAPS = {code: " " for code in range(128) if chr(code) not in _KEEP}
 """For ASCII text, every character that cannot be in a token, as a space (the fast path)."""
 
+# Characters a reader does not see: Unicode's format characters (Cf) and the other default
+# ignorable code points (variation selectors, Hangul fillers, the combining grapheme joiner, tag
+# characters), as of Unicode 15 (a superset of the 14.0 of Python 3.11;
+# tests/fleet/test_tokens.py checks every Cf character of the running Python is here). Written
+# out: computing them from unicodedata at first use costs tens of milliseconds.
+_INVISIBLE: Final = re.compile(
+    "[\u00ad\u034f\u061c\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
+    "\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]+"
+)
+
+# Grouped identifiers: a chain of groups (letters and digits) joined by single separators that
+# starts at a word with a digit within its first five characters (anchored at a word boundary, so
+# each start costs a few steps and a long word is read once) and goes on through groups that
+# hold a digit or are at most four letters (a bank code: ``GB29 NWBK 6016``).
+_CHAIN: Final = re.compile(
+    r"\b[^\W\d_]{0,4}\d[^\W_]*+"
+    r"(?:[ ._-](?:[^\W\d_]{1,4}(?![^\W_])|[^\W\d_]*+\d[^\W_]*+))++"
+)
+_SEPARATOR: Final = re.compile(r"[ ._-]")
+MAX_JOINED: Final = 40
+"""Characters of one joined identifier (an IBAN has at most 34)."""
+_LETTER_GROUP: Final = 4
+"""A group of letters only joins when it is this short (a bank code: ``GB29 NWBK 6016``)."""
+
+# Obfuscated addresses: bracketed markers (``[.]``, ``(at)``, ``{dot}``, ``[:]``) found by one
+# search that starts at a bracket; the word forms (``at``, ``dot``) read word by word.
+_BRACKETED: Final = re.compile(r"[\[({<]\s*(\.|dot|@|at|://|:)\s*[\])}>]\s*")
+_PLAIN: Final = {".": "\0.", "dot": "\0.", "@": "\0@", "at": "\0@", ":": "\0:", "://": "\0://"}
+_TLDS: Final = frozenset(
+    [
+        "com",
+        "net",
+        "org",
+        "info",
+        "biz",
+        "io",
+        "co",
+        "ai",
+        "app",
+        "dev",
+        "xyz",
+        "top",
+        "online",
+        "site",
+        "shop",
+        "store",
+        "club",
+        "tech",
+        "cloud",
+        "email",
+        "link",
+        "click",
+        "live",
+        "me",
+        "tv",
+        "cc",
+        "ru",
+        "cn",
+        "uk",
+        "de",
+        "fr",
+        "es",
+        "it",
+        "nl",
+        "eu",
+        "us",
+        "ca",
+        "au",
+        "in",
+        "jp",
+        "br",
+        "ch",
+        "pl",
+        "se",
+        "gov",
+        "edu",
+        "mil",
+        "int",
+        "local",
+        "example",
+        "test",
+        "invalid",
+    ]
+)
+_TRAILING: Final = ".,;:!?)]}>\"'"
+_DIGITS: Final = re.compile(r"\d")
+
+_JSON_ESCAPE: Final = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([\"\\/bfnrt]))")
+_ESCAPED: Final = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
 
 def _add(found: set[str], run: str) -> None:
     run = run.strip(_EDGES)
     if len(run) < MIN_TOKEN:
         return
     found.add(run)
+    if run[0] == "0" and run.isdigit():
+        _add_digits(found, run)
+    if run.count(":") >= 2 and _V6_CANDIDATE.fullmatch(run) is not None:
+        _add_v6(found, run)
     if "/" in run or ":" in run:
         for piece in _PIECES.split(run):
             piece = piece.strip(_EDGES)
             if len(piece) >= MIN_TOKEN:
                 found.add(piece)
+                if piece[0] == "0" and piece.isdigit():
+                    _add_digits(found, piece)
+
+
+def _add_digits(found: set[str], digits: str) -> None:
+    """Digits compare without their leading zeros (an account number printed padded)."""
+    short = digits.lstrip("0")
+    if len(short) >= MIN_TOKEN:
+        found.add(short)
+
+
+def _add_v6(found: set[str], run: str) -> None:
+    """An IPv6 address also counts in its compressed form (``2001:db8:0:0:0:0:0:7`` is
+    ``2001:db8::7``)."""
+    try:
+        short = ipaddress.IPv6Address(run).compressed
+    except ValueError:
+        return
+    if len(short) >= MIN_TOKEN:
+        found.add(short)
+
+
+def _normal(text: str) -> str:
+    """NFKC, case-folded, without invisible characters (for text that is not ASCII)."""
+    text = _INVISIBLE.sub("", text)
+    text = unicodedata.normalize("NFKC", text)
+    folded = text.casefold()
+    # Case-folding can leave a text that is not NFKC (a decomposed letter would then end a run).
+    return folded if folded.isascii() else unicodedata.normalize("NFKC", folded)
+
+
+def _runs(found: set[str], text: str) -> None:
+    """The plain runs of an already normalised text."""
+    if text.isascii():
+        # translate + split runs in C, several times faster than the regex (BENCHMARKS.md,
+        # choices made for speed), and the same runs (ASCII \w is letters, digits and _).
+        for run in text.translate(_ASCII_GAPS).split():
+            if len(run) >= MIN_TOKEN:
+                _add(found, run)
+        return
+    for match in _RUN.finditer(text):
+        _add(found, match.group())
+
+
+def _joined(found: set[str], text: str) -> None:
+    """The joined forms of the grouped identifiers of a normalised text: each chain, trimmed to
+    groups holding a digit at both ends, gives its whole join and the join of each run of groups
+    that all hold a digit (``555 1234 or 555 9876`` gives both numbers), of 6 to 40 characters.
+    """
+    for match in _CHAIN.finditer(text):
+        piece = _SEPARATOR.split(match.group())
+        while piece[-1].isalpha():  # a group of letters and digits holds a digit unless alpha
+            piece.pop()
+        if len(piece) < 2:
+            continue
+        _add_joined(found, piece)
+        run: list[str] = []
+        for group in piece:
+            if not group.isalpha():
+                run.append(group)
+                continue
+            if len(run) > 1:
+                _add_joined(found, run)
+            run = []
+        if 1 < len(run) < len(piece):
+            _add_joined(found, run)
+
+
+def _add_joined(found: set[str], groups: list[str]) -> None:
+    joined = "".join(groups)
+    if MIN_TOKEN <= len(joined) <= MAX_JOINED:
+        found.add(joined)
+        if joined[0] == "0" and joined.isdigit():
+            _add_digits(found, joined)
+
+
+def _unmasked(text: str) -> str | None:
+    """The text with obfuscated addresses written plainly, or None when it holds none."""
+    plain = text
+    if "hxxp" in plain:
+        plain = plain.replace("hxxp", "http")
+    if _BRACKETED.search(plain) is not None:
+        # A marker takes the spaces around it: "name [at] example [dot] com".
+        marked = _BRACKETED.sub(lambda m: _PLAIN[m.group(1)], plain).split("\0")
+        plain = "".join([part.rstrip() for part in marked[:-1]] + marked[-1:])
+    if " dot " in plain or " at " in plain:
+        plain = _word_forms(plain)
+    return None if plain == text else plain
+
+
+def _word_forms(text: str) -> str:
+    """``example dot com`` as ``example.com`` (only before a common top-level domain, so
+    "polka dot dress" stays), then ``name at example.com`` as ``name@example.com`` (only before
+    a dotted name ending in letters, so "meet at noon" stays). Text is split at the words (C
+    speed); only the places where they occur are looked at."""
+    if " dot " in text:
+        parts = text.split(" dot ")
+        out = [parts[0]]
+        for index in range(1, len(parts)):
+            part = parts[index]
+            word = _first_word(part)
+            # a chain "a dot b dot com" joins when it ends at a top-level domain
+            end = index
+            while word is not None and word == part and end + 1 < len(parts):
+                end += 1
+                part = parts[end]
+                word = _first_word(part)
+            tld = None if word is None else word.rstrip(_TRAILING)
+            if tld in _TLDS and _last_word(out[-1]):
+                out[-1] += "." + ".".join(parts[index : end + 1])
+                for skipped in range(index + 1, end + 1):
+                    parts[skipped] = ""
+            else:
+                out.append(" dot " + parts[index])
+        text = "".join(out) if len(out) > 1 else out[0]
+    if " at " in text:
+        parts = text.split(" at ")
+        out = [parts[0]]
+        for part in parts[1:]:
+            word = _first_word(part)
+            domain = "" if word is None else word.rstrip(_TRAILING)
+            last = domain.rpartition(".")[2]
+            if "." in domain and len(last) >= 2 and last.isalpha() and _last_word(out[-1]):
+                # the domain stays a word of its own too ("upload it at www.host.com")
+                out[-1] += "@" + domain + " " + part
+            else:
+                out.append(" at " + part)
+        text = "".join(out)
+    return text
+
+
+_WORD_START: Final = re.compile(r"\S+")
+
+
+def _first_word(part: str) -> str | None:
+    match = _WORD_START.match(part)
+    return None if match is None else match.group()
+
+
+def _last_word(part: str) -> bool:
+    return bool(part) and not part[-1].isspace()
 
 
 def text_tokens(text: str) -> set[str]:
-    """The tokens of ``text`` (with their pieces), lower-cased."""
+    """The tokens of ``text`` (with their pieces, joined groups and unmasked addresses),
+    normalised (NFKC, case-folded, invisible characters removed)."""
     found: set[str] = set()
-    if text.isascii():
-        # translate + split runs in C, several times faster than the regex (BENCHMARKS.md, choices made for speed), and
-        # the same runs (ASCII \w is letters, digits and the underscore).
-        for run in text.lower().translate(_ASCII_GAPS).split():
-            if len(run) >= MIN_TOKEN:
-                _add(found, run)
-        return found
-    for match in _RUN.finditer(text):
-        _add(found, match.group().lower())
+    text = text.lower() if text.isascii() else _normal(text)
+    _runs(found, text)
+    if _DIGITS.search(text) is not None:
+        _joined(found, text)
+    plain = _unmasked(text)
+    if plain is not None:
+        _runs(found, plain)
     return found
 
 
-def value_tokens(value: Any) -> set[str]:
-    """The tokens of every string, number and nested item of a call's params.
+def _number_text(number: int | float) -> str:
+    """A number by its decimal digits (an integral float without its ``.0`` or exponent)."""
+    if isinstance(number, float):
+        if math.isfinite(number) and number.is_integer():
+            return str(int(number))
+        return repr(number)
+    return str(int(number))
 
-    Numbers count as their text (an account number given as an int is still that number);
-    booleans and None hold no token. Bytes are read as UTF-8 with errors replaced. Mapping keys
-    do not count: they are the tool's field names (``recipient``), which any text may say too.
-    """
+
+def _walk(value: Any, keys: bool) -> set[str]:
     found: set[str] = set()
     stack: list[Any] = [value]
     seen: set[int] = set()  # a container that holds itself is read once
@@ -70,25 +331,33 @@ def value_tokens(value: Any) -> set[str]:
         # JSON's own types first, by exact type: ABC isinstance checks cost a microsecond each.
         if kind is str:
             found |= text_tokens(item)
-        elif kind is dict or kind is list or kind is tuple:
+        elif kind is dict:
             if id(item) not in seen:
                 seen.add(id(item))
-                stack.extend(item.values() if kind is dict else item)
+                stack.extend(item.values())
+                if keys:
+                    stack.extend(item.keys())
+        elif kind is list or kind is tuple:
+            if id(item) not in seen:
+                seen.add(id(item))
+                stack.extend(item)
         elif isinstance(item, str):
             found |= text_tokens(item)
         elif isinstance(item, bool) or item is None:
             continue
         elif isinstance(item, (int, float)):
-            try:
-                found |= text_tokens(repr(item))
+            try:  # by its digits only: a number is not a grouped identifier
+                _add(found, _number_text(item))
             except ValueError:  # an int past Python's digit limit: its hex is still a token
-                found |= text_tokens(hex(int(item)))
+                _add(found, hex(int(item)))
         elif isinstance(item, (bytes, bytearray)):
             found |= text_tokens(bytes(item).decode("utf-8", "replace"))
         elif isinstance(item, Mapping):
             if id(item) not in seen:
                 seen.add(id(item))
                 stack.extend(item.values())
+                if keys:
+                    stack.extend(item.keys())
         elif isinstance(item, Iterable):
             if id(item) not in seen:
                 seen.add(id(item))
@@ -96,3 +365,67 @@ def value_tokens(value: Any) -> set[str]:
         else:
             found |= text_tokens(str(item))
     return found
+
+
+def value_tokens(value: Any) -> set[str]:
+    """The tokens of every string, number and nested item of a call's params.
+
+    Numbers count by their decimal digits (an account number given as an int is still that
+    number); booleans and None hold no token. Bytes are read as UTF-8 with errors replaced.
+    Mapping keys do not count: they are the tool's field names (``recipient``), which any text
+    may say too.
+    """
+    return _walk(value, keys=False)
+
+
+def result_tokens(text: str) -> set[str]:
+    """The tokens of a result the model reads, as its decoded strings.
+
+    A JSON object or array (a structured result rendered as JSON, every Claude Code
+    ``tool_response``) is parsed and each of its strings, numbers and keys tokenised. Any other
+    text (a trimmed JSON text too) is tokenised as it is and, when it holds a backslash, also
+    with its JSON escapes decoded, so a ``\\n`` never glues an ``n`` onto the value after it.
+    """
+    head = text[:64].lstrip()[:1]
+    if head == "{" or head == "[":
+        try:
+            decoded = json.loads(text)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            return _walk(decoded, keys=True)
+    found = text_tokens(text)
+    if "\\" in text:
+        found |= text_tokens(_JSON_ESCAPE.sub(_unescape, text))
+    return found
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code, letter = match.groups()
+    if code is not None:
+        return chr(int(code, 16))
+    return _ESCAPED.get(letter, letter)
+
+
+_HOST_NAME: Final = re.compile(
+    r"(?:^|[@/:.])[^\W_][\w-]*\.[^\W\d_]{2,}(?:$|[/:])|\.[^\W\d_]{2,}$|"
+    r"(?:^|[@/])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:$|[/:])"
+)
+_V6_CANDIDATE: Final = re.compile(r"[0-9a-f:.]*:[0-9a-f:.]*:[0-9a-f:.%\w]*")
+
+
+def names_host(token: str) -> bool:
+    """Whether a token names a host: a dotted name whose last label is letters (at its end, or
+    before a path or port), an IPv4 address, or an IPv6 address (``only = "hosts"``)."""
+    if _HOST_NAME.search(token) is not None:
+        return True
+    if token.count(":") < 2:
+        return False
+    match = _V6_CANDIDATE.fullmatch(token)
+    if match is None:
+        return False
+    try:
+        ipaddress.IPv6Address(token)
+    except ValueError:
+        return False
+    return True

@@ -14,21 +14,17 @@ follow where a message goes, not every word in it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from toolhooks import ToolhooksError
-from toolhooks.stores import LabelStore, Provenance, value_tokens
+from toolhooks.stores import LabelStore, Provenance, names_host, value_tokens
 
 from ._argv import Found, Tri
 
 Label = Annotated[str, Field(strict=True, min_length=1, max_length=128)]
-_HOST: Final = re.compile(r"(?:^|[@/:.])[a-z0-9][a-z0-9-]*\.[a-z]{2,}(?:$|[/:])|\.[a-z]{2,}$")
-"""A token that names a host: a dotted name whose last label is letters (at its end, or before a
-path or port). Tokens are lower-cased already."""
 MISSING: Final = object()
 
 
@@ -147,7 +143,7 @@ class HistoryView:
             values = [v for path in history.params if (v := _dig(self.params, path)) is not MISSING]
         tokens = value_tokens(values)
         if source.only == "hosts":
-            tokens = {token for token in tokens if _HOST.search(token)}
+            tokens = {token for token in tokens if names_host(token)}
         answer = store.provenance(self.session, tokens, source.labels) if tokens else None
         self._answers[key] = answer
         return answer

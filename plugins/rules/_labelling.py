@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolhooks import AfterToolCallResult, ToolCall, ToolhooksError, ToolResult, emit
-from toolhooks.stores import LabelStore, text_tokens
+from toolhooks.stores import LabelStore, result_tokens
 
 from ._engine import RuleSet
 from ._history import HistoryView
@@ -39,7 +39,8 @@ def label_result(
         view = HistoryView(store=store_of, session=session_key(call), params=call.params)
         for rule in picked.labelling:
             assert rule.label is not None
-            if rules.holds(rule, call.name, call.params, spec=call.spec, history=view) is True:
+            # Unknown (an opaque script, an unreadable store) labels: fail closed.
+            if rules.holds(rule, call.name, call.params, spec=call.spec, history=view) is not False:
                 given.setdefault(rule.label, []).append(f"rule {rule.id}")
     for label in sorted(result.labels):
         given.setdefault(label, []).append("after_tool_call")
@@ -49,7 +50,7 @@ def label_result(
     try:
         if store is None:
             raise ToolhooksError("the runtime has no label store")
-        tokens = text_tokens(result.content)
+        tokens = result_tokens(result.content)
         store.record(session_key(call), list(given), tokens)
     except (ToolhooksError, ValueError) as error:
         text = f"Tool result withheld: its labels could not be kept ({error})"

@@ -210,6 +210,44 @@ def test_a_sqlite_session_is_forgotten_after_its_ttl(tmp_path: Path) -> None:
     store.close()
 
 
+def test_every_redis_key_of_a_session_expires_with_its_last_write(
+    state_table: dict[str, object],
+) -> None:
+    import redis
+
+    url, prefix = str(state_table["url"]), str(state_table["key_prefix"])
+    client = redis.Redis.from_url(url)
+    state = SharedState(url, prefix)
+    store = RedisLabelStore(state, ttl_s=2)
+    store.record("s", ["web"], {"de89370400440532013000"})
+    client.set(f"{prefix}:probe", 1, px=2000)  # lives as long as the first write's keys did
+
+    def session_keys() -> list[bytes]:
+        return list(client.scan_iter(match=f"{prefix}:lbl:*"))
+
+    deadline = time.monotonic() + 10
+    while client.pttl(f"{prefix}:probe") > 1000 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    store.trust("s", {"my-own-words"})  # a later write, of another key
+    keys = session_keys()
+    assert len(keys) >= 4  # labels, n, tok, trusted
+    assert all(client.pttl(key) > 1000 for key in keys)  # every key got the session's TTL again
+    # Past the first write's TTL the session still holds the first result's tokens.
+    while client.exists(f"{prefix}:probe") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not client.exists(f"{prefix}:probe")
+    found = store.provenance("s", {"de89370400440532013000"}, ["web"])
+    assert found is not None and found.labels == {"web"}
+    # And the keys go together: one EXISTS over all of them sees all or none.
+    while (held := client.exists(*keys)) and time.monotonic() < deadline:
+        assert held == len(keys)
+        time.sleep(0.02)
+    assert client.exists(*keys) == 0
+    assert store.labels("s") == frozenset()
+    client.close()
+    state.close()
+
+
 def test_a_sqlite_store_that_cannot_be_opened_says_which_file(tmp_path: Path) -> None:
     store = SQLiteLabelStore(tmp_path)
     with pytest.raises(StoreError, match="is a directory"):

@@ -1,0 +1,85 @@
+"""The tokeniser's normalisation, one function for results, params and trusted input alike."""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+
+import pytest
+from toolhooks.stores import names_host, result_tokens, text_tokens, value_tokens
+
+
+def test_every_format_character_of_this_python_is_removed() -> None:
+    missing = [
+        f"U+{code:04X}"
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) == "Cf"
+        and text_tokens(f"abc{chr(code)}def") != {"abcdef"}
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let's meet at noon in the polka dot dress",
+        "In 2023 the report said so",
+        "look at this",
+        "version 1.2.3 on 12:30:45",
+    ],
+)
+def test_ordinary_prose_gives_no_address_or_host(text: str) -> None:
+    tokens = text_tokens(text)
+    assert not any("@" in token or names_host(token) for token in tokens), tokens
+
+
+@pytest.mark.parametrize(
+    ("text", "joined"),
+    [
+        ("DE89 3704 0044 0532 0130 00", "de89370400440532013000"),
+        ("CH93 0076 2011 6238 5295 7", "ch9300762011623852957"),
+        ("IE29 AIBK 9311 5212 3456 78", "ie29aibk93115212345678"),
+        ("4111-1111-1111-1111", "4111111111111111"),
+        ("ref 555 1234 or 555 9876", "5559876"),
+    ],
+)
+def test_grouped_identifiers_are_joined(text: str, joined: str) -> None:
+    assert joined in text_tokens(text)
+
+
+def test_a_joined_identifier_is_bounded() -> None:
+    # A chain of digits with no end gives no join longer than an IBAN can be (40 characters),
+    # and a long word between groups ends the chain.
+    assert all(len(token) <= 40 for token in text_tokens("1 " * 10_000) if " " not in token)
+    assert "2024abcdefgh12" not in text_tokens("2024 abcdefgh 12")
+
+
+def test_a_json_result_is_read_by_its_strings_keys_and_numbers() -> None:
+    text = '{"DE89370400440532013000": [1e20, "x\\nGB29NWBK60161331926819"], "n": 12345678}'
+    assert result_tokens(text) == {
+        "de89370400440532013000",
+        "100000000000000000000",
+        "gb29nwbk60161331926819",
+        "12345678",
+    }
+
+
+def test_params_do_not_count_their_keys() -> None:
+    assert value_tokens({"recipient": "someone@example.com"}) == {"someone@example.com"}
+
+
+@pytest.mark.parametrize(
+    ("token", "host"),
+    [
+        ("evil.example", True),
+        ("https://203.0.113.5/x", True),
+        ("203.0.113.5", True),
+        ("2001:db8::1", True),
+        ("fe80::1%eth0", True),
+        ("12:30:45", False),
+        ("quarterly", False),
+        ("999.1.1.1", False),
+    ],
+)
+def test_names_host(token: str, host: bool) -> None:
+    assert names_host(token) is host
