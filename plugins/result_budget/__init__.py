@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from ._config import ResultBudgetConfig, Tier
     from ._defaults import DEFAULT_TAIL_PATTERNS
+    from ._labels import artifact_labels, artifact_named, artifact_paged, keep_artifact_labels
     from ._pages import ArtifactPage
     from ._plugin import ResultBudgetPlugin
 
@@ -44,6 +45,10 @@ __getattr__ = lazy_exports(
         "ResultBudgetConfig": "._config",
         "Tier": "._config",
         "DEFAULT_TAIL_PATTERNS": "._defaults",
+        **dict.fromkeys(
+            ("artifact_labels", "artifact_named", "artifact_paged", "keep_artifact_labels"),
+            "._labels",
+        ),
         "ArtifactPage": "._pages",
         "ResultBudgetPlugin": "._plugin",
     },
@@ -58,6 +63,10 @@ __all__ = [
     "ResultBudgetConfig",
     "ResultBudgetPlugin",
     "Tier",
+    "artifact_labels",
+    "artifact_named",
+    "artifact_paged",
+    "keep_artifact_labels",
     "parse_ref",
     "read_artifact",
     "read_artifact_page",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolhooks import AfterToolCallResult, ToolCall, ToolhooksError, ToolResult, emit
+from toolhooks.plugins.result_budget import artifact_labels, keep_artifact_labels
 from toolhooks.stores import LabelStore, result_tokens
 
 from ._engine import RuleSet
@@ -44,20 +45,32 @@ def label_result(
                 given.setdefault(rule.label, []).append(f"rule {rule.id}")
     for label in sorted(result.labels):
         given.setdefault(label, []).append("after_tool_call")
-    if not given:
+    paged = result.content.startswith("[artifact sha256:")  # read_artifact_tool's page
+    if not given and not paged:
         return None
     store = store_of()
     try:
         if store is None:
             raise ToolhooksError("the runtime has no label store")
+        if paged:  # a page of a trimmed result: labelled as that result was
+            found = artifact_labels(store, result.content)
+            if found is not None:
+                ref, carried = found
+                for label in sorted(carried):
+                    given.setdefault(label, []).append(f"artifact {ref}")
+            if not given:
+                return None
         tokens = result_tokens(result.content)
         store.record(session_key(call), list(given), tokens)
+        keep_artifact_labels(store, result.content, list(given))  # a trimmed result's artifact
     except (ToolhooksError, ValueError) as error:
         text = f"Tool result withheld: its labels could not be kept ({error})"
         emit("rules.labels_failed", labels=sorted(given), error=str(error))
         return AfterToolCallResult(content=text, value=None)
     emit("rules.labelled", labels=given, tokens=len(tokens))
-    own = tuple(label for label, by in given.items() if any(b.startswith("rule ") for b in by))
+    own = tuple(
+        label for label, by in given.items() if any(b[:5] in ("rule ", "artif") for b in by)
+    )
     return AfterToolCallResult(labels=own) if own else None
 
 
