@@ -13,7 +13,7 @@ from typing import Any
 
 from ._commands import help_of
 from ._common import OK, UsageError
-from ._rules_import import AGENTS, UnreadableRules, import_rules, render
+from ._rules_import import AGENTS, UnreadableRules, import_rules, render, skipped_line
 
 DESCRIPTION = """\
 import AGENT FILE prints the [[rules]] equivalent of a coding agent's own permission rules:
@@ -53,5 +53,5 @@ def run_import(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     sys.stdout.write(render(imported))
     for skip in imported.skipped:
-        print(f"not translated: {skip.where}: {skip.entry}: {skip.why}", file=sys.stderr)
+        print(f"not translated: {skipped_line(skip)}", file=sys.stderr)
     return OK

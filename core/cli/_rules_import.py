@@ -16,8 +16,10 @@ The three formats, as the agents document them:
 - Codex ``.rules`` (Starlark): ``prefix_rule(pattern=[...], decision=..., justification=...,
   match=[...], not_match=[...])``; the strictest decision wins, as in toolhooks.
 
-Stdlib only: the command prints TOML text and never builds a runtime. Over 300 lines on purpose:
-one concept, three readers sharing one record and one TOML writer.
+The command prints TOML text and never builds a runtime; each rule it prints is first read back
+and compiled by the rules plugin (``_that_load``), so the text always loads and a rule that would
+not (a value over a limit, an example it does not match) is named instead. Over 300 lines on
+purpose: one concept, three readers sharing one record and one TOML writer.
 """
 
 from __future__ import annotations
@@ -100,7 +102,48 @@ def import_rules(agent: Agent, path: Path) -> Imported:
         raise UnreadableRules(f"{path}: not UTF-8 text (byte {exc.start})") from None
     readers = {"claude-code": _claude_code, "gemini": _gemini, "codex": _codex}
     rules, skipped = readers[agent](text, path)
-    return Imported(agent=agent, path=path, rules=tuple(rules), skipped=tuple(skipped))
+    rules = [dataclasses.replace(r, reason=_cut(r.reason, REASON_LIMIT)) for r in rules]
+    loading, refused = _that_load(
+        rules, _claude_base(path) if agent == "claude-code" else path.parent
+    )
+    return Imported(agent=agent, path=path, rules=tuple(loading), skipped=(*skipped, *refused))
+
+
+REASON_LIMIT = 400
+"""A rule's ``reason`` is at most this long (``RuleConfig``): a longer one is cut, with "..."."""
+
+
+def _that_load(rules: list[Rule], project: Path) -> tuple[list[Rule], list[Skipped]]:
+    """The rules that load as printed, and each one that does not, named with the loader's own
+    words (a value over a length limit, a ``match`` example the rule does not match, ...): the
+    printed text always loads. Each rule is read back from its own printed TOML and compiled by
+    the rules plugin, all at once first (the common case), one by one when that fails."""
+    if not rules:
+        return [], []
+    if _load_error(rules, project) is None:
+        return rules, []
+    loading: list[Rule] = []
+    refused: list[Skipped] = []
+    for rule in rules:
+        problem = _load_error([rule], project)
+        if problem is None:
+            loading.append(rule)
+        else:
+            entry = rule.reason or rule.id
+            refused.append(Skipped(where=rule.source, entry=entry, why=f"does not load: {problem}"))
+    return loading, refused
+
+
+def _load_error(rules: list[Rule], project: Path) -> str | None:
+    from toolhooks.plugins.rules import RulesPlugin
+
+    text = "\n".join(_table(rule) for rule in rules)
+    try:
+        tables = tomllib.loads(text)["rules"]
+        RulesPlugin(rules=tables, project=str(project))
+    except Exception as exc:  # the loader's ConfigError, or anything a hostile value provokes
+        return _first_line(exc)
+    return None
 
 
 # -- Claude Code ---------------------------------------------------------------------------------
@@ -177,7 +220,7 @@ def _claude_entry(entry: str, key: str, base: Path) -> Rule | str:
             return "an MCP rule with a specifier"
         # mcp__server (every tool of a server) or mcp__server__tool.
         name = mcp if mcp is not None else f"{tool[5:]}__*"
-        return Rule(id="", decision=decision, tools=(name,), reason=reason)
+        return _whole_tool(decision, (name,))
     mapped = CLAUDE_CODE.get(tool)
     if mapped is None:
         return f"unknown Claude Code tool {tool!r}"
@@ -185,7 +228,7 @@ def _claude_entry(entry: str, key: str, base: Path) -> Rule | str:
         return f"{tool} only talks to the user: toolhooks does not govern it"
     tools = _CLAUDE_FILE_TOOLS.get(tool, (mapped,))
     if spec is None or spec.strip() in ("", "*"):
-        return Rule(id="", decision=decision, tools=tools, reason=reason)
+        return _whole_tool(decision, tools)
     if tool == "Bash":
         return _claude_bash(spec, decision, reason)
     if tool in _CLAUDE_FILE_TOOLS:
@@ -323,7 +366,7 @@ def _gemini_rule(table: Mapping[str, Any]) -> Rule | str:
         return str(exc)
     reason = table.get("denyMessage") if isinstance(table.get("denyMessage"), str) else None
     if not prefixes:
-        return Rule(id="", decision=decision, tools=tuple(tools or ("*",)), reason=reason)
+        return _whole_tool(decision, tuple(tools or ("*",)))
     if tools and tools != ["exec"]:
         return "commandPrefix on a tool other than run_shell_command"
     if len(prefixes) > 1:
@@ -519,37 +562,46 @@ def _codex_examples(key: str, found: Any) -> tuple[str, ...]:
 def render(imported: Imported) -> str:
     """The TOML text: a header, each rule, and every entry left out as a comment."""
     out = [
-        f"# toolhooks [[rules]] from {imported.agent} rules in {imported.path.name}:",
+        f"# toolhooks [[rules]] from {imported.agent} rules in {comment_text(imported.path.name)}:",
         f"# {len(imported.rules)} translated, {len(imported.skipped)} left out (listed at the end).",
         "# Review before use: a rule only narrows what the policy fence allows.",
     ]
     for rule in imported.rules:
         out.append("")
-        out.extend(f"# {comment}" for comment in rule.comments)
-        out.append(f"# from {rule.source}")
-        out.append("[[rules]]")
-        out.append(f"id = {toml_value(rule.id)}")
-        if rule.tools:
-            out.append(f"tools = {toml_value(list(rule.tools))}")
-        out.append(f"decision = {toml_value(rule.decision)}")
-        if rule.reason:
-            out.append(f"reason = {toml_value(rule.reason)}")
-        if rule.command:
-            out.append(f"command = {toml_value([_word(w) for w in rule.command])}")
-        if rule.paths:
-            out.append(f"paths = {toml_value(list(rule.paths))}")
-        if rule.hosts:
-            out.append(f"hosts = {toml_value(list(rule.hosts))}")
-        if rule.match:
-            out.append(f"match = {toml_value(list(rule.match))}")
-        if rule.not_match:
-            out.append(f"not_match = {toml_value(list(rule.not_match))}")
+        out.extend(f"# {comment_text(comment)}" for comment in rule.comments)
+        out.append(f"# from {comment_text(rule.source)}")
+        out.append(_table(rule))
     if imported.skipped:
         out.append("")
         out.append("# Not translated:")
         for skip in imported.skipped:
-            out.append(f"# - {skip.where}: {toml_value(skip.entry)}: {skip.why}")
+            out.append(f"# - {skipped_line(skip)}")
     return "\n".join(out) + "\n"
+
+
+def _table(rule: Rule) -> str:
+    """One rule's ``[[rules]]`` table: every value a TOML string (``toml_value``), every key ours."""
+    out = ["[[rules]]", f"id = {toml_value(rule.id)}"]
+    if rule.tools:
+        out.append(f"tools = {toml_value(list(rule.tools))}")
+    out.append(f"decision = {toml_value(rule.decision)}")
+    if rule.reason:
+        out.append(f"reason = {toml_value(rule.reason)}")
+    if rule.command:
+        out.append(f"command = {toml_value([_word(w) for w in rule.command])}")
+    if rule.paths:
+        out.append(f"paths = {toml_value(list(rule.paths))}")
+    if rule.hosts:
+        out.append(f"hosts = {toml_value(list(rule.hosts))}")
+    if rule.match:
+        out.append(f"match = {toml_value(list(rule.match))}")
+    if rule.not_match:
+        out.append(f"not_match = {toml_value(list(rule.not_match))}")
+    return "\n".join(out)
+
+
+def _cut(text: str | None, limit: int) -> str | None:
+    return text if text is None or len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _word(word: str | tuple[str, ...]) -> str | list[str]:
@@ -557,6 +609,41 @@ def _word(word: str | tuple[str, ...]) -> str | list[str]:
 
 
 # -- Small helpers -------------------------------------------------------------------------------
+
+
+def _whole_tool(decision: str, tools: tuple[str, ...]) -> str:
+    """Why a rule over whole tools is not a ``[[rules]]`` table (a rule needs a condition: one
+    without would decide every call of its tools), and what says the same in toolhooks."""
+    names = toml_value(list(tools))
+    if decision == "allow":
+        return (
+            f"a whole-tool allow: toolhooks already lets {names} through unless the policy "
+            "fence or a rule stops a call (a [tools] allow list must name them)"
+        )
+    if decision == "deny":
+        return f"a whole-tool deny: add {names} to [tools] deny (the policy fence)"
+    return f"a whole-tool ask: a rule needs a condition; ask for {names} with [tools] or a plugin"
+
+
+_UNSAFE_IN_COMMENT = re.compile(r"[^\x20-\x7e]")
+
+
+def comment_text(text: str) -> str:
+    """``text`` for a TOML comment or a terminal line: printable ASCII only, anything else
+    (a newline above all, which would end the comment and make the rest live TOML) escaped as
+    in a TOML string. Every text from the agent's file that is not a TOML value goes through
+    this: its keys, its file's name, the reasons that quote it."""
+    return _UNSAFE_IN_COMMENT.sub(_escaped, text)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\u{code:04X}" if code < 0x10000 else f"\\U{code:08X}"
+
+
+def skipped_line(skip: Skipped) -> str:
+    """One line naming an entry left out: where, the entry (as a TOML string) and why."""
+    return f"{comment_text(skip.where)}: {toml_value(skip.entry)}: {comment_text(skip.why)}"
 
 
 def _with_source(rule: Rule, rule_id: str, where: str) -> Rule:

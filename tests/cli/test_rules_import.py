@@ -55,9 +55,13 @@ def test_claude_code_settings():
         "reason": "Claude Code permissions.allow: WebFetch(domain:docs.python.org)",
         "hosts": ["docs.python.org"],
     }
-    assert rules["claude-allow-5"]["tools"] == ["github__get_issue"]
-    assert rules["claude-deny-6"]["tools"] == ["slack__*"]
-    assert "command" not in rules["claude-allow-3"]  # bare Read: every read
+    # Whole tools (a bare Read, an MCP tool or server) are no [[rules]] table: a rule needs a
+    # condition (issue #39 item 6). They are named, with toolhooks' names for the tools.
+    assert {"claude-allow-3", "claude-allow-5", "claude-deny-6"}.isdisjoint(rules)
+    skipped = {s.entry: s.why for s in import_rules("claude-code", CLAUDE).skipped}
+    assert skipped["Read"].startswith('a whole-tool allow: toolhooks already lets ["read"]')
+    assert '["github__get_issue"]' in skipped["mcp__github__get_issue"]
+    assert skipped["mcp__slack"] == 'a whole-tool deny: add ["slack__*"] to [tools] deny (the policy fence)'  # fmt: skip
 
 
 def test_claude_code_names_what_it_cannot_translate():
@@ -76,31 +80,28 @@ def test_claude_code_exact_command_says_it_became_a_prefix():
 
 def test_gemini_policy():
     rules = rules_of("gemini", GEMINI)
-    assert set(rules) == {"gemini-1", "gemini-2", "gemini-5"}
+    assert set(rules) == {"gemini-1", "gemini-2"}
     # A text prefix: "git push" holds "git push-all" in Gemini CLI, so the last word is a glob.
     assert rules["gemini-1"]["command"] == ["git", "push*"]
     assert rules["gemini-1"]["decision"] == "ask"
     assert rules["gemini-2"]["command"] == ["npm", ["test*", "run*"]]
-    assert rules["gemini-5"] == {
-        "id": "gemini-5",
-        "tools": ["github__delete_repo"],
-        "decision": "deny",
-        "reason": "Never delete repositories",
-    }
     skipped = import_rules("gemini", GEMINI).skipped
     assert [s.where for s in skipped] == [
         "gemini-policy.toml:14",
         "gemini-policy.toml:20",
+        "gemini-policy.toml:26",
         "gemini-policy.toml:33",
     ]
     assert "commandRegex" in skipped[0].why
     assert "argsPattern" in skipped[1].why
-    assert "modes" in skipped[2].why
+    # A whole MCP tool is no [[rules]] table (a rule needs a condition): named, with its fence.
+    assert skipped[2].why == 'a whole-tool deny: add ["github__delete_repo"] to [tools] deny (the policy fence)'  # fmt: skip
+    assert "modes" in skipped[3].why
 
 
 def test_gemini_priorities_are_flagged():
     text = render(import_rules("gemini", GEMINI))
-    assert text.count("the highest priority win") == 3
+    assert text.count("the highest priority win") == 2
 
 
 def test_codex_rules():
