@@ -36,6 +36,11 @@ class RulesSettings(BaseModel):
     """The decision for a shell script the analysis cannot see through (``eval``, ``$CMD``,
     ``curl ... | sh``, a parse failure), and for a command where an unknown word (``$X``) could
     decide a rule: ``ask`` (default), ``deny`` or ``allow``."""
+    protect_own_state: bool = True
+    """While any rule exists, deny a call (any tool, any shell form) that writes, moves or
+    deletes toolhooks' own state (its config, ``toolhooks.lock``, ``.toolhooks/``, the hook
+    settings ``toolhooks hook install`` wrote) or reads its keys; writing a ``pyproject.toml``
+    that holds the config asks (docs/decisions/own-state.md)."""
 
 
 class Conditions(BaseModel):

@@ -22,6 +22,7 @@ from ._config import RulesSettings
 from ._engine import RuleSet, default_project
 from ._labelling import label_result, store_getter, uses_history, view_for
 from ._load import load_rules
+from ._own_state import OwnState, guard_for
 from ._records import Hit, Ruling
 
 TITLE_LIMIT = 80
@@ -66,6 +67,7 @@ class RulesPlugin:
         self.rules: RuleSet | None = None
         self._store_of: Callable[[], LabelStore | None] = lambda: None
         self._history = False
+        self._own: OwnState | None = None
         if rules is not None:
             self._compile(None, (), {})
 
@@ -84,6 +86,11 @@ class RulesPlugin:
                 return
             raw = self._given if self._given is not None else config.data.get("rules", [])
             self._compile_raw(raw, config.source, tuple(config.prefix), groups)
+            self._own = guard_for(
+                self.config.protect_own_state, raw, config.source, config.data,
+                self._project or default_project(config.source),
+                self._home or os.path.expanduser("~"),
+            )  # fmt: skip
             self._key = key
 
     def _compile(
@@ -115,6 +122,9 @@ class RulesPlugin:
         rules = self.rules
         if rules is None:
             return None
+        own = self._own
+        if own is not None and (guarded := own.check(call.name, call.params, call.spec)):
+            return guarded.result()
         chosen = rules.for_tool(call.name)
         if not chosen.rules:
             return None

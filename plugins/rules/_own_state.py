@@ -1,0 +1,470 @@
+"""toolhooks guards itself (``[plugins.rules] protect_own_state``, on while any rule exists).
+
+An agent that can delete ``.toolhooks/labels.db`` forgets the labels that stop a payment to an
+address an untrusted page gave; one that can edit ``toolhooks.toml`` or the hook settings that
+``toolhooks hook install`` wrote switches toolhooks off. So a call that writes, moves or deletes
+toolhooks' own state is denied, through any tool, and one that reads its keys too:
+
+- its config (the file it loaded, ``toolhooks.toml`` in the project even when the config is
+  elsewhere: a daemon adopts one that appears, ``$TOOLHOOKS_CONFIG``'s file), ``toolhooks.lock``;
+- ``.toolhooks/`` (the daemon's socket, token and pid, the approvals, labels and hand-over
+  databases, desk tokens) and the approvals database with its neighbours wherever
+  ``[approvals] db`` puts it, the event log ``[plugins.event_log] path``;
+- each agent's hook settings, project and user (``AgentProtocol.settings_path``, the file install
+  writes and its undo record, and the settings files beside it that can switch hooks off:
+  ``settings*.json``, Codex's ``config.toml``; Cline's hook folder whole);
+- keys, for reading too: the daemon's token, the desk's token file, the event log's key.
+
+A ``pyproject.toml`` that holds the config asks instead: it is the project's file too.
+
+How a call is read: a file tool's paths (``PATH_PARAMS``, patches) and, for a command, each
+simple command of the kit's analysis with the paths it names (``command_paths``). The analysis
+says which paths a command names, not which of them it writes; until it does, a command that
+names toolhooks' state is denied unless its program only reads (``READERS``), and a redirection
+counts as a write (its direction is not in the analysis either). Deleting or moving a folder that
+holds the state (``rm -rf .``) counts for the programs that remove whole trees (``REMOVERS``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from toolhooks import ApprovalRequest, BeforeToolCallResult, emit
+from toolhooks.analysis import analyse_argv, analyse_script, command_paths, normalise_path
+
+from ._calls import (
+    COMMAND_PARAMS,
+    PATCH_TOOLS,
+    PATH_PARAMS,
+    call_cwd,
+    call_subject,
+    canonical_tool,
+    command_of,
+)
+
+if TYPE_CHECKING:
+    from toolhooks.analysis import Command
+
+Decision = Literal["deny", "ask"]
+RULE_ID: Final = "protect_own_state"
+"""The name a decision of the guard is logged under (``rules.matched``)."""
+
+READERS: Final = frozenset(
+    {
+        "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "wc",
+        "diff", "cmp", "stat", "ls", "file", "jq", "yq", "bat", "nl", "od", "xxd", "hexdump",
+        "strings", "md5sum", "sha1sum", "sha256sum", "cksum", "du", "realpath", "readlink",
+        "test", "[", "cd", "pushd", "echo", "printf", "true", "tree",
+    }
+)  # fmt: skip
+"""Programs that only read the paths they name (``echo``/``printf`` name words, not files)."""
+GIT_READERS: Final = frozenset({"diff", "log", "show", "status", "blame", "ls-files", "grep"})
+REMOVERS: Final = frozenset({"rm", "rmdir", "mv", "shred", "unlink", "trash", "gio"})
+"""Programs that take a whole folder away: naming a folder that holds the state counts."""
+FIND_ACTIONS: Final = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir"})
+FIND_NAME_TESTS: Final = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename"})
+READ_TOOLS: Final = ("read", "grep", "glob", "ls", "list", "search", "view", "find", "get", "stat")
+"""Tools (by their name's last part) that only read the paths they are given."""
+_SEPARATORS: Final = re.compile(r"[;|&\n()]")
+UNDO_SUFFIX: Final = ".toolhooks-undo"
+"""What ``toolhooks hook install`` keeps next to a settings file it changed."""
+DB_NEIGHBOURS: Final = ("labels.db", "agent-calls.db")
+"""Next to the approvals database (``toolhooks.agents``): the labels and the hand-over."""
+KEY_FILES: Final = ("agentd.token", "desk-tokens.json")
+"""Keys in ``.toolhooks/``: the HTTP hook's bearer token, the desk's token digests."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Guarded:
+    """One call that touches toolhooks' own state: what to do and why."""
+
+    decision: Decision
+    reason: str
+
+    def result(self) -> BeforeToolCallResult:
+        """The plugin's answer, after the ``rules.matched`` event a rule's match emits."""
+        emit(
+            "rules.matched",
+            rule=RULE_ID,
+            decision=self.decision,
+            kind="own_state",
+            matched=self.reason,
+            labels_used=[],
+        )
+        if self.decision == "deny":
+            return BeforeToolCallResult(block=True, block_reason=self.reason)
+        request = ApprovalRequest(
+            title="Change the file that holds toolhooks' config?",
+            description=self.reason[:512],
+            allowed_decisions=("allow-once", "deny"),
+        )
+        return BeforeToolCallResult(require_approval=request)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OwnState:
+    """The paths toolhooks keeps, absolute, and how each is guarded."""
+
+    project: str
+    home: str
+    files: frozenset[str]
+    """Written, moved or deleted: denied (with any suffix for a database's journal)."""
+    folders: tuple[str, ...]
+    """Everything under these is state."""
+    keys: frozenset[str]
+    """Read too: denied."""
+    asks: frozenset[str]
+    """Written: asked (a pyproject.toml holding the config)."""
+    names: tuple[str, ...]
+    """Text that names the state, for a script the analysis cannot see through."""
+    markers: frozenset[str]
+    """The last two parts of every guarded path: a word that holds none of them (and no glob)
+    names no state, whatever folder or symlink it is read from."""
+    key_names: frozenset[str]
+    """The last part of every key."""
+
+    # -- what a path is ---------------------------------------------------------------------
+
+    def kind(self, path: str) -> str | None:
+        """ "key", "state", "ask" or None for one absolute path (a glob's text included)."""
+        if path in self.keys:
+            return "key"
+        if path in self.files or any(path.startswith(f + "-") for f in self._databases()):
+            return "state"
+        for folder in self.folders:
+            if path == folder or path.startswith(folder + "/"):
+                return "state"
+        if path in self.asks:
+            return "ask"
+        if any(ch in path for ch in "*?[") and self._glob_reaches(path):
+            return "state"
+        return None
+
+    def holds_state(self, path: str) -> bool:
+        """Whether ``path`` is a folder that holds some of the state that exists (removing the
+        folder removes it; a project without state yet loses none)."""
+        prefix = path.rstrip("/") + "/"
+        every = (*self.files, *self.folders, *self.keys)
+        return any(p.startswith(prefix) and os.path.lexists(p) for p in every)
+
+    def _may_name(self, texts: list[str], names: frozenset[str]) -> bool:
+        """Whether a command's words could name one of ``names`` (a guarded path's last parts):
+        a word holding one, or a glob (its matches are found with the paths)."""
+        return any(
+            any(ch in text for ch in "*?[") or any(name in text for name in names)
+            for text in texts[1:]
+        )
+
+    def basenames(self) -> frozenset[str]:
+        """The last part of every guarded path (what a ``find -name`` test would select)."""
+        every = (*self.files, *self.folders, *self.keys)
+        return frozenset(os.path.basename(p) for p in every)
+
+    def _databases(self) -> Iterable[str]:
+        return (f for f in self.files if f.endswith(".db"))
+
+    def _glob_reaches(self, pattern: str) -> bool:
+        from fnmatch import fnmatchcase
+
+        every = (*self.files, *self.folders, *self.keys, *self.asks)
+        return any(fnmatchcase(p, pattern) for p in every)
+
+    # -- a call --------------------------------------------------------------------------------
+
+    def check(self, tool: str, params: Mapping[str, Any], spec: Any) -> Guarded | None:
+        """What ``protect_own_state`` says about one call (None: it touches no state)."""
+        tool = canonical_tool(tool)
+        if tool == "exec":
+            command, _ = command_of(params)
+            return None if command is None else self._command(command, params)
+        if not (PATH_PARAMS.intersection(params) or tool in PATCH_TOOLS) and not any(
+            isinstance(params.get(n), str) for n in COMMAND_PARAMS
+        ):
+            return None
+        subject = call_subject(tool, params, spec, self.project, self.home, True, False)
+        reads = tool.rsplit("__", 1)[-1].lower().startswith(READ_TOOLS)
+        found = [(p, self.kind(p)) for p in subject.paths]
+        return _verdict(tool, found, reads=reads)
+
+    def _plain(self, text: str) -> bool:
+        """Whether a command's text, read without the analysis, can touch no state: no
+        expansion, glob or brace (``$``, backquote, ``*?[{``), no ``..``, no guarded name once
+        quotes and backslashes are dropped, and no remover with a word that could be a folder
+        holding the state (``.``, ``/...``, ``~``). Most commands are plain: the analysis (not
+        cached for a script that looks at files) is then left to the rules."""
+        if any(ch in text for ch in "$`*?[{") or ".." in text:
+            return False
+        bare = text.replace("'", "").replace('"', "").replace("\\", "")
+        if "toolhooks" in bare or any(name in bare for name in self.markers):
+            return False
+        for part in _SEPARATORS.split(bare):
+            words = part.split()
+            removes = REMOVERS.intersection(words) or "find" in words
+            if removes and any(w in (".", "./", "~", "/") or w[:1] in "/~" for w in words):
+                return False
+        return True
+
+    def _command(self, command: str | list[str], params: Mapping[str, Any]) -> Guarded | None:
+        if self._plain(command if isinstance(command, str) else " ".join(command)):
+            return None
+        cwd = call_cwd(params, self.project)
+        if isinstance(command, str):
+            script = analyse_script(command, cwd=cwd, home=self.home)
+            text = command
+        else:
+            script = analyse_argv(command, cwd=cwd, home=self.home)
+            text = " ".join(command)
+        if script.opaque is not None and any(name in text for name in self.names):
+            return Guarded(
+                decision="deny",
+                reason="toolhooks guards its own state: a script it cannot see through "
+                "names it (protect_own_state)",
+            )
+        folders: dict[str, str] = {}
+        seen: dict[tuple[str, str, str], tuple[str, ...]] = {}
+        for one in script.commands:
+            guarded = self._simple(one, folders, seen)
+            if guarded is not None:
+                return guarded
+        return None
+
+    def _simple(
+        self,
+        one: Command,
+        folders: dict[str, str],
+        seen: dict[tuple[str, str, str], tuple[str, ...]],
+    ) -> Guarded | None:
+        """One simple command of a call's script."""
+        texts = [w.text or "" for w in one.argv]
+        if one.program == "toolhooks" and _installs(one.argv):
+            return Guarded(
+                decision="deny",
+                reason="toolhooks guards its own state: `toolhooks hook install` rewrites "
+                "the agent's hook settings (protect_own_state)",
+            )
+        reads = _reads(one.program, texts) and not one.redirects
+        if reads and not self._may_name(texts, self.key_names):
+            return None  # a reader of no key: the paths it names need not be found
+        removes = _removes(one.program, one.argv, self)
+        every = texts + [w.text or "" for w in one.redirects]
+        if not removes and not self._may_name(every, self.markers):
+            return None  # names nothing of the state: its paths need not be found
+        paths = command_paths(one, home=self.home, folders=folders, seen=seen)
+        found = [(p, self.kind(p)) for p in paths]
+        redirected = {
+            form
+            for word in one.redirects
+            if word.text
+            for form in normalise_path(word.text, cwd=one.cwd, home=self.home)
+        }
+        guarded = _verdict(one.text, found, reads=reads, written=redirected)
+        if guarded is None and removes and any(self.holds_state(p) for p in paths):
+            guarded = Guarded(
+                decision="deny",
+                reason=f"toolhooks guards its own state: `{_clip(one.text)}` removes a "
+                "folder that holds it (protect_own_state)",
+            )
+        return guarded
+
+
+def _verdict(
+    shown: str,
+    found: list[tuple[str, str | None]],
+    *,
+    reads: bool,
+    written: set[str] | frozenset[str] = frozenset(),
+) -> Guarded | None:
+    asked: str | None = None
+    for path, kind in found:
+        if kind is None:
+            continue
+        if kind == "key":
+            return Guarded(
+                decision="deny",
+                reason=f"toolhooks guards its own state: `{_clip(shown)}` touches its key "
+                f"{path} (protect_own_state)",
+            )
+        if reads and path not in written:
+            continue
+        if kind == "state":
+            return Guarded(
+                decision="deny",
+                reason=f"toolhooks guards its own state: `{_clip(shown)}` may write, move or "
+                f"delete {path} (protect_own_state)",
+            )
+        asked = asked or path
+    if asked is not None:
+        return Guarded(
+            decision="ask",
+            reason=f"`{_clip(shown)}` may write {asked}, which holds toolhooks' config "
+            "(protect_own_state)",
+        )
+    return None
+
+
+def _reads(program: str | None, argv: list[str]) -> bool:
+    if program in READERS:
+        return True
+    if program == "git":
+        sub = next((w for w in argv[1:] if not w.startswith("-")), "")
+        return sub in GIT_READERS and "-C" not in argv and "--output" not in argv
+    return False
+
+
+def _removes(program: str | None, argv: Iterable[Any], state: OwnState) -> bool:
+    """Whether the command takes whole folders away: a remover, or a ``find`` with an action
+    whose name tests could select the state (none: every file it finds)."""
+    if program in REMOVERS:
+        return True
+    words = [w.text or "" for w in argv]
+    if program != "find" or not FIND_ACTIONS.intersection(words):
+        return False
+    tests = [words[i + 1] for i, w in enumerate(words[:-1]) if w in FIND_NAME_TESTS]
+    if not tests:
+        return True
+    from fnmatch import fnmatchcase
+
+    names = state.basenames()
+    return any(fnmatchcase(name, test) or name in test for test in tests for name in names)
+
+
+def _installs(argv: Iterable[Any]) -> bool:
+    words = [w.text or "" for w in argv]
+    return "hook" in words and "install" in words
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def guard_for(
+    enabled: bool, raw: Any, source: Any, data: Mapping[str, Any], project: str, home: str
+) -> OwnState | None:
+    """The guard of a rules plugin whose ``[[rules]]`` are ``raw`` (None when switched off or
+    there is no rule: ``protect_own_state`` holds while any rule exists)."""
+    if not enabled or not raw:
+        return None
+    from pathlib import Path
+
+    from toolhooks.agents import PROTOCOLS, protocol
+
+    settings: list[tuple[str, bool]] = []
+    for name in PROTOCOLS:
+        proto = protocol(name)
+        folder = getattr(proto, "settings_kind", "json") == "script-dir"
+        for scope in ("project", "user"):
+            path = proto.settings_path(scope, Path(project), Path(home))
+            settings.append((str(path), folder))
+    return own_state(
+        project=project,
+        home=home,
+        source=None if source is None else str(source),
+        data=data,
+        environ=os.environ,
+        settings_paths=settings,
+    )
+
+
+def own_state(
+    *,
+    project: str,
+    home: str,
+    source: str | None,
+    data: Mapping[str, Any],
+    environ: Mapping[str, str],
+    settings_paths: Iterable[tuple[str, bool]],
+) -> OwnState:
+    """The state of the toolhooks that loaded the config ``source`` (None: none) with ``data``.
+    ``settings_paths``: each agent's hook settings path, and whether it is a folder."""
+
+    def absolute(path: str, base: str = project) -> str:
+        return os.path.normpath(os.path.join(base, os.path.expanduser(path)))
+
+    def forms(path: str) -> set[str]:
+        """The path as written and after symlinks (both are what a call may name)."""
+        return {path, os.path.realpath(path)}
+
+    files: set[str] = set()
+    folders: set[str] = set()
+    keys: set[str] = set()
+    asks: set[str] = set()
+    state = absolute(".toolhooks")
+    folders |= forms(state)
+    for name in KEY_FILES:
+        keys |= forms(os.path.join(state, name))
+    for name in ("toolhooks.toml", "toolhooks.lock"):
+        files |= forms(absolute(name))
+    if source is not None:
+        config = absolute(source)
+        if os.path.basename(config) == "pyproject.toml":
+            asks |= forms(config)
+        else:
+            files |= forms(config)
+        files |= forms(os.path.join(os.path.dirname(config), "toolhooks.lock"))
+    named = environ.get("TOOLHOOKS_CONFIG")
+    if named:
+        files |= forms(absolute(named, os.getcwd()))
+    approvals = _table(data, "approvals").get("db")
+    db = absolute(approvals if isinstance(approvals, str) else ".toolhooks/approvals.db")
+    files |= forms(db)
+    for name in DB_NEIGHBOURS:
+        files |= forms(os.path.join(os.path.dirname(db), name))
+    log = _table(_table(data, "plugins"), "event_log")
+    if isinstance(log.get("path"), str):
+        files |= forms(absolute(log["path"]))
+    key = log.get("key_file") if isinstance(log.get("key_file"), str) else None
+    key = key or environ.get("TOOLHOOKS_LOG_KEY_FILE")
+    if key:
+        keys |= forms(absolute(key))
+    settings_files, settings_folders = _settings(settings_paths, forms)
+    files |= settings_files
+    folders |= settings_folders
+    files -= asks
+    names = (".toolhooks", "toolhooks.toml", "toolhooks.lock", "labels.db", "approvals.db")
+    markers = frozenset(
+        part
+        for path in (*files, *folders, *keys, *asks)
+        for part in (os.path.basename(path), os.path.basename(os.path.dirname(path)))
+        if part
+    )
+    return OwnState(
+        project=project,
+        home=home,
+        files=frozenset(files),
+        folders=tuple(sorted(folders)),
+        keys=frozenset(keys),
+        asks=frozenset(asks),
+        names=names + tuple(sorted({os.path.basename(p) for p in files if "hooks" in p})),
+        markers=markers,
+        key_names=frozenset(os.path.basename(k) for k in keys),
+    )
+
+
+def _settings(
+    settings_paths: Iterable[tuple[str, bool]], forms: Callable[[str], set[str]]
+) -> tuple[set[str], set[str]]:
+    """The agents' hook settings install writes, their undo records and the files beside them
+    that can switch hooks off; a folder of hook scripts whole."""
+    files: set[str] = set()
+    folders: set[str] = set()
+    for path, folder in settings_paths:
+        if folder:
+            folders |= forms(path)
+            continue
+        files |= forms(path) | forms(path + UNDO_SUFFIX)
+        parent = os.path.dirname(path)
+        if os.path.basename(path).startswith("settings"):
+            for sibling in ("settings.json", "settings.local.json"):
+                files |= forms(os.path.join(parent, sibling))
+        if os.path.basename(parent) == ".codex":
+            files |= forms(os.path.join(parent, "config.toml"))
+    return files, folders
+
+
+def _table(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, Mapping) else {}
