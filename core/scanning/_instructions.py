@@ -174,16 +174,16 @@ def _agent_cues(low: str, words: set[str], cues: list[Cue]) -> list[Cue]:
 
 
 def _together(hits: list[tuple[int, str, str]], starts: list[int]) -> list[tuple[int, str, str]]:
-    """The hits within ``GAP`` of a cue, or with two other topics within two ``GAP`` s (a
-    passage chains cues ``GAP`` apart)."""
+    """The hits within ``GAP`` of a cue, or with two other topics within ``GAP``: three topics
+    spread wider than that are too weak to report, so they are not looked at."""
     kept = []
     low_i = high_i = 0
     counts: dict[str, int] = {}
     for at, topic, word in hits:
-        while high_i < len(hits) and hits[high_i][0] <= at + 2 * GAP:
+        while high_i < len(hits) and hits[high_i][0] <= at + GAP:
             counts[hits[high_i][1]] = counts.get(hits[high_i][1], 0) + 1
             high_i += 1
-        while hits[low_i][0] < at - 2 * GAP:
+        while hits[low_i][0] < at - GAP:
             name = hits[low_i][1]
             counts[name] -= 1
             if not counts[name]:
