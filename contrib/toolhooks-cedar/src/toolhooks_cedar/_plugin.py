@@ -70,7 +70,9 @@ class CedarPlugin:
         self._sessions: OrderedDict[str, list[Any]] = OrderedDict()
         self._next_check = 0.0
         self._zone: tzinfo = timezone.utc
-        self._project = os.getcwd()
+        self.project = os.getcwd()
+        """The folder relative paths of a shell command resolve against (the config's)."""
+        self._engine: Any = None
         if config is None:
             return
         if not isinstance(config, _settings_type()):
@@ -95,7 +97,7 @@ class CedarPlugin:
         source = getattr(config, "source", None)
         if self._folder is None:
             self._folder = Path(source).resolve().parent if source is not None else Path.cwd()
-        self._project = str(self._folder)
+        self.project = str(self._folder)
         tools = _tool_schemas(runtime)
         with self._lock:
             current = self.data
@@ -109,7 +111,7 @@ class CedarPlugin:
         """Load the policies now (for a plugin used without a runtime, and the CLI)."""
         if self._folder is None:
             self._folder = Path.cwd()
-            self._project = str(self._folder)
+            self.project = str(self._folder)
         with self._lock:
             self.data = self._load(tools or {})
             return self.data
@@ -177,17 +179,16 @@ class CedarPlugin:
     def before_tool_call(self, call: ToolCall) -> BeforeToolCallResult | None:
         if not self.active:
             return None
-        from toolhooks import BeforeToolCallResult, emit
-
+        engine = self._engine or self._load_engine()
         data = self.data
         if data is None:
             data = self.load()
         if self.config.reload and time.monotonic() >= self._next_check:
             data = self._maybe_reload(data)
-        verdict = self.evaluate(call, data)
+        verdict = engine.evaluate(self, call, data)
         if verdict.decision is None:
             return None
-        emit(
+        engine.emit(
             "cedar.matched",
             decision=verdict.decision,
             policy=None if verdict.policy is None else verdict.policy.name,
@@ -197,35 +198,13 @@ class CedarPlugin:
             errors=list(verdict.errors),
         )
         if verdict.decision == "block":
-            return BeforeToolCallResult(block=True, block_reason=f"Blocked by {verdict.why}")
-        return BeforeToolCallResult(require_approval=approval_request(verdict))
+            return engine.BeforeToolCallResult(block=True, block_reason=f"Blocked by {verdict.why}")
+        return engine.BeforeToolCallResult(require_approval=approval_request(verdict))
 
     def evaluate(self, call: ToolCall, data: PolicySetData | None = None) -> Verdict:
         """The verdict for one call (no event, no approval): what the hook acts on."""
-        import cedarpy
-        from toolhooks import ToolhooksError
-
-        from ._decide import Verdict, decide
-        from ._request import Who
-        from ._values import Unrepresentable
-
-        data = data or self.data or self.load()
-        try:
-            request = self.request_of(call, data)
-        except Unrepresentable as error:
-            return Verdict(
-                decision="block",
-                why=f"Cedar policies, which cannot read this call (fail closed): {error}",
-            )
-        except ToolhooksError as error:
-            return Verdict(
-                decision="block",
-                why=f"Cedar policies, which cannot read the session's labels (fail closed): "
-                f"{error}",
-            )
-        entities = data.entities_for(Who.of(call.sender))
-        result = cedarpy.is_authorized(request, data.handle, entities)
-        return decide(data, result, self.config.default, request, entities)
+        engine = self._engine or self._load_engine()
+        return engine.evaluate(self, call, data or self.data or self.load())
 
     def request_of(
         self,
@@ -238,43 +217,32 @@ class CedarPlugin:
         calls: int | None = None,
     ) -> dict[str, Any]:
         """The Cedar request of ``call`` (the mapping of DESIGN.md); the keyword arguments stand
-        in for the clock and the label store (examples, tests)."""
-        from ._exec import EMPTY, EXEC_TOOLS, exec_facts
-        from ._request import Who, build_request
-
-        data = data or self.data or self.load()
-        session = call.session_id or ""
-        if labels is None or sources is None:
-            found_labels, found_sources = self._history(call, session, data)
-            labels = found_labels if labels is None else labels
-            sources = found_sources if sources is None else sources
-        spec = call.spec
-        facts = (
-            exec_facts(call.params, project=self._project, home=os.path.expanduser("~"))
-            if call.name in EXEC_TOOLS
-            else EMPTY
-        )
-        return build_request(
-            tool=call.name,
-            params=call.params,
-            parameters=None if spec is None else spec.parameters,
-            who=Who.of(call.sender),
-            agent_id=call.agent_id,
-            session_id=call.session_id,
+        in for the clock, the label store and the session's count (examples, tests)."""
+        engine = self._engine or self._load_engine()
+        return engine.request_of(
+            self,
+            call,
+            data or self.data or self.load(),
+            moment=moment,
             labels=labels,
-            calls=self._count(session, call.id) if calls is None else calls,
             sources=sources,
-            moment=moment or self._now(),
-            exec_facts=facts,
+            calls=calls,
         )
 
-    def _now(self) -> datetime:
+    def _load_engine(self) -> Any:
+        from . import _engine
+
+        self._engine = _engine
+        return _engine
+
+    def now(self) -> datetime:
+        """What ``context.now`` reads: the clock's time, in the configured zone."""
         if self.clock is not None:
             moment = self.clock()
             return moment.astimezone(self._zone) if moment.tzinfo is not None else moment
         return datetime.now(self._zone)
 
-    def _count(self, session: str, call_id: str) -> int:
+    def count(self, session: str, call_id: str) -> int:
         """Calls of the session seen before this one (a call id counts once)."""
         with self._lock:
             entry = self._sessions.get(session)
@@ -293,7 +261,7 @@ class CedarPlugin:
             entry[0] = count + 1
             return int(count)
 
-    def _history(
+    def history(
         self, call: ToolCall, session: str, data: PolicySetData
     ) -> tuple[frozenset[str], dict[str, list[str]]]:
         """The session's labels, and for each param the labels of the results its value came

@@ -12,9 +12,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from ._values import Converter
 
@@ -22,9 +21,9 @@ ANONYMOUS: Final = "anonymous"
 DEFAULT_AGENT: Final = "default"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Who:
-    """The parts of a sender the principal is made of (a cache key: hashable)."""
+class Who(NamedTuple):
+    """The parts of a sender the principal is made of (a cache key: hashable; a tuple, as it
+    is made on every call)."""
 
     id: str
     name: str | None = None
@@ -35,14 +34,11 @@ class Who:
     @classmethod
     def of(cls, sender: Any) -> Who:
         if sender is None:
-            return cls(id=ANONYMOUS)
-        return cls(
-            id=sender.id,
-            name=sender.name,
-            channel=sender.channel,
-            roles=tuple(sender.roles),
-            is_owner=bool(sender.is_owner),
-        )
+            return _ANONYMOUS
+        return cls(sender.id, sender.name, sender.channel, tuple(sender.roles), sender.is_owner)
+
+
+_ANONYMOUS: Final = Who(ANONYMOUS)
 
 
 def principal_entity(who: Who, listed: Mapping[str, Any] | None) -> dict[str, Any]:

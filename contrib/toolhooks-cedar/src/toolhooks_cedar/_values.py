@@ -35,6 +35,13 @@ def decimal(text: str) -> dict[str, Any]:
 
 def number_text(value: float | int, where: str) -> str:
     """``value`` as Cedar decimal text (``"12.5"``, ``"600.0"``)."""
+    if type(value) is float:
+        # The usual case without Decimal: repr is the shortest text that reads back as the
+        # value, so "120.5" is exact when it has no exponent and at most four decimals.
+        text = repr(value)
+        point = text.find(".")
+        if point > 0 and "e" not in text and len(text) - point <= 5 and abs(value) < 9e14:
+            return text
     if isinstance(value, float) and value != value:
         raise Unrepresentable(f"{where}: NaN is not a number Cedar holds")
     try:
