@@ -39,11 +39,25 @@ ONE_CALL = textwrap.dedent(
     rt.close()
     """
 )
+STARTER = "starter/toolhooks.toml"
+"""The rules plugin's deny-list starter policy, as ``toolhooks init`` writes it (issue #44)."""
+STARTER_CALL = textwrap.dedent(
+    """
+    from toolhooks import Runtime
+    rt = Runtime.from_config(%r)
+    rt.call(%r, execute=lambda p: "text")
+    rt.close()
+    """
+)
 COMMANDS = {
     "python -c pass": "pass",
     'python -c "import json"': "import json",
     'python -c "import pydantic"': "import pydantic",
     "toolhooks: Runtime from config, one call, close": ONE_CALL,
+    "toolhooks: starter policy, one read call, close": STARTER_CALL
+    % (STARTER, {"name": "read", "params": {"path": "README.md"}}),
+    "toolhooks: starter policy, one exec call, close": STARTER_CALL
+    % (STARTER, {"name": "exec", "params": {"command": "git status"}}),
 }
 
 
@@ -88,6 +102,10 @@ def prepared(folder: str, cache: bool) -> tuple[Path, dict[str, str]]:
     env["TOOLHOOKS_CACHE_DIR"] = str(Path(folder, "cache")) if cache else ""
     cwd = Path(folder, "work")  # the embedded defaults; the event log writes under .toolhooks/
     cwd.mkdir()
+    from toolhooks.plugins.rules import starter_policy
+
+    (cwd / STARTER).parent.mkdir()
+    (cwd / STARTER).write_text(starter_policy("deny-list"), encoding="utf-8")
     for code in COMMANDS.values():
         sample(code, cwd, env)  # warm the bytecode caches
     if cache:  # the working folder (on sys.path as '') must be 2 s old for the scan to be kept
