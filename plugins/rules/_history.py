@@ -144,7 +144,11 @@ class HistoryView:
         tokens = value_tokens(values)
         if source.only == "hosts":
             tokens = {token for token in tokens if names_host(token)}
-        answer = store.provenance(self.session, tokens, source.labels) if tokens else None
+        # Every store reports the first token found in the order given: the longest first (the
+        # whole URL rather than a piece of it), so the same call gives the same reason every run
+        # (a set's order changes with the process' hash seed).
+        ordered = sorted(tokens, key=lambda token: (-len(token), token))
+        answer = store.provenance(self.session, ordered, source.labels) if tokens else None
         self._answers[key] = answer
         return answer
 
