@@ -5,7 +5,9 @@ Kinds (``CallReport.kinds``, in this order): ``resumed`` (a paused call finished
 other hook, or the core), ``approval_pending`` (deferred: the call waits for a decision),
 ``approval_denied``, ``approval_granted``, ``approval_edited`` (a person edited the params and
 the chain ran again on them), ``rewritten``, ``loop_warning``, ``truncated``, ``result_changed``,
-``error`` (the tool failed), ``allowed`` (ran, nothing else to say).
+``error`` (the tool failed), ``labelled`` (the session gained labels: the scanners' findings and
+the rules' labels), ``allowed`` (ran, nothing else to say). A call the rules plugin decided also
+says how its command reads once parsed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..events._events import Event
+from ..events._names import RULES_MATCHED, SCAN_FINDING
 from ..records._results import Outcome
 
 LABELS = {
@@ -31,6 +34,7 @@ LABELS = {
     "loop_warning": "loop warning",
     "truncated": "truncated",
     "result_changed": "result changed",
+    "labelled": "labelled",
     "error": "tool error",
     "allowed": "allowed",
 }
@@ -110,9 +114,10 @@ def classify(
     outcome: Outcome,
     events: list[Event],
     resumed: int | None = None,
+    labels: list[str] | None = None,
 ) -> CallReport:
     """Explain ``outcome`` with the events recorded for its call (``resumed``: the number of the
-    line whose paused call this line finished)."""
+    line whose paused call this line finished; ``labels``: what the session gained with it)."""
     decision = CallReport(
         index, line, outcome.tool, dict(outcome.params or proposed), outcome.status, outcome.call_id
     )
@@ -134,7 +139,51 @@ def classify(
         decision.add("approval_denied", text, plugin, "asked_approval")
     else:
         _ran(decision, proposed, outcome, events, asked_text, asked.plugin if asked else None)
+    _rules_reading(decision, proposed, events)
+    _labelled(decision, events, labels or [])
     return decision
+
+
+def _rules_reading(decision: CallReport, proposed: dict[str, Any], events: list[Event]) -> None:
+    """How the rules read a command they decided: a script they cannot see through says why,
+    and a command that parses to something else than it was written says what it is
+    (``bash -c "r''m -rf src"`` is ``rm -rf src``; ``cd config && cat .env`` reads in config/)."""
+    matched = _first(events, RULES_MATCHED)
+    command = proposed.get("command")
+    if matched is None or not isinstance(command, str):
+        return
+    if matched.data.get("kind") == "opaque":
+        decision.details.append(f"rules: {matched.data.get('matched')}")
+        return
+    from ..analysis import analyse_script
+
+    cwd = proposed.get("cwd") if isinstance(proposed.get("cwd"), str) else "/"
+    script = analyse_script(command, cwd=cwd, home="~")
+    if script.opaque is not None or not script.commands:
+        return
+    last = script.commands[-1]
+    read = " ".join(word.text for word in last.argv)
+    where = [f"inside {', '.join(last.via)}"] if last.via else []
+    where += [f"in {last.cwd}"] if last.cwd != cwd else []
+    if read != command:
+        shown = f"{read} ({'; '.join(where)})" if where else read
+        decision.details.append(f"rules read it as: {shown}")
+
+
+def _labelled(decision: CallReport, events: list[Event], labels: list[str]) -> None:
+    """The scanners' findings on the call, and the labels its session gained."""
+    found: dict[str, list[str]] = {}
+    for event in events:
+        if event.event == SCAN_FINDING:
+            kinds = found.setdefault(str(event.data.get("detector")), [])
+            if event.data.get("kind") not in kinds:
+                kinds.append(str(event.data.get("kind")))
+    for detector, kinds in found.items():
+        decision.details.append(f"scanners: {detector} found {', '.join(kinds)}")
+    if labels:
+        if decision.kinds == ["allowed"]:
+            decision.kinds.clear()
+        decision.add("labelled", f"the session now carries {', '.join(labels)}")
 
 
 def _first(events: list[Event], name: str) -> Event | None:

@@ -1,6 +1,6 @@
 """``toolhooks demo``: a coding agent's recorded session through the real pipeline, explained.
 
-The built-ins (policy, loop_detection, result_budget, event_log), the example plugin
+The built-ins (policy, rules, scanners, loop_detection, result_budget, event_log), the example plugin
 ``workspace_guard`` when ``toolhooks-example`` is installed, and ``push_review`` and
 ``change_window`` (defined here, demo only) run on the embedded config
 ``toolhooks/demo/toolhooks.toml``; the approver answers from the transcript
@@ -101,6 +101,19 @@ def example_plugin() -> Any:
     return guard
 
 
+def _near(folder: Path) -> Path:
+    """``folder`` as the user can type it here: relative when it is under the working folder
+    (``--dir .toolhooks/demo``), else absolute (a temporary folder)."""
+    try:
+        return folder.relative_to(Path.cwd())
+    except ValueError:
+        return folder
+
+
+def _quoted(path: Path) -> str:
+    return shlex.quote(str(path))
+
+
 def describe_call(tool: str, params: dict[str, Any]) -> str:
     """``exec rm -rf build/`` - the tool and its main argument, as a person would type it."""
     for key in ("command", "path", "query", "to", "action"):
@@ -130,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
     answers = Answers(by="the demo's approver")
     decisions, recorder = replay(config, transcript, answers, plugins)
     log = folder / "events.jsonl"
+    shown = _near(folder)
     if args.json:
         print_json(
             {
@@ -144,20 +158,21 @@ def run(args: argparse.Namespace) -> int:
     for line in INTRO.splitlines():  # each wrapped on its own: a newline would show as " / "
         print(_table.paragraph(line))
     print()
-    chain = "policy > loop_detection > " + ("workspace_guard > " if example != "missing" else "")
+    guard = "workspace_guard > " if example != "missing" else ""
+    chain = f"policy > rules > loop_detection > scanners > {guard}push_review (demo) > "
+    said = next((line.user for line in transcript.lines if line.user is not None), None)
     print(
         _table.pairs(
             [
-                (
-                    "plugins",
-                    chain + "push_review (demo) > change_window (demo) > result_budget",
-                ),
+                ("plugins", chain + "change_window (demo) > result_budget"),
                 ("events", "event_log writes every event of every call to a JSONL file"),
                 (
                     "config",
-                    'profile "coding"; loop warning at 3 repeats, block at 5; results over 2,500 '
-                    "chars trimmed",
+                    'profile "coding"; five [[rules]] (a few of the starter policy\'s, two for '
+                    "provenance); scanners label hidden text; loop warning at 3 repeats, block "
+                    "at 5; results over 2,500 chars trimmed",
                 ),
+                *([("user", f'"{said}" (trusted input: its values may be used)')] if said else []),
             ]
         )
     )
@@ -191,13 +206,14 @@ def run(args: argparse.Namespace) -> int:
     print(
         _table.pairs(
             [
-                ("event log", f"{log} ({recorder.total} events)"),
-                ("follow it", f"toolhooks logs --file {shlex.quote(str(log))} --follow"),
+                ("event log", f"{shown / 'events.jsonl'} ({recorder.total} events)"),
+                ("follow it", f"toolhooks logs --file {_quoted(shown / 'events.jsonl')} --follow"),
                 (
                     "one call",
-                    f"toolhooks logs --file {shlex.quote(str(log))} --call {decisions[-1].call_id}",
+                    f"toolhooks logs --file {_quoted(shown / 'events.jsonl')} "
+                    f"--call {decisions[-1].call_id}",
                 ),
-                ("artifacts", str(folder / "artifacts")),
+                ("artifacts", str(shown / "artifacts")),
             ]
         )
     )

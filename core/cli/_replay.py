@@ -123,18 +123,35 @@ def replay(
     decisions: list[CallReport] = []
 
     calls = {line.number: line.call for line in transcript.lines}
+    labelled: dict[str, frozenset[str]] = {}  # each session's labels after its last call
 
     def collect(line: Line, outcome: Any, events: list[Any]) -> None:
         call = calls[line.resume] if line.resume is not None else line.call
         params = call.get("params") or {}
         index = len(decisions) + 1
-        decisions.append(classify(index, line.number, params, outcome, events, line.resume))
+        added = _labels_added(runtime, labelled, call.get("session_id"))
+        decisions.append(
+            classify(index, line.number, params, outcome, events, line.resume, labels=added)
+        )
 
     try:
         run_lines(runtime, transcript.lines, answers, recorder, collect, transcript.errors)
     finally:
         runtime.close()
     return decisions, recorder
+
+
+def _labels_added(
+    runtime: Any, labelled: dict[str, frozenset[str]], session: str | None
+) -> list[str]:
+    """The labels ``session`` gained with the call just made (none without a session, or while
+    no plugin has labelled anything: the label store is not made for that)."""
+    if session is None or (runtime._label_store is None and not labelled):
+        return []
+    now = runtime.label_store.labels(session)
+    before = labelled.get(session, frozenset())
+    labelled[session] = now
+    return sorted(now - before)
 
 
 def _bad_output(events: Path | None, artifacts: Path | None) -> str | None:

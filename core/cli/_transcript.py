@@ -13,6 +13,12 @@ the tool failed with it); ``approve`` (``allow-once`` / ``allow-always`` / ``den
 the whole params the person wants to run instead); ``note`` (free text, ignored). Other keys are
 errors, so a typo never silently changes a call. Blank lines are skipped.
 
+What the user said is a line of its own, the session's trusted input (``Runtime.trust``)::
+
+    {"user": "Pay the bill in bill.txt", "session_id": "s1"}
+
+with ``user`` (the text), ``session_id`` and ``note``, nothing else.
+
 A call answered ``defer`` pauses (its outcome is "pending"). A later line resumes it::
 
     {"resume": 3, "approve": "allow-once"}
@@ -44,6 +50,8 @@ from ..events._names import (
     PARAMS_CONFLICT,
     POLICY_DENIED,
     RESULT_TRIMMED,
+    RULES_MATCHED,
+    SCAN_FINDING,
     TOOL_BLOCKED,
 )
 from ..records._call_fields import MAPPING_FIELDS
@@ -53,6 +61,7 @@ from ..registry._hookimpl import hookimpl
 CALL_KEYS = MAPPING_FIELDS
 EXTRA_KEYS = ("result", "error", "approve", "edit", "note")
 RESUME_KEYS = ("resume", "approve", "edit", "note")
+USER_KEYS = ("user", "session_id", "note")
 KEPT_EVENTS = frozenset(
     {
         HOOK_DECISION,
@@ -67,6 +76,8 @@ KEPT_EVENTS = frozenset(
         LOOP_WARNING,
         LOOP_CRITICAL,
         POLICY_DENIED,
+        RULES_MATCHED,
+        SCAN_FINDING,
     }
 )
 
@@ -89,6 +100,8 @@ class Line:
     """With ``approve`` "edit": the params the person runs instead."""
     resume: int | None = None
     """A resume line: the number of the line whose paused call it finishes."""
+    user: str | None = None
+    """A user line: what the user said in session ``call["session_id"]`` (trusted input)."""
 
     def execute(self, _params: dict[str, Any]) -> Any:
         """Stands in for the tool: returns the recorded result or raises the recorded error."""
@@ -125,6 +138,8 @@ def parse_line(number: int, text: str, prefix: str) -> Line:
         raise ValueError(f"expected a JSON object, got {type(data).__name__}")
     if "resume" in data:
         return _resume_line(number, data)
+    if "user" in data:
+        return _user_line(number, data)
     unknown = [key for key in data if key not in CALL_KEYS and key not in EXTRA_KEYS]
     if unknown:
         raise ValueError(
@@ -161,6 +176,21 @@ def _resume_line(number: int, data: dict[str, Any]) -> Line:
     note = data.get("note")
     note = note if isinstance(note, str) else None
     return Line(number, {}, approve=approve, note=note, edit=edit, resume=target)
+
+
+def _user_line(number: int, data: dict[str, Any]) -> Line:
+    unknown = [key for key in data if key not in USER_KEYS]
+    if unknown:
+        raise ValueError(
+            f"unknown key {unknown[0]!r} in a user line (expected {', '.join(USER_KEYS)})"
+        )
+    text, session = data["user"], data.get("session_id")
+    if not isinstance(text, str) or not text:
+        raise ValueError("'user' must be a non-empty string: what the user said")
+    if session is not None and not isinstance(session, str):
+        raise ValueError("'session_id' must be a string")
+    call = {} if session is None else {"session_id": session}
+    return Line(number, call, user=text)
 
 
 def read_transcript(lines: Iterable[str], prefix: str | None = None) -> Transcript:
@@ -247,6 +277,9 @@ def run_lines(
     """
     paused: dict[int, tuple[Line, str]] = {}
     for line in lines:
+        if line.user is not None:
+            runtime.trust(line.call.get("session_id"), line.user)
+            continue
         if line.resume is not None:
             held = paused.pop(line.resume, None)
             if held is None:

@@ -23,6 +23,10 @@ TOOL_INJECTED = "tool.injected"
 PLUGIN_UNLOCKED = "plugin.unlocked"
 POLICY_DENIED = "policy.denied"
 """The policy plugin's own event (a rule that denied a call), beside ``tool.blocked``."""
+RULES_MATCHED = "rules.matched"
+"""The rules plugin's event: the rule (or ``opaque`` / ``unmatched``) that decided a call."""
+SCAN_FINDING = "scan.finding"
+"""The scanners plugin's event: one finding (detector, kind, where, offsets, digest)."""
 
 CALL_ENDS = (TOOL_INJECTED, APPROVAL_DEFERRED)
 """A call's last event in one process: its result went back, or it paused for an approval (its

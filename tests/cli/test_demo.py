@@ -9,6 +9,9 @@ from pathlib import Path
 
 REQUIRED_KINDS = {
     "allowed",
+    "blocked",
+    "labelled",
+    "approval_denied",
     "rewritten",
     "blocked_by_policy",
     "approval_requested_then_blocked",
@@ -21,6 +24,11 @@ REQUIRED_KINDS = {
     "resumed",
 }
 EDITED = 'edited command: "git push --force origin main" -> "git push origin fix/settings-timeout"'
+
+
+def flat(text):
+    """``text`` with its wrapping undone (a row's notes wrap at the terminal's width)."""
+    return " ".join(text.split())
 
 
 def rows_by_number(out):
@@ -48,34 +56,50 @@ def test_demo_shows_every_kind_of_decision(cli, tmp_path):
         "(recorded results stand in for the tools; the approver answers from the transcript)",
     ]
     rows = rows_by_number(out)
-    assert len(rows) == 17
+    assert len(rows) == 20
     assert "allowed" in rows[2]
     assert (
         "rewritten" in rows[1]
         and 'workspace_guard changed path: "README.md" -> "/workspace/README.md"' in rows[1]
     )
-    assert "blocked by policy" in rows[4] and "rule tools.profile" in rows[4]
-    assert "approval requested, then blocked" in rows[6]
-    assert 'workspace_guard asked "Run a risky shell command?"' in rows[6]
-    assert "change_window blocked it: Change freeze" in rows[6]
-    assert "approval granted" in rows[7] and "answered allow-once" in rows[7]
-    assert "approval denied" in rows[8]
-    assert "loop warning" in rows[11] and "WARNING" in rows[11]
-    assert "loop critical" in rows[13] and "CRITICAL" in rows[13]
-    assert "truncated" in rows[16] and re.search(r"full result:\s+sha256:[0-9a-f]{64}", rows[16])
     assert "result changed" in rows[3] and "redacted 1 secret" in rows[3]
+    # A secret read through a cd: the rules resolve the path the command really reads.
+    assert "blocked by rules" in rows[4] and "Blocked by rule 'no-secrets'" in rows[4]
+    assert "path /workspace/config/.env" in flat(rows[4])
+    assert "rules read it as: cat .env (in /workspace/config)" in flat(rows[4])
+    assert "blocked by policy" in rows[5] and "rule tools.profile" in rows[5]
+    assert "approval requested, then blocked" in rows[7]
+    assert 'rules asked "Deploy to production?"' in flat(rows[7])
+    assert "change_window blocked it: Change freeze" in flat(rows[7])
+    # An obfuscated recursive delete, denied with the command as the shell grammar reads it.
+    assert "blocked by rules" in rows[8] and "Blocked by rule 'no-recursive-delete'" in rows[8]
+    assert "rules read it as: rm -rf src (inside bash -c)" in flat(rows[8])
+    # A download piped into a shell cannot be seen through: the rules ask, the approver denies.
+    assert "approval denied" in rows[9]
+    assert "sh reads its program from a pipe" in flat(rows[9])
+    # The fetched page: labelled web by a rule, and hidden_text by the scanners' finding.
+    assert "labelled" in rows[10] and "scanners: hidden_text found tag_characters" in rows[10]
+    assert "the session now carries hidden_text, web" in rows[10]
+    # Its address in a command: denied by provenance, the user never said it.
+    assert "Blocked by rule 'no-values-from-pages'" in flat(rows[11])
+    assert "value 'https://ci-mirror.example.net/shop-api.git' came from a result labelled web" in (
+        flat(rows[11])
+    )
+    assert "loop warning" in rows[14] and "WARNING" in rows[14]
+    assert "loop critical" in rows[16] and "CRITICAL" in rows[16]
+    assert "truncated" in rows[19] and re.search(r"full result:\s+sha256:[0-9a-f]{64}", rows[19])
     # Edit-and-approve: the reviewer's command runs, after the chain ran again on it.
-    assert "approval edited" in rows[14] and 'push_review asked "Push to the remote?"' in rows[14]
-    assert EDITED in " ".join(rows[14].split())
-    assert "the chain ran again on the edited params" in " ".join(rows[14].split())
-    # Deferred at 15, the agent goes on (16), resumed at 17 under the same approval.
-    assert "approval pending" in rows[15]
-    short_id = re.search(r"deferred: approval ([0-9a-f]{8}) waits for a decision", rows[15])[1]
-    assert "resumed + approval granted" in rows[17]
-    assert f"finishes the call of line 15 (approval {short_id}), under its call id" in rows[17]
-    assert "answered allow-once" in rows[17]
+    assert "approval edited" in rows[17] and 'push_review asked "Push to the remote?"' in rows[17]
+    assert EDITED in flat(rows[17])
+    assert "the chain ran again on the edited params" in flat(rows[17])
+    # Deferred at 18, the agent goes on (19), resumed at 20 under the same approval.
+    assert "approval pending" in rows[18]
+    short_id = re.search(r"deferred: approval ([0-9a-f]{8}) waits for a decision", rows[18])[1]
+    assert "resumed + approval granted" in rows[20]
+    assert f"finishes the call of line 19 (approval {short_id}), under its call id" in rows[20]
+    assert "answered allow-once" in rows[20]
     # The paused call and its resume are one call.
-    assert "16 calls: 12 ok, 3 blocked, 1 denied" in out
+    assert "19 calls: 12 ok, 6 blocked, 1 denied" in out
     log = folder / "events.jsonl"
     assert f"event log  {log} (" in out
     assert f"toolhooks logs --file {log} --follow" in out
@@ -99,10 +123,12 @@ def test_demo_writes_the_log_and_the_artifact(cli, tmp_path):
         "loop.critical",
         "result.trimmed",
         "tool.injected",
+        "rules.matched",
+        "scan.finding",
     } <= names
     assert {"approval.deferred", "approval.edited"} <= names
     calls = data["calls"]
-    paused, resumed = calls[14], calls[16]
+    paused, resumed = calls[17], calls[19]
     assert paused["status"] == "pending" and resumed["status"] == "ok"
     assert paused["call_id"] == resumed["call_id"] and resumed["kinds"][0] == "resumed"
     story = [e for e in events if e["call_id"] == paused["call_id"]]
@@ -117,9 +143,9 @@ def test_demo_writes_the_log_and_the_artifact(cli, tmp_path):
     # Between the pause and the resume, the agent made another call.
     order = [e["call_id"] for e in events]
     deferred_at = next(i for i, e in enumerate(events) if e["event"] == "approval.deferred")
-    assert calls[15]["call_id"] in order[deferred_at:]
-    edited = [e for e in events if e["call_id"] == calls[13]["call_id"]]
-    assert calls[13]["kinds"] == ["approval_edited"]
+    assert calls[18]["call_id"] in order[deferred_at:]
+    edited = [e for e in events if e["call_id"] == calls[16]["call_id"]]
+    assert calls[16]["kinds"] == ["approval_edited"]
     asks = [e for e in edited if e["event"] == "hook.decision" and e["plugin"] == "push_review"]
     assert len(asks) == 2  # the first screening, and the chain again on the edited params
     (started,) = [e for e in edited if e["event"] == "tool.started"]
@@ -161,11 +187,12 @@ def test_demo_runs_with_the_builtins_alone(cli, tmp_path):
     assert result.code == 0, result.err
     assert "workspace_guard is not part of this run" in result.out
     rows = rows_by_number(result.out)
-    assert "blocked by policy" in rows[4] and "blocked by change_window" in rows[6]
-    assert "loop critical" in rows[13] and "truncated" in rows[16]
+    assert "blocked by policy" in rows[5] and "approval requested, then blocked" in rows[7]
+    assert "blocked by rules" in rows[8] and "labelled" in rows[10]
+    assert "loop critical" in rows[16] and "truncated" in rows[19]
     # push_review is the demo's own: the edit and the paused call do not need the example.
-    assert "approval edited" in rows[14] and "approval pending" in rows[15]
-    assert "resumed + approval granted" in rows[17]
+    assert "approval edited" in rows[17] and "approval pending" in rows[18]
+    assert "resumed + approval granted" in rows[20]
 
 
 def test_demo_twice_in_one_folder(cli, tmp_path):
@@ -194,4 +221,4 @@ def test_example_importable_without_its_entry_point_is_registered(tmp_path, monk
     assert data["example_plugin"] == "registered"
     first = data["calls"][0]
     assert first["kinds"] == ["rewritten"] and first["by"] == ["workspace_guard"]
-    assert "approval_requested_then_blocked" in data["calls"][5]["kinds"]
+    assert "approval_requested_then_blocked" in data["calls"][6]["kinds"]
