@@ -157,12 +157,13 @@ def _rules_reading(decision: CallReport, proposed: dict[str, Any], events: list[
         return
     from ..analysis import analyse_script
 
-    cwd = proposed.get("cwd") if isinstance(proposed.get("cwd"), str) else "/"
+    given = proposed.get("cwd")
+    cwd = given if isinstance(given, str) else "/"
     script = analyse_script(command, cwd=cwd, home="~")
     if script.opaque is not None or not script.commands:
         return
     last = script.commands[-1]
-    read = " ".join(word.text for word in last.argv)
+    read = " ".join(word.source if word.text is None else word.text for word in last.argv)
     where = [f"inside {', '.join(last.via)}"] if last.via else []
     where += [f"in {last.cwd}"] if last.cwd != cwd else []
     if read != command:
