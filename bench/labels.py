@@ -1,6 +1,10 @@
 """The label store's ``from`` check: a call with 1 KB of params against 1 MB of labelled results.
 
-The session holds 1 MB of labelled result text (tokens recorded, as ``rules`` records them) and
+Two rows per store: ``plain`` results (words, ids, mails, IBANs, URLs), and ``formatted``
+results as people write values (IBANs in groups, "name at host dot com", defanged URLs, text
+with zero-width characters), each 100 KB a JSON object, as a structured tool result is (issue
+#40: read by its decoded strings). The session holds 1 MB of labelled result text (tokens
+recorded, as ``rules`` records them) and
 the user's prompt as trusted input. Each timed check is what a ``from`` condition costs: the
 tokens of the call's params (``value_tokens``) and one ``provenance`` look-up. The params hold
 no tainted token (the worst case: every token is looked up). Median of ``--rounds`` rounds of
@@ -12,6 +16,7 @@ Usage: python bench/labels.py [--url redis://127.0.0.1:6379/0] [--checks 2000] [
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import tempfile
@@ -25,6 +30,7 @@ from toolhooks.stores import (
     MemoryLabelStore,
     RedisLabelStore,
     SQLiteLabelStore,
+    result_tokens,
     text_tokens,
     value_tokens,
 )
@@ -55,7 +61,9 @@ OTHER = [
 ]
 
 
-def result_text(rng: random.Random, size: int, words: list[str] = WORDS) -> str:
+def result_text(
+    rng: random.Random, size: int, words: list[str] = WORDS, formatted: bool = False
+) -> str:
     """About ``size`` characters that look like tool results: words, ids, mails, IBANs, URLs."""
     parts: list[str] = []
     length = 0
@@ -69,6 +77,15 @@ def result_text(rng: random.Random, size: int, words: list[str] = WORDS) -> str:
             part = f"https://site{rng.randrange(1000)}.example/page/{rng.randrange(10**12)}"
         elif kind == 3:
             part = f"id-{rng.randrange(16**8):08x}"
+        elif formatted and kind == 4:
+            part = rng.choice(
+                [
+                    " ".join(f"{rng.randrange(10**4):04d}" for _ in range(5)),
+                    f"user{rng.randrange(10**6)} at mail{rng.randrange(100)} dot com",
+                    f"hxxps://site{rng.randrange(1000)}[.]example/x",
+                    f"ref\u200b{rng.randrange(10**9)}",
+                ]
+            )
         else:
             part = rng.choice(words)
         parts.append(part)
@@ -90,15 +107,23 @@ def params_of(rng: random.Random, size: int) -> dict[str, Any]:
     }
 
 
-def measure(store: LabelStore, checks: int, rounds: int) -> tuple[float, int]:
+def measure(
+    store: LabelStore, checks: int, rounds: int, formatted: bool = False
+) -> tuple[float, int]:
     rng = random.Random(7)
     session = f"bench-{uuid.uuid4().hex[:8]}"
-    result = result_text(rng, 1_000_000)
+    result = result_text(rng, 1_000_000, formatted=formatted)
     tokens = text_tokens(result)
-    # 1 MB recorded as 10 results of 100 KB, as a session would.
+    # 1 MB recorded as 10 results of 100 KB, as a session would (formatted: each a JSON object).
     chunk = len(result) // 10
     for start in range(0, len(result), chunk):
-        store.record(session, ["outside"], text_tokens(result[start : start + chunk]))
+        part = result[start : start + chunk]
+        if formatted:
+            lines = part.split(" ")
+            text = json.dumps({"stdout": "\n".join(lines[::2]), "notes": " ".join(lines[1::2])})
+            store.record(session, ["outside"], result_tokens(text))
+        else:
+            store.record(session, ["outside"], text_tokens(part))
     store.trust(session, text_tokens("Mail the quarterly figures to my friend, thanks"))
     params = [params_of(rng, 1024) for _ in range(50)]
     times = []
@@ -134,11 +159,13 @@ def main() -> int:
         stores.append(("redis", RedisLabelStore(state)))
         for name, store in stores:
             try:
-                micros, tokens = measure(store, args.checks, args.rounds)
+                for formatted in (False, True):
+                    micros, tokens = measure(store, args.checks, args.rounds, formatted)
+                    row = "formatted" if formatted else "plain"
+                    print(f"{name:<8} {row:<10} {micros:8.1f} us a from check ({tokens} tokens)")
             except StateUnavailable as exc:
                 print(f"{name:<8} skipped: {exc}")
                 continue
-            print(f"{name:<8} {micros:8.1f} us a from check ({tokens} result tokens)")
             store.close()
         state.close()
     return 0

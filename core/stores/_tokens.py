@@ -135,7 +135,6 @@ _TLDS: Final = frozenset(
     ]
 )
 _TRAILING: Final = ".,;:!?)]}>\"'"
-_DIGITS: Final = re.compile(r"\d")
 
 _JSON_ESCAPE: Final = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([\"\\/bfnrt]))")
 _ESCAPED: Final = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -236,7 +235,10 @@ def _unmasked(text: str) -> str | None:
     plain = text
     if "hxxp" in plain:
         plain = plain.replace("hxxp", "http")
-    if _BRACKETED.search(plain) is not None:
+    # The cheap tests first: most values hold no bracket at all.
+    if ("[" in plain or "(" in plain or "{" in plain or "<" in plain) and _BRACKETED.search(
+        plain
+    ) is not None:
         # A marker takes the spaces around it: "name [at] example [dot] com".
         marked = _BRACKETED.sub(lambda m: _PLAIN[m.group(1)], plain).split("\0")
         plain = "".join([part.rstrip() for part in marked[:-1]] + marked[-1:])
@@ -304,8 +306,7 @@ def text_tokens(text: str) -> set[str]:
     found: set[str] = set()
     text = text.lower() if text.isascii() else _normal(text)
     _runs(found, text)
-    if _DIGITS.search(text) is not None:
-        _joined(found, text)
+    _joined(found, text)
     plain = _unmasked(text)
     if plain is not None:
         _runs(found, plain)
