@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib.util
 import json
 import threading
 import time
@@ -16,6 +17,7 @@ import pytest
 from toolhooks import Runtime, hookimpl
 from toolhooks.approvals._slack_callback import interaction
 from toolhooks.approvals._team import Team, VoteRefused, cast, escalate_due
+from toolhooks.testing import require
 
 from .team_receivers import SlackApi, WebhookReceiver, slack_click
 
@@ -193,6 +195,10 @@ def test_escalation_fires_once_at_its_time_and_notifies(
 
 @pytest.fixture
 def slack_api():
+    require(
+        importlib.util.find_spec("slack_sdk") is not None,
+        "slack-sdk is not installed (the slack extra: pip install -e '.[slack]')",
+    )
     api = SlackApi()
     yield api
     api.close()
