@@ -11,6 +11,8 @@ import ipaddress
 import os
 import socket
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,9 @@ file ([approvals] route = "queue") or Redis ([state] url).
 Every request needs a token. Tokens come from $TOOLHOOKS_DESK_TOKENS (name=token pairs,
 comma separated) or from the token file, which keeps only their SHA-256; the first start makes
 a token named admin and prints it once. --add-token NAME makes another (decisions record the
-name of the token that made them)."""
+name of the token that made them). Each person of [approvals.people] with a token signs in as
+that person: on an approval a team policy governs, their decisions are their votes. Slack's
+button clicks come to POST /slack/interactions, verified with the signing secret."""
 DEFAULT_PORT = 8765
 DEFAULT_LOG = ".toolhooks/events.jsonl"
 
@@ -111,14 +115,18 @@ def run(args: argparse.Namespace) -> int:
     log = args.log or plugin_table(config, "event_log").get("path", DEFAULT_LOG)
     store, runtime = open_store(config)
     tokens, made = load_tokens(_tokens_file(args))
+    tokens = tokens.adding(people_tokens(config))
     listener = _listen(args.host, args.port)
     try:
         host, port = listener.getsockname()[:2]
         hosts = {host, *(name.lower() for name in args.allow_host)}
         if ipaddress.ip_address(host).is_loopback:
             hosts |= LOOPBACK_HOSTS
+        desk = Desk(store, CallLog(Path(os.path.expanduser(str(log)))), config)
+        if desk.team is not None:
+            escalating(desk, config.approvals.poll_interval_s)
         app = create_app(
-            Desk(store, CallLog(Path(os.path.expanduser(str(log)))), config),
+            desk,
             tokens,
             hosts=hosts,
             secure_cookies=bool(args.tls_cert) or args.https_proxy,
@@ -152,6 +160,37 @@ def run(args: argparse.Namespace) -> int:
         listener.close()
         runtime.close()
     return OK
+
+
+def people_tokens(config: Any) -> dict[str, str]:
+    """The SHA-256 of each person's token (``[approvals.people.<name>] token``): each signs in
+    to the desk as that person, whose votes count."""
+    from ..approvals._team import Team
+
+    found = {}
+    for name, member in Team(config).people.items():
+        digest = member.token_digest()
+        if digest is not None:
+            found[name] = digest
+    return found
+
+
+def escalating(desk: Any, interval_s: float) -> threading.Thread:
+    """A daemon thread that escalates the team's approvals as their time comes (once among
+    every process sharing the store; a waiting agent or a vote may be first)."""
+    from ..approvals._team import escalate_due
+
+    def loop() -> None:
+        while True:
+            try:
+                escalate_due(desk.store, desk.team)
+            except Exception as exc:  # the store is down for a moment: try again next round
+                print(f"toolhooks serve: escalation: {exc}", file=sys.stderr)
+            time.sleep(max(1.0, interval_s))
+
+    thread = threading.Thread(target=loop, name="toolhooks-escalate", daemon=True)
+    thread.start()
+    return thread
 
 
 def _listen(host: str, port: int) -> socket.socket:

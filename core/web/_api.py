@@ -70,26 +70,33 @@ def list_approvals(
     else:
         rows = desk.store.list(limit=limit)
     now = time.time()
-    return [approval_out(row, now) for row in rows]
+    return [approval_out(row, now, desk.votes(row)) for row in rows]
 
 
 @router.get("/approvals/{key}", response_model=Approval)
 def get_approval(request: Request, key: Key) -> Approval:
     """One approval by id, short id or unique prefix."""
-    return approval_out(_desk(request).find(key))
+    desk = _desk(request)
+    row = desk.find(key)
+    return approval_out(row, votes=desk.votes(row))
 
 
 @router.post("/approvals/{key}/decision", response_model=DecisionOut)
 def decide(request: Request, key: Key, body: DecisionIn) -> DecisionOut:
-    """Record a decision once; the agent that paused the call finishes it."""
-    row = _desk(request).decide(
+    """Record a decision once; the agent that paused the call finishes it. A team's approval
+    takes it as the vote of the person whose own token this is."""
+    desk = _desk(request)
+    identity = request.state.identity
+    row = desk.decide(
         key,
         body.decision,
-        by=request.state.identity.name,
+        by=identity.name,
         reason=body.reason,
         params=body.params,
+        token_digest=identity.token_digest,
+        digest=body.digest,
     )
-    return DecisionOut(approval=approval_out(row))
+    return DecisionOut(approval=approval_out(row, votes=desk.votes(row)))
 
 
 @router.get("/approvals/{key}/outcome", response_model=OutcomeOut)

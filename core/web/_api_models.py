@@ -12,8 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..approvals._policy import still_needed
 from ..events._calls import RecordedCall
-from ..stores._contract import Grant, StoredApproval
+from ..stores._contract import Grant, StoredApproval, Vote
 from ._desk import Decision, Result, rewritten_fields
 
 
@@ -27,6 +28,28 @@ class Rewritten(_Out):
     proposed: Any = None
     was_absent: bool
     value: Any = None
+
+
+class VoteOut(_Out):
+    person: str
+    vote: str
+    channel: str
+    at: float
+    reason: str | None
+
+
+class Team(_Out):
+    """A team's approval (a policy governs it): who decides, how many, by when."""
+
+    policy: str
+    quorum: int
+    approvers: list[str]
+    votes: list[VoteOut]
+    still_needed: list[str]
+    escalate_at: float | None
+    escalate_to: list[str]
+    escalated: bool
+    on_expiry: str
 
 
 class Approval(_Out):
@@ -58,9 +81,34 @@ class Approval(_Out):
     decided_at: float | None
     reason: str | None
     consumed_at: float | None
+    team: Team | None = None
+    """None: one person decides it."""
 
 
-def approval_out(row: StoredApproval, now: float | None = None) -> Approval:
+def team_out(row: StoredApproval, votes: list[Vote], now: float) -> Team | None:
+    policy = row.policy
+    if policy is None:
+        return None
+    escalate_at = policy.get("escalate_at")
+    return Team(
+        policy=str(policy["name"]),
+        quorum=int(policy["quorum"]),
+        approvers=list(policy["approvers"]),
+        votes=[
+            VoteOut(person=v.person, vote=v.decision, channel=v.channel, at=v.at, reason=v.reason)
+            for v in votes
+        ],
+        still_needed=still_needed(policy, votes, now) if row.state == "pending" else [],
+        escalate_at=escalate_at,
+        escalate_to=list(policy.get("escalate_to", ())),
+        escalated=escalate_at is not None and now >= escalate_at,
+        on_expiry=str(policy.get("on_expiry", "deny")),
+    )
+
+
+def approval_out(
+    row: StoredApproval, now: float | None = None, votes: list[Vote] | None = None
+) -> Approval:
     moment = time.time() if now is None else now
     return Approval(
         id=row.id,
@@ -91,6 +139,7 @@ def approval_out(row: StoredApproval, now: float | None = None) -> Approval:
         decided_at=row.decided_at,
         reason=row.reason,
         consumed_at=row.consumed_at,
+        team=team_out(row, votes or [], moment),
     )
 
 
@@ -102,6 +151,8 @@ class DecisionIn(BaseModel):
     decision: Decision
     reason: str | None = Field(default=None, max_length=2000)
     params: dict[str, Any] | None = None
+    digest: str | None = Field(default=None, pattern="^[0-9a-f]{64}$")
+    """The digest the decider saw: a team's vote counts only for exactly those params."""
 
 
 class DecisionOut(_Out):

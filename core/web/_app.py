@@ -19,6 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from ..approvals._slack import CALLBACK_PATH
 from ._api import router as api_router
 from ._auth import (
     COOKIE,
@@ -33,6 +34,7 @@ from ._auth import (
 from ._desk import Desk, DeskError
 from ._pages import error_page, login_page
 from ._pages import router as pages_router
+from ._slack_route import router as slack_router
 
 MAX_BODY = 2 << 20
 """Largest request body accepted (an edit carries whole params; 1 MB of them must fit)."""
@@ -107,6 +109,7 @@ def create_app(
         return JSONResponse({"detail": problems}, status_code=422)
 
     app.include_router(api_router)
+    app.include_router(slack_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
@@ -131,8 +134,8 @@ async def _guarded(
         refused = _body_refused(request)
         if refused is not None:
             return refused
-    if path == "/login" or path.startswith("/static/"):
-        return await call_next(request)
+    if path == "/login" or path.startswith("/static/") or path == CALLBACK_PATH:
+        return await call_next(request)  # the Slack callback is verified by its signature
     identity = _identity(request, tokens, sessions)
     if identity is None:
         return _unauthorized(request)

@@ -79,6 +79,16 @@ class Tokens:
                 found = Identity(name=name, token_digest=digest)
         return found
 
+    def adding(self, digests: Mapping[str, str]) -> Tokens:
+        """These tokens and ``digests`` (name: SHA-256; the people of ``[approvals.people]``),
+        under the same CSRF key; a digest already known keeps its name."""
+        merged = {name: digest for digest, name in self._by_digest.items()}
+        known = set(self._by_digest)
+        for name, digest in digests.items():
+            if digest not in known and name not in merged:
+                merged[name] = digest
+        return Tokens(merged, csrf_key=self._csrf_key)
+
     def knows(self, identity: Identity) -> bool:
         """True while ``identity``'s token is still one of these (a session ends with it)."""
         return self._by_digest.get(identity.token_digest) == identity.name

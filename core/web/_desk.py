@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..approvals._team import Team, VoteRefused, cast
 from ..config._settings import LoadedConfig
 from ..loading._lock import lock_path
 from ..loading._lock_report import LockReport, lock_report
 from ..records._errors import ConfigError, ParamsError, ToolhooksError
 from ..records._frozen import freeze_params, thaw
-from ..stores._contract import AmbiguousId, ApprovalStore, Grant, StoredApproval
+from ..stores._contract import AmbiguousId, ApprovalStore, Grant, StoredApproval, Vote, VoteName
 from ..stores._memory import MemoryStore
 from ._calls import CallLog
 
@@ -28,6 +29,8 @@ Result = Literal[
     "blocked", "denied", "error", "new-approval",
 ]  # fmt: skip
 FINAL_STATUSES = ("ok", "error", "blocked", "denied")
+VOTES: dict[str, VoteName] = {"allow-once": "allow", "deny": "deny", "edit": "edit"}
+"""The desk's decisions as votes on a team's approval (allow-always is not one)."""
 
 
 class DeskError(ToolhooksError):
@@ -82,6 +85,8 @@ class Desk:
         self.store = store
         self.calls = calls
         self.config = config
+        self.team = None if config is None or not config.approvals.policies else Team(config)
+        """``[approvals]``' people and policies: a team's approval takes votes, not decisions."""
         self._lock_seen: tuple[object, LockReport] | None = None
 
     def plugin_lock(self) -> LockReport | None:
@@ -126,10 +131,17 @@ class Desk:
         by: str,
         reason: str | None = None,
         params: Mapping[str, Any] | None = None,
+        token_digest: str | None = None,
+        digest: str | None = None,
     ) -> StoredApproval:
-        """Record ``decision`` once; a second decider, or a late one, gets a 409 saying why."""
+        """Record ``decision`` once; a second decider, or a late one, gets a 409 saying why.
+
+        A team's approval (a policy governs it) takes the decision as the vote of the person
+        whose own token signed in (``token_digest``); the desk's other tokens cannot vote."""
         row = self.find(key)
         self._refuse_if_closed(row)
+        if row.policy is not None:
+            return self._vote(row, decision, token_digest, by, reason, params, digest)
         if decision != "deny" and decision not in row.allowed_decisions:
             allowed = ", ".join(row.allowed_decisions)
             raise DeskError(422, f"decision {decision!r} is not allowed here (allowed: {allowed})")
@@ -148,6 +160,41 @@ class Desk:
             self._refuse_if_closed(self.find(row.id))
             raise DeskError(409, f"approval {row.short_id} could not be decided")
         return won
+
+    def _vote(
+        self,
+        row: StoredApproval,
+        decision: str,
+        token_digest: str | None,
+        by: str,
+        reason: str | None,
+        params: Mapping[str, Any] | None,
+        digest: str | None,
+    ) -> StoredApproval:
+        person = None
+        if self.team is not None and token_digest is not None:
+            person = self.team.by_token_digest(token_digest)
+        if person is None:
+            raise DeskError(
+                403,
+                f"{by} is no person of [approvals.people]: approval {row.short_id} is decided by "
+                "votes (sign in with your own token to vote)",
+            )
+        vote = VOTES.get(decision)
+        if vote is None:
+            raise DeskError(422, f"approval {row.short_id} is decided by votes: allow it once")
+        try:
+            tally = cast(
+                self.store, row.id, person, vote, "desk", digest=digest, reason=reason,
+                params=params, team=self.team,
+            )  # fmt: skip
+        except VoteRefused as exc:
+            raise DeskError(409, str(exc)) from None
+        return tally.row
+
+    def votes(self, row: StoredApproval) -> list[Vote]:
+        """The votes on a team's approval (none for another)."""
+        return [] if row.policy is None else self.store.votes(row.id)
 
     @staticmethod
     def _refuse_if_closed(row: StoredApproval) -> None:

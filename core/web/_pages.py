@@ -21,6 +21,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from ..approvals._routes import printable
 from ..events._calls import RecordedCall
 from ..stores._contract import StoredApproval
+from ._api_models import team_out
 from ._auth import COOKIE
 from ._desk import Desk, DeskError, rewritten_fields, stamp
 
@@ -86,7 +87,7 @@ def _countdown(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
-def _card(row: StoredApproval, now: float) -> dict[str, Any]:
+def _card(row: StoredApproval, now: float, desk: Desk | None = None) -> dict[str, Any]:
     rewritten = {item["field"]: item for item in rewritten_fields(row)}
     fields = []
     for name in sorted(set(row.params) | set(rewritten)):
@@ -121,7 +122,30 @@ def _card(row: StoredApproval, now: float) -> dict[str, Any]:
         "fields": fields,
         "params_json": _json(row.params),
         "schema_json": json.dumps(row.schema or {}, ensure_ascii=False),
+        "team": _team(row, now, desk),
     }
+
+
+def _team(row: StoredApproval, now: float, desk: Desk | None) -> dict[str, Any] | None:
+    """Votes, who is still needed, escalation and expiry of a team's approval (None: one person
+    decides it)."""
+    team = None if desk is None else team_out(row, desk.votes(row), now)
+    if team is None:
+        return None
+    shown = team.model_dump()
+    allows = sum(1 for v in team.votes if v.vote == "allow")
+    shown["tally"] = f"{allows} of {team.quorum} allows"
+    if team.escalate_at is not None:
+        when = stamp(team.escalate_at)
+        shown["escalation"] = (
+            f"escalated to {', '.join(team.escalate_to)} at {when}"
+            if team.escalated
+            else f"escalates to {', '.join(team.escalate_to)} at {when}"
+        )
+    shown["expiry"] = (
+        "kept until decided" if team.on_expiry == "keep" else f"denied at {stamp(row.expires_at)}"
+    )
+    return shown
 
 
 def _summary(summary: RecordedCall) -> dict[str, Any]:
@@ -188,14 +212,16 @@ def logout(request: Request) -> Response:
 @router.get("/")
 def waiting(request: Request) -> HTMLResponse:
     now = time.time()
-    cards = [_card(row, now) for row in _desk(request).waiting()]
+    desk = _desk(request)
+    cards = [_card(row, now, desk) for row in desk.waiting()]
     return _page(request, "waiting.html", "waiting", "Waiting", approvals=cards)
 
 
 @router.get("/fragments/waiting")
 def waiting_fragment(request: Request) -> HTMLResponse:
     now = time.time()
-    return _render("_cards.html", approvals=[_card(row, now) for row in _desk(request).waiting()])
+    desk = _desk(request)
+    return _render("_cards.html", approvals=[_card(row, now, desk) for row in desk.waiting()])
 
 
 @router.get("/history")

@@ -138,6 +138,8 @@ async function follow(card, id) {
 
 async function decide(card, decision) {
   const body = { decision };
+  // A team's vote counts only for the params this card shows.
+  if (card.dataset.digest) body.digest = card.dataset.digest;
   const reason = card.querySelector("input.reason")?.value.trim();
   if (reason) body.reason = reason;
   if (decision === "edit") {
