@@ -12,6 +12,7 @@ import threading
 from dataclasses import replace
 from typing import Any
 
+from ..events._names import APPROVAL_VOTE
 from ..pipeline._context import Context, Run
 from ..pipeline._driver import Pipeline
 from ..pipeline._screen import rescreen
@@ -156,7 +157,7 @@ def emit_votes(ctx: Context, call: Any, approval: PendingApproval | StoredApprov
         return
     for vote in votes:
         ctx.emit(
-            "approval.vote",
+            APPROVAL_VOTE,
             *call_ids(call),
             plugin,
             {

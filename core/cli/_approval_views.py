@@ -8,6 +8,7 @@ import time
 from datetime import datetime
 from typing import Any
 
+from ..approvals._policy import still_needed
 from ..stores._contract import ApprovalStore, StoredApproval
 from ._approval_store import find, handles
 from ._common import print_json
@@ -77,7 +78,10 @@ def cmd_show(args: argparse.Namespace, store: ApprovalStore) -> int:
     """``approvals show ID [--json]``."""
     row = find(store, args.id)
     if args.json:
-        print_json(row.to_dict())
+        shown = row.to_dict()
+        if row.policy is not None:
+            shown["votes"] = [vote.to_dict() for vote in store.votes(row.id)]
+        print_json(shown)
         return 0
     now = time.time()
     fields: list[tuple[str, object]] = [
@@ -105,11 +109,33 @@ def cmd_show(args: argparse.Namespace, store: ApprovalStore) -> int:
         fields.append(("reason", row.reason))
     if row.consumed_at is not None:
         fields.append(("used", stamp(row.consumed_at)))
+    fields.extend(_team_fields(row, store, now))
     print(pairs((f"{name}:", value) for name, value in fields))
     _params("params (as approvers see them):", row.params)
     if row.decided_params is not None:
         _params("edited params (what the edit runs, if the chain allows them):", row.decided_params)
     return 0
+
+
+def _team_fields(row: StoredApproval, store: ApprovalStore, now: float) -> list[tuple[str, object]]:
+    """A team's approval: its policy, the votes so far, who may still vote, escalation."""
+    policy = row.policy
+    if policy is None:
+        return []
+    votes = store.votes(row.id)
+    allows = sum(1 for v in votes if v.decision == "allow")
+    found: list[tuple[str, object]] = [
+        ("policy", f"{policy['name']}: {allows} of {policy['quorum']} allows needed"),
+        ("votes", ", ".join(f"{v.person} {v.decision} via {v.channel}" for v in votes) or "-"),
+    ]
+    if row.state == "pending":
+        found.append(("may vote", ", ".join(still_needed(policy, votes, now)) or "nobody"))
+    if policy.get("escalate_at") is not None:
+        found.append(
+            ("escalation", f"{', '.join(policy['escalate_to'])} at {stamp(policy['escalate_at'])}")
+        )
+    found.append(("on expiry", str(policy.get("on_expiry", "deny"))))
+    return found
 
 
 def _params(label: str, params: Any) -> None:

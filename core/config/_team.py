@@ -106,12 +106,15 @@ class Webhook(_Strict):
     """A generic webhook: JSON POSTed with an ``X-Toolhooks-Signature`` HMAC-SHA256 header."""
 
     url: str = Field(pattern=r"^https?://")
+    """Where the JSON is POSTed (http or https)."""
     secret: str = Field(min_length=1)
     """The HMAC key (``env:NAME`` to read it from the environment)."""
     timeout_s: float = Field(default=5.0, gt=0, le=60)
+    """How long one attempt may take."""
     retries: int = Field(default=4, ge=0, le=10)
     """Further attempts after a failure, with doubling delays from ``backoff_s``."""
     backoff_s: float = Field(default=0.5, gt=0, le=60)
+    """The delay before the first retry; each further one waits twice as long."""
 
 
 class Slack(_Strict):
@@ -122,6 +125,7 @@ class Slack(_Strict):
     signing_secret: str = Field(min_length=1)
     """The app's signing secret, which verifies the button clicks (``env:NAME`` likewise)."""
     channel: str = Field(min_length=1)
+    """The channel id (``C0123ABCD``) the messages go to; the bot must be in it."""
     base_url: str | None = Field(default=None, pattern=r"^https?://")
     """The Web API's address (default Slack's own; a test points it at a local server)."""
 
@@ -130,7 +134,9 @@ class Target(_Strict):
     """``[approvals.notify.<name>]``: exactly one of ``webhook`` or ``slack``."""
 
     webhook: Webhook | None = None
+    """A generic webhook."""
     slack: Slack | None = None
+    """A Slack channel (the ``slack`` extra)."""
 
     @model_validator(mode="before")
     @classmethod

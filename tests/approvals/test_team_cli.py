@@ -96,6 +96,9 @@ def test_votes_from_the_cli_are_proven_by_os_user_and_token(tmp_path: Path):
         assert twice.returncode == 0 and "alice had voted already" in twice.stdout
         wrong = _run(config, "vote", short, "allow", token="not-a-token-of-anyone")
         assert wrong.returncode == 1 and "no person's" in wrong.stderr
+        shown = _run(config, "show", short)
+        assert "alice allow via cli" in shown.stdout and "2 allows needed" in shown.stdout
+        assert "may vote:" in shown.stdout and "bob, carol" in shown.stdout
         bob = _run(config, "vote", short, "allow", "--json", token=BOB_TOKEN)
         assert bob.returncode == 0, bob.stderr
         shown = json.loads(bob.stdout)

@@ -162,3 +162,18 @@ qorum = 1
     )
     assert "unknown key 'qorum'" in str(error) and "did you mean 'quorum'" in str(error)
     assert error.line == _line_of(path, "qorum")
+
+
+def test_every_toml_block_of_the_how_to_is_a_valid_config(tmp_path: Path, monkeypatch):
+    """The how-to's fragments that no example runs (webhook, Slack) are valid configs too."""
+    import re
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "approvals-for-teams.md"
+    blocks = re.findall(r"^```toml\n(.*?)^```$", page.read_text(encoding="utf-8"), re.M | re.S)
+    assert len(blocks) == 4
+    for name in ("TOOLHOOKS_WEBHOOK_SECRET", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"):
+        monkeypatch.setenv(name, "a-secret-for-the-docs-test")
+    for index, text in enumerate(blocks):
+        path = tmp_path / f"block-{index}.toml"
+        path.write_text(text, encoding="utf-8")
+        load_config(path)

@@ -247,3 +247,41 @@ def test_no_policy_for_the_tool_means_one_person_decides(tmp_path: Path):
             cast(rt.approvals, approval, "alice", "allow", "cli")
         assert rt.resume(approval, "allow-once", by="alice").status == "ok"
     assert len(ran) == 1
+
+
+def test_the_agents_own_prompt_still_answers_a_one_person_policy(tmp_path: Path):
+    ran: list[dict[str, Any]] = []
+    config = team_config(tmp_path, quorum=1)
+
+    def pay(amount: int, to: str) -> str:
+        ran.append({"amount": amount})
+        return "paid"
+
+    asked: list[str] = []
+
+    def prompt(pending):  # Claude Code's ask, a terminal: the agent's own way to ask
+        asked.append(pending.call.name)
+        return "allow-once"
+
+    with Runtime(plugins=[Gate()], tools=[pay], config=config, approver=prompt,
+                 load_entrypoints=False) as rt:  # fmt: skip
+        assert rt.call(pay_call()).status == "ok"
+    assert asked == ["pay"] and len(ran) == 1
+
+
+def test_a_prompt_cannot_answer_a_policy_that_needs_votes(tmp_path: Path):
+    ran: list[dict[str, Any]] = []
+    config = team_config(tmp_path)
+
+    def pay(amount: int, to: str) -> str:
+        ran.append({"amount": amount})
+        return "paid"
+
+    with Runtime(plugins=[Gate()], tools=[pay], config=config,
+                 approver=lambda pending: "allow-once", load_entrypoints=False) as rt:  # fmt: skip
+        outcome = rt.call(pay_call())
+        assert outcome.status == "pending"  # waits for two people's votes instead
+        decided = rt.decide({**pay_call(amount=3), "id": "call-ask-1"})
+        assert decided.status == "pending"
+        assert rt.ask(decided.pending.id) == "defer"  # Runtime.ask: one answer is no quorum
+    assert ran == []
