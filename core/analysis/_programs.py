@@ -298,7 +298,9 @@ SFTP = Program(
     runs={"-S": ("",)},
     hosts={"-J": JUMP, "-o": SSH_OPTION},
     from_file=frozenset({"-F"}),
+    program_file=frozenset({"-b"}),
 )
+"""sftp (a batch file's ``!CMD`` runs a local shell: ``-b -`` reads one from stdin)."""
 NC = Program(options=Options(short_values="pswxXiqIOTePWmMbc"), hosts={"-x": PROXY})
 RSYNC = Program(
     options=Options(
@@ -570,7 +572,31 @@ PROGRAMS: Mapping[str, Program] = {
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _AWK),
     "sed": SED,
     "gsed": SED,
-    **dict.fromkeys(("ed", "red", "ex", "dc", "sqlite3", "expect"), _STDIN_ONLY),
+    **dict.fromkeys(("ed", "red", "ex", "dc", "sqlite3", "expect", "ftp", "lftp"), _STDIN_ONLY),
+    "gdb": Program(
+        options=Options(
+            short_values="xcpsedDiIbB",
+            long_values=frozenset(
+                {
+                    "command",
+                    "eval-command",
+                    "init-command",
+                    "init-eval-command",
+                    "pid",
+                    "core",
+                    "exec",
+                    "symbols",
+                    "directory",
+                    "cd",
+                    "se",
+                    "tty",
+                    "interpreter",
+                    "data-directory",
+                }
+            ),
+        ),
+        program_file=frozenset({"-x", "--command", "--init-command"}),
+    ),
     "strace": Program(
         options=Options(short_values="abeEIoOpPsSuUX", long_values=frozenset({"output"})),
         runs={"-o": ("|", "!"), "--output": ("|", "!")},
