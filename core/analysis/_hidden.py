@@ -343,6 +343,9 @@ def _git_config_pair(words: tuple[Word, ...], i: int, pair: Word) -> _Found:
         found.append((f"git -c {key}", Word(text=forced, source=pair.source)))
     if not eq:
         return found
+    remote = _remote_url(key, value)
+    if remote is not None:
+        found.append((f"git -c {key}", Word(text=remote, source=pair.source)))
     if key.lower().startswith("alias.") and not value.lstrip().startswith("!"):
         found.append((f"git -c {key}", _git_alias(key[6:], value, words, pair.source)))
     elif GIT_UNSEEN_KEYS.match(key.lower()):
@@ -371,6 +374,9 @@ def _git_config_command(words: tuple[Word, ...]) -> _Found:
         forced = _forced_push(name, setting.text)
         if forced is not None:
             found.append((f"git config {name}", Word(text=forced, source=setting.source)))
+        remote = _remote_url(name, setting.text)
+        if remote is not None:
+            found.append((f"git config {name}", Word(text=remote, source=setting.source)))
     if GIT_RUN_KEYS.match(name.lower()):
         found.append(_git_config_setting(name, setting))
     return found
@@ -395,6 +401,19 @@ def _forced_push(key: str, value: str) -> str | None:
         return f"git push {shlex.quote(value.strip())}"
     if key.endswith(".mirror") and value.strip().lower() in ("true", "yes", "on", "1", ""):
         return "git push --mirror"
+    return None
+
+
+def _remote_url(key: str, value: str) -> str | None:
+    """Where a git setting sends every later fetch and push of a remote: ``remote.NAME.url``,
+    ``remote.NAME.pushurl`` and ``url.BASE.insteadOf`` (read as ``git ls-remote URL``, so that a
+    rule on git's hosts holds on the setting, as it would on ``git remote set-url``)."""
+    lowered = key.lower()
+    if lowered.startswith("remote.") and lowered.endswith((".url", ".pushurl")):
+        return f"git ls-remote {shlex.quote(value.strip())}"
+    if lowered.startswith("url.") and lowered.endswith((".insteadof", ".pushinsteadof")):
+        base = key[4:].rsplit(".", 1)[0]
+        return f"git ls-remote {shlex.quote(base)}"
     return None
 
 

@@ -1101,7 +1101,7 @@ def _forget_assigned(argv: tuple[Word, ...], scope: Scope) -> None:
     for word in argv[1:]:
         name = (word.text or "").split("=", 1)[0]
         if _NAME.match(name):
-            scope.vars[name] = None
+            _set_variable(scope, name, None)  # (a proxy so set is not known: opaque)
 
 
 def _redirect_target(
