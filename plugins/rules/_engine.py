@@ -17,7 +17,7 @@ from ._argv import Tri, both
 from ._calls import EXEC_TOOLS, CallFacts, Subject, call_facts, canonical_tool
 from ._defaults import STRICTNESS, DecisionName
 from ._history import HistoryView, unless_gate
-from ._records import NO_MATCH, Chosen, Evaluation, Hit, Rule, RuleTrace, Ruling, chosen
+from ._records import NO_MATCH, Chosen, CompiledRule, Evaluation, Hit, RuleTrace, Ruling, chosen
 from ._tools import names_nothing, selects
 
 NO_RULING: Final = Ruling(decision=None, hit=None)
@@ -28,7 +28,7 @@ CACHE_SIZE: Final = 4096
 class RuleSet:
     """Compiled rules plus the settings; per-tool selection cached."""
 
-    rules: tuple[Rule, ...]
+    rules: tuple[CompiledRule, ...]
     unmatched: DecisionName
     opaque: DecisionName
     project: str
@@ -168,7 +168,7 @@ class RuleSet:
             hits += own
         return hits
 
-    def _hit(self, rule: Rule, subject: Subject, found: Evaluation) -> Hit:
+    def _hit(self, rule: CompiledRule, subject: Subject, found: Evaluation) -> Hit:
         matched = _matched(subject, found)
         if found.holds is None:
             return Hit(
@@ -191,7 +191,7 @@ class RuleSet:
 
     def holds(
         self,
-        rule: Rule,
+        rule: CompiledRule,
         tool: str,
         params: Mapping[str, Any],
         *,
@@ -222,7 +222,7 @@ class RuleSet:
 
 
 def evaluate(
-    rule: Rule, subject: Subject, params: Mapping[str, Any], history: HistoryView | None
+    rule: CompiledRule, subject: Subject, params: Mapping[str, Any], history: HistoryView | None
 ) -> Evaluation:
     """The one evaluation of a rule on a subject (``decide``, ``explain`` and ``holds`` all call
     it): its own conditions (``when``), its history conditions, then its ``unless`` table over
@@ -252,7 +252,7 @@ def evaluate(
     return Evaluation(holds=None if exception is None else holds, found=tuple(found), missed=missed)
 
 
-def _candidates(picked: Chosen, subject: Subject) -> tuple[Rule, ...]:
+def _candidates(picked: Chosen, subject: Subject) -> tuple[CompiledRule, ...]:
     """The rules that could hold for ``subject``: those whose command names the subject's
     (known) program, or no literal program (explain still traces every rule)."""
     command = subject.command
@@ -287,7 +287,7 @@ def _matched(subject: Subject, found: Evaluation) -> str:
     return f"{shown}; {past}" if past else shown
 
 
-def _trace(rule: Rule, subject: Subject, found: Evaluation) -> RuleTrace:
+def _trace(rule: CompiledRule, subject: Subject, found: Evaluation) -> RuleTrace:
     verdict = found.verdict
     detail = {
         "excepted": "its unless table holds",

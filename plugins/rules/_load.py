@@ -16,7 +16,7 @@ from ._defaults import DecisionName
 from ._engine import RuleSet
 from ._history import History
 from ._match import Compiled
-from ._records import Rule
+from ._records import CompiledRule
 
 _HEADER = re.compile(r"^\s*\[\[\s*(?P<name>[^\]]+?)\s*\]\]")
 _TABLE = re.compile(r"^\s*\[\s*(?P<name>[^\]]+?)\s*\]")
@@ -96,7 +96,7 @@ def load_rules(
             key="rules",
             line=rule_line(source, prefix, 0, None),
         )
-    compiled: list[Rule] = []
+    compiled: list[CompiledRule] = []
     seen: dict[str, int] = {}
     for index, data in enumerate(raw):
         where = _where(data, index)
@@ -133,7 +133,7 @@ def load_rules(
                 raise fail(f"{where}: unless: an empty table excepts nothing", "unless")
             unless = Compiled(config.unless, project=project, home=home)
         compiled.append(
-            Rule(
+            CompiledRule(
                 id=config.id,
                 index=index,
                 decision=config.decision,
@@ -163,7 +163,7 @@ def load_rules(
 
 def _narrowed(config: RuleConfig) -> frozenset[str]:
     """The kinds of item (``arg``, ``path``, ``host``) the rule and its unless table both name
-    (``Rule.narrowed``)."""
+    (``CompiledRule.narrowed``)."""
     unless = config.unless
     if unless is None:
         return frozenset()
@@ -193,7 +193,9 @@ def _problem(
     return fail(f"{where}: {shown + ': ' if shown else ''}{message}", key)
 
 
-def example_call(rule: Rule, example: str | Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+def example_call(
+    rule: CompiledRule, example: str | Mapping[str, Any]
+) -> tuple[str, Mapping[str, Any]]:
     """The tool and params an example stands for: a string is an exec command; a table is the
     params of the rule's first named tool (``exec`` when the table has a ``command``, else
     ``read`` for path-like tables, else the first tool the rule names)."""
@@ -208,7 +210,7 @@ def example_call(rule: Rule, example: str | Mapping[str, Any]) -> tuple[str, Map
 
 
 def _self_test(
-    rules: RuleSet, rule: Rule, file: str | None, source: Path | None, prefix: Sequence[str]
+    rules: RuleSet, rule: CompiledRule, file: str | None, source: Path | None, prefix: Sequence[str]
 ) -> None:
     for key, examples, wanted in (("match", rule.config.match, True),
                                   ("not_match", rule.config.not_match, False)):  # fmt: skip

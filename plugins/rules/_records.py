@@ -22,7 +22,7 @@ from ._match import Compiled
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Rule:
+class CompiledRule:
     """One compiled ``[[rules]]`` entry."""
 
     id: str
@@ -124,33 +124,33 @@ class Ruling:
 class Chosen:
     """The rules that cover one tool, in config order, and what they need of its calls."""
 
-    rules: tuple[Rule, ...]
+    rules: tuple[CompiledRule, ...]
     """The rules with a decision."""
     need_paths: bool
     need_hosts: bool
     has_params: bool
     has_history: bool = False
     """A rule reads the session's history: the call is never decided without looking."""
-    labelling: tuple[Rule, ...] = ()
+    labelling: tuple[CompiledRule, ...] = ()
     """The rules with a label (they label the calls they match, once they ran)."""
-    params_only: tuple[Rule, ...] = ()
+    params_only: tuple[CompiledRule, ...] = ()
     """The rules whose only condition is ``params``: all that can hold on a call that names
     no path, host or command."""
-    by_program: Mapping[str, tuple[Rule, ...]] = field(default_factory=dict)
+    by_program: Mapping[str, tuple[CompiledRule, ...]] = field(default_factory=dict)
     """For a command whose program is known: the rules that could hold for it, in config
     order (a rule whose ``command`` starts with other literal programs fails at once)."""
-    any_program: tuple[Rule, ...] = ()
+    any_program: tuple[CompiledRule, ...] = ()
     """The rules that could hold for a command whose program is in no key of ``by_program``
     (rules whose command is a glob or absent)."""
 
 
-def _programs(rule: Rule) -> frozenset[str] | None:
+def _programs(rule: CompiledRule) -> frozenset[str] | None:
     """The programs a rule's command can match (None: any)."""
     prefix = rule.when.prefix
     return None if prefix is None else prefix.programs
 
 
-def chosen(rules: Iterable[Rule]) -> Chosen:
+def chosen(rules: Iterable[CompiledRule]) -> Chosen:
     every = tuple(rules)
     picked = tuple(r for r in every if r.decision is not None)
     return Chosen(
@@ -166,7 +166,7 @@ def chosen(rules: Iterable[Rule]) -> Chosen:
     )
 
 
-def _by_program(picked: tuple[Rule, ...]) -> dict[str, tuple[Rule, ...]]:
+def _by_program(picked: tuple[CompiledRule, ...]) -> dict[str, tuple[CompiledRule, ...]]:
     """Each literal program a rule names, with the rules that name it or name no program."""
     names = {name for r in picked for name in _programs(r) or ()}
     return {name: tuple(r for r in picked if name in (_programs(r) or (name,))) for name in names}

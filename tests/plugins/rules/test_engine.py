@@ -147,3 +147,22 @@ def test_the_architecture_page_names_files_and_functions_that_exist():
     ]:
         assert callable(getattr(owner, attribute)), attribute
         assert attribute in section, attribute
+
+
+def test_verdict_and_rule_each_name_one_class_across_the_package():
+    """One word per concept: the pipeline's Verdict and rules import's Rule; the rules plugin's
+    own are a Ruling and a CompiledRule."""
+    import ast
+
+    from .conftest import ROOT
+
+    defined: dict[str, list[str]] = {"Verdict": [], "Rule": []}
+    for folder in ("core", "plugins"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef) and node.name in defined:
+                    defined[node.name].append(str(path.relative_to(ROOT)))
+    assert defined == {
+        "Verdict": ["core/pipeline/_verdict.py"],
+        "Rule": ["core/cli/_rules_import.py"],
+    }
