@@ -21,6 +21,9 @@ _GIT_EXEC_OPTIONS = {
         "--tag-name-filter",
     ),
 }
+_SHORT_VALUES = frozenset("sXCt")
+"""Short options of ``rebase`` (strategy, strategy option, context) and ``difftool`` (tool)
+that take a value: a letter after one in a bundle is part of that value."""
 
 
 def git_subcommand_scripts(words: tuple[Word, ...]) -> list[tuple[str, Word]]:
@@ -47,12 +50,47 @@ def _option_scripts(
     found: list[tuple[str, Word]] = []
     for i in range(start, len(words)):
         text = words[i].text or ""
-        if text in options and i + 1 < len(words):
-            found.append((f"git {verb} {text}", words[i + 1]))
-        elif "=" in text and text.split("=", 1)[0] in options:
-            value = Word(text=text.split("=", 1)[1], source=words[i].source)
-            found.append((f"git {verb} {text.split('=', 1)[0]}", value))
+        name, equals, value = text.partition("=")
+        option = _long_option(name, options) if text.startswith("--") else None
+        if option and equals:
+            found.append((f"git {verb} {option}", Word(text=value, source=words[i].source)))
+        elif option and i + 1 < len(words):
+            found.append((f"git {verb} {option}", words[i + 1]))
+        elif text.startswith("-") and not text.startswith("--"):
+            found.extend(_short_script(verb, options, words, i))
     return found
+
+
+def _long_option(name: str, options: tuple[str, ...]) -> str | None:
+    """The long option ``name`` is, or abbreviates (git's parser takes any unique prefix:
+    ``--exe``, ``--extc``); two letters at least, and an ambiguous prefix names the first."""
+    for option in options:
+        if option.startswith("--") and len(name) >= 4 and option.startswith(name):
+            return option
+    return None
+
+
+def _short_script(
+    verb: str, options: tuple[str, ...], words: tuple[Word, ...], i: int
+) -> list[tuple[str, Word]]:
+    """A short option in a bundle (``-ix SCRIPT``, ``-x'SCRIPT'``, ``-ixSCRIPT``): git reads the
+    rest of the word, or the next word, as the option's value; a letter that takes a value
+    itself (``-s``, ``-X``, ``-C``, ``-t``) ends the bundle."""
+    text, source = words[i].text or "", words[i].source
+    bundle = text[1:]
+    for at, letter in enumerate(bundle):
+        if letter in _SHORT_VALUES:
+            bundle = bundle[: at + 1]
+            break
+    for option in options:
+        if option.startswith("--") or option[1] not in bundle:
+            continue
+        rest = text[text.index(option[1], 1) + 1 :]
+        if rest:
+            return [(f"git {verb} {option}", Word(text=rest, source=source))]
+        if i + 1 < len(words):
+            return [(f"git {verb} {option}", words[i + 1])]
+    return []
 
 
 def _foreach_script(rest: tuple[Word, ...]) -> list[tuple[str, Word]]:

@@ -279,6 +279,18 @@ class Walker:
             if spill:
                 self.fail("words after the redirection of a compound command")
             self.walk(body, scope, inner)
+        elif words:  # ``> file`` alone at the start of a line: tree-sitter gives it no body
+            self.emit(
+                Command(
+                    program="",
+                    argv=(),
+                    redirects=inner.redirects,
+                    cwd=self._cwd(scope.cwds),
+                    via=ctx.via,
+                    text=_text(node),
+                    cwds=scope.cwds,
+                )
+            )
         for child in node.children:
             if child != body and child.type not in _REDIRECT_NODES and child.is_named:
                 self.walk(child, scope, ctx)

@@ -240,17 +240,25 @@ class OwnState:
     ) -> Guarded | None:
         """One simple command of a call's script."""
         texts = [w.text or "" for w in one.argv]
-        if one.program == "toolhooks" and _installs(one.argv):
+        own = _own_cli(one.program, texts)
+        if own is not None and _installs(one.argv):
             return Guarded(
                 decision="deny",
                 reason="toolhooks guards its own state: `toolhooks hook install` rewrites "
                 "the agent's hook settings (protect_own_state)",
             )
+        if own is not None and _self_writes(own):
+            return Guarded(
+                decision="deny",
+                reason=f"toolhooks guards its own state: `{_clip(one.text)}` would decide its "
+                "approvals or rewrite its config (protect_own_state)",
+            )
         reads = _reads(one.program, texts) and not one.redirects
         if reads and not self._may_name(texts, self.key_names):
             return None  # a reader of no key: the paths it names need not be found
         removes = _removes(one.program, one.argv, self)
-        every = texts + [w.text or "" for w in one.redirects]
+        # the program word stays first for _may_name: ``> file`` alone has none
+        every = (texts or [""]) + [w.text or "" for w in one.redirects]
         if not removes and not self._may_name(every, self.markers):
             return None  # names nothing of the state: its paths need not be found
         paths = command_paths(one, home=self.home, folders=folders, seen=seen)
@@ -330,6 +338,31 @@ def _removes(program: str | None, argv: Iterable[Any], state: OwnState) -> bool:
 
     names = state.basenames()
     return any(fnmatchcase(name, test) or name in test for test in tests for name in names)
+
+
+CLI_RUNNERS: Final = frozenset({"uvx", "pipx", "uv", "poetry", "hatch", "pdm", "pipenv"})
+"""Programs that run another's command line (``uvx toolhooks``, ``pipx run toolhooks``)."""
+SELF_WRITES: Final = (("init",), ("approvals", "approve"), ("approvals", "deny"),
+                      ("approvals", "vote"), ("approvals", "revoke"))  # fmt: skip
+"""toolhooks' own commands that write its config or decide its approvals: an agent that runs
+one approves the call toolhooks asked its person about."""
+
+
+def _own_cli(program: str | None, texts: list[str]) -> list[str] | None:
+    """The words after ``toolhooks`` when the command runs toolhooks' CLI (directly, as
+    ``python -m toolhooks``, or through a runner), else None."""
+    if program == "toolhooks":
+        return texts[1:]
+    for i, text in enumerate(texts[1:], 1):
+        if os.path.basename(text) == "toolhooks" and (
+            texts[i - 1] in ("-m", "run", "exec", "--") or program in CLI_RUNNERS
+        ):
+            return texts[i + 1 :]
+    return None
+
+
+def _self_writes(words: list[str]) -> bool:
+    return any(all(w in words for w in form) for form in SELF_WRITES)
 
 
 def _installs(argv: Iterable[Any]) -> bool:

@@ -165,3 +165,44 @@ def test_everyday_forms_name_only_their_own_hosts_and_paths():
     assert f"{CWD}/build/out" in paths("tar -C build -cf x.tar out")
     # src may not exist, so the cd may fail: both folders count, and nothing more
     assert paths("cd src; cat a") == {f"{CWD}/src", f"{CWD}/src/a", f"{CWD}/a"}
+
+
+# -- round 5, outside red team: what got past and is closed ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "git rebase -ix 'rm -rf /' HEAD~1",  # -x bundled after a flag
+        "git rebase -vx 'rm -rf /' HEAD~1",
+        "git rebase -x'rm -rf /' HEAD~1",  # the value attached
+        "git rebase -ix'rm -rf /' HEAD~1",
+        "git difftool -yx 'rm -rf /'",
+        "git difftool -x'rm -rf /'",
+        "git difftool --extc='rm -rf /'",  # git takes a unique prefix of a long option
+        "git difftool --extcm 'rm -rf /'",
+    ],
+)
+def test_a_git_exec_option_bundled_attached_or_abbreviated_is_seen(script):
+    result = analyse(script)
+    assert result.opaque or seen(script, ["rm", "-rf", "/"]), result
+
+
+def test_a_letter_after_a_value_option_in_a_bundle_is_that_options_value():
+    # -s takes the strategy: -sx is the strategy "x", not -x with the next word as a command
+    assert not seen("git rebase -sx 'rm -rf /' HEAD~1", ["rm", "-rf", "/"])
+
+
+@pytest.mark.parametrize(
+    ("script", "path"),
+    [
+        (">.env", f"{CWD}/.env"),
+        ("> 'config/.env'", f"{CWD}/config/.env"),
+        (">| toolhooks.toml", f"{CWD}/toolhooks.toml"),
+        (">> ~/.ssh/authorized_keys", f"{HOME}/.ssh/authorized_keys"),
+        ("true; > .env", f"{CWD}/.env"),
+    ],
+)
+def test_a_redirection_alone_is_a_command_that_writes_its_file(script, path):
+    # tree-sitter gives `> file` at the start of a statement no body: it was dropped, unseen
+    assert path in paths(script)

@@ -13,9 +13,10 @@ from toolhooks import Runtime
 from .conftest import load_corpus, make_project, starter_policy
 
 STATUS = {"allowed": "allow", "pending": "ask", "blocked": "deny"}
-STILL_OPEN = {"open:folder"}
+STILL_OPEN = {"open:folder", "open:case"}
 """Allowed under the allow list too: `grep -r TOKEN .` lists and reads the project, and path
-rules match the paths a command names, not what a folder it names holds."""
+rules match the paths a command names, not what a folder it names holds; `cat .ENV` reads
+outside the secrets on a case-sensitive file system (the paths match case-sensitively)."""
 
 
 @pytest.fixture(scope="module")

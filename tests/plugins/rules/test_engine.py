@@ -74,12 +74,17 @@ def test_decide_and_explain_agree_on_every_call_of_the_corpora(rt: Runtime):
 
 
 def test_decide_is_the_hooks_decision(rt: Runtime):
-    """The hook is decide: rt.decide blocks, asks or lets through as the ruling says."""
+    """The hook is decide: rt.decide blocks, asks or lets through as the ruling says, except
+    where protect_own_state (which runs before the rules) blocks or asks first."""
     rules = rt.get_plugin("rules").rules
     status = {"deny": "blocked", "ask": "pending", "allow": "allowed", None: "allowed"}
     for name, params in every_call()[::7]:
         ruling = rules.decide(name, params)
-        assert rt.decide({"name": name, "params": params}).status == status[ruling.decision]
+        got = rt.decide({"name": name, "params": params})
+        if (got.reason or "").endswith("(protect_own_state)"):
+            assert got.status in ("blocked", "pending"), params
+        else:
+            assert got.status == status[ruling.decision], params
 
 
 def fence_and_rules(tmp_path: Path, entry: str, names: list[str]) -> tuple[set[str], set[str]]:

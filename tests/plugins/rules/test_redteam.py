@@ -25,6 +25,17 @@ OPEN = {
     "redirect": "a redirect (curl -L) can lead anywhere: only the first host is checked",
     "folder": "a folder that holds a secret is read whole (grep -r ., tar ., cp -r): path rules "
     "match the paths named, not what a folder holds",
+    "listfile": "file names a program reads from a file (tar -T, --files-from, cpio, a patch "
+    "for git apply or patch) are not seen",
+    "into": "a program that writes into a folder (tar -x, unzip, cp -a SRC ., rsync DIR/ ./, git "
+    "clean -x) may replace toolhooks' state there: the guard sees the paths named, not the names "
+    "that land in the folder",
+    "case": "a case-insensitive file system (macOS, Windows) makes .ENV and TOOLHOOKS.TOML the "
+    "guarded files: paths match case-sensitively",
+    "refdelete": "deleting a remote branch (git push origin :main, --delete) is not a force push: "
+    "the starter policy names only forced pushes",
+    "self": "toolhooks switched off from outside its files: its package uninstalled or replaced, "
+    "a nested agent started with TOOLHOOKS_CONFIG pointing elsewhere",
 }
 
 
