@@ -240,19 +240,9 @@ class OwnState:
     ) -> Guarded | None:
         """One simple command of a call's script."""
         texts = [w.text or "" for w in one.argv]
-        own = _own_cli(one.program, texts)
-        if own is not None and _installs(one.argv):
-            return Guarded(
-                decision="deny",
-                reason="toolhooks guards its own state: `toolhooks hook install` rewrites "
-                "the agent's hook settings (protect_own_state)",
-            )
-        if own is not None and _self_writes(own):
-            return Guarded(
-                decision="deny",
-                reason=f"toolhooks guards its own state: `{_clip(one.text)}` would decide its "
-                "approvals or rewrite its config (protect_own_state)",
-            )
+        cli = _cli_guard(one, texts)
+        if cli is not None:
+            return cli
         reads = _reads(one.program, texts) and not one.redirects
         if reads and not self._may_name(texts, self.key_names):
             return None  # a reader of no key: the paths it names need not be found
@@ -358,6 +348,25 @@ def _own_cli(program: str | None, texts: list[str]) -> list[str] | None:
             texts[i - 1] in ("-m", "run", "exec", "--") or program in CLI_RUNNERS
         ):
             return texts[i + 1 :]
+    return None
+
+
+def _cli_guard(one: Command, texts: list[str]) -> Guarded | None:
+    """toolhooks' own CLI, run by the agent, rewriting its hook settings or config or deciding
+    its approvals."""
+    own = _own_cli(one.program, texts)
+    if own is not None and _installs(one.argv):
+        return Guarded(
+            decision="deny",
+            reason="toolhooks guards its own state: `toolhooks hook install` rewrites "
+            "the agent's hook settings (protect_own_state)",
+        )
+    if own is not None and _self_writes(own):
+        return Guarded(
+            decision="deny",
+            reason=f"toolhooks guards its own state: `{_clip(one.text)}` would decide its "
+            "approvals or rewrite its config (protect_own_state)",
+        )
     return None
 
 
