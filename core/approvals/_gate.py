@@ -24,7 +24,6 @@ from ..records._results import ApprovalRequest, PendingApproval
 from ..stores._contract import StoredApproval, stored_from_pending
 from ._policy import needs_votes, stored_until
 from ._resolve import Resolution, ask, make_pending
-from ._team_wait import TeamApprover
 
 MAX_EDIT_ROUNDS = 5
 DIGEST_MISMATCH = "Blocked: the params changed after they were approved (digest mismatch)"
@@ -124,6 +123,10 @@ def _team(
         return policy, request, ctx.approver
     team = ctx.team
     if team.waiter is None or team.waiter.store is not ctx.store:
+        # Imported here, as the team itself is (``Runtime.__init__``): its config models import
+        # pydantic, which a process without ``[[approvals.policies]]`` never needs.
+        from ._team_wait import TeamApprover
+
         team.waiter = TeamApprover(ctx.store, team.config.approvals.wait_s, team)
     return policy, without_always(request), team.waiter
 

@@ -104,6 +104,10 @@ def test_no_config_model_of_a_lazy_built_in_is_built_on_the_default_path(tmp_pat
     # Nor, made only when used, the label store's modules and the lock report's record.
     assert "toolhooks.stores._labels'" not in done.stdout
     assert "toolhooks.loading._lock_report'" not in done.stdout
+    # Nor team approvals (their config models import pydantic) without [[approvals.policies]].
+    assert "toolhooks.approvals._team'" not in done.stdout
+    assert "toolhooks.approvals._team_wait'" not in done.stdout
+    assert "toolhooks.config._team'" not in done.stdout
 
 
 def test_the_core_tables_left_out_read_as_their_defaults() -> None:
