@@ -2,7 +2,8 @@
 optionally one coding agent's hook wired to it, with what to try next.
 
 The policy is one of the rules plugin's package files (``toolhooks.plugins.rules``): the deny
-list, for an agent that still asks its user before a command runs. The written file is loaded once as a runtime
+list for an agent that still asks its user before a command runs, or with ``--unattended`` the
+allow list for an agent in an auto-approve mode (what it does not know asks). The written file is loaded once as a runtime
 would load it, so its rules' own examples (``match`` / ``not_match``) are checked before the
 command says it is done. An existing ``toolhooks.toml`` is never replaced without ``--force``:
 the command shows how it differs and stops. Running it again changes nothing.
@@ -24,8 +25,8 @@ from ..config._settings import CONFIG_FILE, load_config, read_toml
 from ._commands import help_of
 from ._common import OK, PROBLEMS, build_runtime
 
-POLICY = "deny-list"
-"""The starter policy's name in ``toolhooks.plugins.rules``."""
+POLICIES = {False: "deny-list", True: "allow-list"}
+"""``--unattended`` -> the starter policy's name in ``toolhooks.plugins.rules``."""
 TRY_COMMAND = "rm -rf ~"
 
 
@@ -34,6 +35,12 @@ def add_parser(subparsers: Any) -> None:
         "init",
         help=help_of("init"),
         description=__doc__.split("\n\n", 1)[0] if __doc__ else None,
+    )
+    parser.add_argument(
+        "--unattended",
+        action="store_true",
+        help="the allow list, for an agent that runs calls without asking its user (what the "
+        "policy does not know asks); default: the deny list, for an agent that still asks",
     )
     parser.add_argument(
         "--agent",
@@ -113,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if not project.is_dir():
         print(f"toolhooks init: {project} is not a folder", file=sys.stderr)
         return PROBLEMS
-    name = POLICY
+    name = POLICIES[args.unattended]
     starters = importlib.import_module("toolhooks.plugins.rules")
     written = write_policy(project / CONFIG_FILE, starters.starter_policy(name), args.force)
     if written.status == "differs":

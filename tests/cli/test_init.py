@@ -1,5 +1,5 @@
 """``toolhooks init``: the starter policy written and checked, never over a file that differs
-without --force, idempotent."""
+without --force, idempotent, the unattended allow list on request."""
 
 from __future__ import annotations
 
@@ -42,6 +42,14 @@ def test_an_existing_config_is_shown_as_a_difference_and_kept(project, capsys):
     assert (project / "toolhooks.toml").read_text() == mine
     assert main(["init", "--force"]) == 0
     assert (project / "toolhooks.toml").read_text() == starter_policy("deny-list")
+
+
+def test_unattended_writes_the_allow_list(project, capsys):
+    assert main(["init", "--unattended"]) == 0
+    text = (project / "toolhooks.toml").read_text()
+    assert text == starter_policy("allow-list")
+    assert 'unmatched = "ask"' in text
+    assert "the allow-list starter policy" in capsys.readouterr().out
 
 
 def test_a_folder_that_is_not_there_is_one_line(project, capsys):
