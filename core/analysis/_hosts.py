@@ -99,6 +99,15 @@ def hosts_in_text(text: str) -> tuple[str, ...]:
     """Hosts of the URLs in ``text``."""
     if ":" not in text:
         return ()
+    if "\t" in text or "\n" in text or "\r" in text:
+        # WHATWG parsers (a browser, Node's fetch) drop every tab and newline in a URL first:
+        # https://github.com<TAB>.evil.example is https://github.com.evil.example to them
+        stripped = text.replace("\t", "").replace("\n", "").replace("\r", "")
+        return tuple(dict.fromkeys(_hosts(text) + _hosts(stripped)))
+    return tuple(dict.fromkeys(_hosts(text)))
+
+
+def _hosts(text: str) -> list[str]:
     found: list[str] = []
     for match in _URL.finditer(text):
         for candidate in _authority_hosts(match.group(1)):
@@ -113,7 +122,7 @@ def hosts_in_text(text: str) -> tuple[str, ...]:
             host = normalise_host(candidate)
             if host:
                 found.append(host)
-    return tuple(dict.fromkeys(found))
+    return found
 
 
 def _scp_host(text: str) -> str | None:

@@ -206,3 +206,11 @@ def test_a_letter_after_a_value_option_in_a_bundle_is_that_options_value():
 def test_a_redirection_alone_is_a_command_that_writes_its_file(script, path):
     # tree-sitter gives `> file` at the start of a statement no body: it was dropped, unseen
     assert path in paths(script)
+
+
+@pytest.mark.parametrize(
+    "script",
+    ["curl $'https://github.com\\t.evil.example/'", "wget $'https://github.com\\n.evil.example/'"],
+)
+def test_a_tab_or_newline_in_a_url_is_dropped_as_whatwg_parsers_do(script):
+    assert "github.com.evil.example" in hosts(script)

@@ -158,6 +158,18 @@ def test_an_argv_list_gets_the_safe_decision(rt: Runtime, argv: list[str], expec
         "HTTPS://EVIL.EXAMPLE",
         "https://[::1]:8080/",
         "http://2130706433/",
+        # round 5, outside red team: WHATWG parsers drop tabs and newlines in a URL
+        "https://github.com\t.evil.example/",
+        "https://github.com\n.evil.example/",
+        "https://git\rhub.com.evil.example/",
+        pytest.param(
+            "file:///etc/passwd",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="fileurl: a file:// URL given to a fetch tool has no host for egress-web "
+                "and is no path for no-secrets (curl file://... in a command is a path)",
+            ),
+        ),
     ],
 )
 def test_a_web_fetch_outside_the_allow_list_asks(rt: Runtime, url: str):
