@@ -5,6 +5,7 @@ fetches; and benign look-alikes that must still run. Listed in RELIABILITY.md.""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from toolhooks import Runtime
@@ -268,3 +269,55 @@ def test_another_tools_shell_command_meets_the_command_rules(rt: Runtime):
 def test_a_huge_or_deep_command_is_never_allowed_by_accident(rt: Runtime, command: str):
     got, reason = decide(rt, "exec", {"command": command})
     assert got in ("deny", "ask"), reason
+
+
+# -- round 5, outside red team: obfuscated provenance values (`from` rules) ----------------------
+
+SPACED = " ".join("DE89370400440532013000")
+
+
+@pytest.mark.parametrize(
+    "to",
+    [
+        {"iban": "de89370400440532013000"},
+        {"iban": "DE89 3704 0044 0532 0130 00"},
+        {"iban": "DE89-3704-0044-0532-0130-00"},
+        {"iban": "DE\u200b89370400440532013000"},
+        {"iban": "\uff24\uff2589370400440532013000"},  # fullwidth DE
+        {"iban": " DE89370400440532013000 "},
+        {"iban": "IBAN: DE89370400440532013000"},
+        {"iban": "DE89\u00a03704\u00a00044\u00a00532\u00a00130\u00a000"},
+        {"iban": "\u202eDE89370400440532013000"},
+        {"iban": "DE89370400440532013000\x00"},
+        {"iban": ["DE89370400440532013000"]},
+        {"iban": {"x": "DE89370400440532013000"}},
+        pytest.param(
+            {"iban": SPACED},
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="provenance: a value spaced out one character at a time is not matched "
+                "(the tokens are compared, not the value with every blank removed)",
+            ),
+        ),
+        pytest.param(
+            [{"iban": "DE89370400440532013000"}],
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="provenance: a from rule's params path (to.iban) does not go through a "
+                "list (a tool paying a list of transfers)",
+            ),
+        ),
+    ],
+)
+def test_an_untrusted_value_written_another_way_is_still_denied(project: Path, to: object):
+    from toolhooks.config._settings import load_config
+
+    from .test_own_state import LABELS, PAGE
+
+    (project / "toolhooks.toml").write_text(starter_policy() + LABELS)
+    with Runtime(config=load_config(project / "toolhooks.toml")) as rt:
+        rt.add_tool(lambda url: PAGE, name="fetch")
+        rt.add_tool(lambda to, amount: "paid", name="pay", tags=["side_effect"])
+        rt.call({"name": "fetch", "params": {"url": "https://shop.example"}, "session_id": "s"})
+        done = rt.call({"name": "pay", "params": {"to": to, "amount": 1}, "session_id": "s"})
+        assert str(done.status) == "blocked", done
