@@ -14,9 +14,12 @@ from toolhooks.kit import find_hidden_text, find_instructions
 
 VERSION = "v1.2.1"
 
+# Before any test imports from it: each test's own imports come first in its body, so a skip
+# inside a helper came too late and a machine without agentdojo failed instead of skipping.
+pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
+
 
 def suites() -> dict[str, Any]:
-    pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
     from agentdojo.task_suite.load_suites import get_suites
 
     return dict(get_suites(VERSION))
