@@ -11,7 +11,7 @@ from toolhooks.kit import ConfigOnRead, LazyConfig, StateUnavailable
 
 from ._counters import Check, Counters, MemoryCounters
 from ._defaults import DEFAULTS
-from ._rules import GROUP_PREFIX, Limit, ToolMatcher, compile_limits
+from ._rules import Limit, ToolMatcher, compile_limits
 
 if TYPE_CHECKING:
     from ._config import CallLimitsConfig, LimitConfig
@@ -58,7 +58,10 @@ class CallLimitsPlugin:
                 from ._redis import RedisCounters
 
                 self.counters = RedisCounters(state)
-        self._compile({**_builtin_groups(), **_user_groups(runtime)})
+        from toolhooks.plugins.policy import user_groups
+
+        config = getattr(runtime, "config", None)
+        self._compile({**_builtin_groups(), **(user_groups(config.data) if config else {})})
 
     def _compile(self, groups: dict[str, tuple[str, ...]]) -> ToolMatcher:
         with self._lock:
@@ -119,25 +122,3 @@ def _builtin_groups() -> dict[str, tuple[str, ...]]:
     from toolhooks.plugins.policy import BUILTIN_GROUPS
 
     return dict(BUILTIN_GROUPS)
-
-
-def _user_groups(runtime: Any) -> dict[str, tuple[str, ...]]:
-    """``[tools.groups]`` as the policy reads it (``review`` and ``group:review`` are one)."""
-    config = getattr(runtime, "config", None)
-    if config is None:
-        return {}
-    tools = config.data.get("tools", {})
-    table = tools.get("groups", {}) if isinstance(tools, Mapping) else {}
-    if not isinstance(table, Mapping):
-        return {}
-    return {_group_name(str(key)): _members(value) for key, value in table.items()}
-
-
-def _group_name(key: str) -> str:
-    return key if key.startswith(GROUP_PREFIX) else GROUP_PREFIX + key
-
-
-def _members(value: object) -> tuple[str, ...]:
-    if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
-        return tuple(str(member) for member in value)
-    return ()

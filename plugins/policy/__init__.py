@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 
 from toolhooks.kit import lazy_exports
 
-from ._builtins import BUILTIN_GROUPS, BUILTIN_PROFILES, EXTERNAL_BLOCKED_TOOLS, SIDE_EFFECT_TOOLS
+from ._builtins import (
+    BUILTIN_GROUPS,
+    BUILTIN_PROFILES,
+    EXTERNAL_BLOCKED_TOOLS,
+    SIDE_EFFECT_TOOLS,
+    user_groups,
+)
 from ._plugin import PolicyPlugin
 from ._verdict import PolicyStep, ToolVerdict
 
@@ -33,4 +39,5 @@ __all__ = [
     "PolicyStep",
     "ProfileConfig",
     "ToolVerdict",
+    "user_groups",
 ]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
 # The core enforces the external-origin block itself; the policy reports the same set with its
 # rule, so it is defined once, in the core.
@@ -96,3 +97,19 @@ EXTERNAL_BLOCK_RULE: Final = "builtin:external_origin"
 
 SENDER_KINDS: Final = ("channel", "role", "name", "id")
 """``[tools.by_sender]`` key prefixes, in the order their steps apply (after ``"*"``)."""
+
+
+def user_groups(data: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``[tools.groups]`` of a config's raw ``data`` as the policy reads it, keyed by the full
+    ``group:<name>`` (``review`` and ``group:review`` are one): what another plugin's ``tools``
+    lists mean by ``group:`` besides :data:`BUILTIN_GROUPS`."""
+    tools = data.get("tools", {})
+    table = tools.get("groups", {}) if isinstance(tools, Mapping) else {}
+    if not isinstance(table, Mapping):
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+    for key, value in table.items():
+        name = str(key) if str(key).startswith(GROUP_PREFIX) else f"{GROUP_PREFIX}{key}"
+        if isinstance(value, (list, tuple)):
+            out[name] = tuple(str(member) for member in value)
+    return out

@@ -79,7 +79,9 @@ class RulesPlugin:
         config = getattr(runtime, "config", None)
         if config is None:
             return
-        groups = _user_groups(config.data)
+        from toolhooks.plugins.policy import user_groups
+
+        groups = user_groups(config.data)
         key = (id(config), tuple(sorted((k, tuple(v)) for k, v in groups.items())))
         with self._lock:
             if key == self._key:
@@ -249,17 +251,3 @@ def explanation(rules: RuleSet, tool: str, chosen: Sequence[Any], ruling: Ruling
             "matched": ruling.hit.matched,
         },
     }
-
-
-def _user_groups(data: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
-    """``[tools.groups]`` as the policy reads it (``review`` and ``group:review`` are one)."""
-    tools = data.get("tools", {})
-    table = tools.get("groups", {}) if isinstance(tools, Mapping) else {}
-    if not isinstance(table, Mapping):
-        return {}
-    out: dict[str, tuple[str, ...]] = {}
-    for key, value in table.items():
-        name = str(key) if str(key).startswith("group:") else f"group:{key}"
-        if isinstance(value, (list, tuple)):
-            out[name] = tuple(str(member) for member in value)
-    return out

@@ -103,7 +103,9 @@ class ScannersPlugin:
         config = getattr(runtime, "config", None)
         if config is None or self._given is None:
             return
-        self._scanners = _scanners(self._given, _user_groups(config.data))
+        from toolhooks.plugins.policy import user_groups
+
+        self._scanners = _scanners(self._given, user_groups(config.data))
 
     def _for(self, where: str, tool: str) -> list[Scanner]:
         return [s for s in self._scanners if where in s.on and tool in s.tools]
@@ -353,18 +355,4 @@ def _expand(
             )
         seen.add(entry)
         out.extend(_expand(list(groups[entry]), groups, seen))
-    return out
-
-
-def _user_groups(data: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
-    """``[tools.groups]`` (``review`` and ``group:review`` are one)."""
-    tools = data.get("tools", {})
-    table = tools.get("groups", {}) if isinstance(tools, Mapping) else {}
-    if not isinstance(table, Mapping):
-        return {}
-    out: dict[str, tuple[str, ...]] = {}
-    for key, value in table.items():
-        name = str(key) if str(key).startswith("group:") else f"group:{key}"
-        if isinstance(value, (list, tuple)):
-            out[name] = tuple(str(member) for member in value)
     return out
