@@ -297,15 +297,9 @@ class Tasks:
 
     async def cancel(self, task_id: str, caller: Caller) -> types.CancelTaskResult:
         record = self.find(task_id, caller)
-        call = record.call
-        self.proxy.runtime.emit(
+        self.audit(
             "mcp.task_cancelled",
-            call_id=call.id,
-            trace_id=call.trace_id,
-            session_id=call.session_id,
-            tool=call.name,
-            task_id=record.id,
-            status=record.status,
+            record,
             by=caller.sender.id if caller.sender is not None else None,
         )
         if record.done.is_set():
@@ -330,17 +324,21 @@ class Tasks:
         now = time.time()
         for record in [r for r in self.records.values() if r.expires <= now]:
             del self.records[record.id]
-            call = record.call
-            self.proxy.runtime.emit(
-                "mcp.task_expired",
-                call_id=call.id,
-                trace_id=call.trace_id,
-                session_id=call.session_id,
-                tool=call.name,
-                task_id=record.id,
-                status=record.status,
-                ttl_ms=record.ttl_ms,
-            )
+            self.audit("mcp.task_expired", record, ttl_ms=record.ttl_ms)
+
+    def audit(self, event: str, record: TaskRecord, **data: Any) -> None:
+        """An event about ``record``'s task under its call's ids (cancel and expiry)."""
+        call = record.call
+        self.proxy.runtime.emit(
+            event,
+            call_id=call.id,
+            trace_id=call.trace_id,
+            session_id=call.session_id,
+            tool=call.name,
+            task_id=record.id,
+            status=record.status,
+            **data,
+        )
 
     async def sweep(self) -> None:
         """Expire tasks while the proxy runs (a client that never comes back)."""
