@@ -391,13 +391,14 @@ def _git_config_setting(name: str, setting: Word) -> tuple[str, Word]:
 
 
 def _forced_push(key: str, value: str) -> str | None:
-    """The push a git setting makes every later ``git push`` do, when it forces:
-    ``remote.NAME.push=+REFSPEC`` and ``remote.NAME.mirror=true`` (read as ``git push +REFSPEC``
-    and ``git push --mirror``, so that a rule on force pushes holds on the setting)."""
+    """The push a git setting makes every later ``git push`` do, when it forces or deletes:
+    ``remote.NAME.push=+REFSPEC`` or ``=:BRANCH`` and ``remote.NAME.mirror=true`` (read as ``git
+    push +REFSPEC``, ``git push :BRANCH`` and ``git push --mirror``, so that a rule on force
+    pushes or deleted branches holds on the setting)."""
     key = key.lower()
     if not key.startswith("remote."):
         return None
-    if key.endswith(".push") and value.lstrip().startswith("+"):
+    if key.endswith(".push") and value.lstrip().startswith(("+", ":")):
         return f"git push {shlex.quote(value.strip())}"
     if key.endswith(".mirror") and value.strip().lower() in ("true", "yes", "on", "1", ""):
         return "git push --mirror"
