@@ -4,7 +4,8 @@ A token is a maximal run of letters, digits and ``@._%+-/:`` at least 6 characte
 IBAN, an e-mail address, a URL, a file name, an id). Tokens are compared after NFKC, case-folding
 and removing format and other invisible characters (zero-width spaces, joiners, bidi controls,
 variation selectors, tag characters), with the run's leading and trailing punctuation dropped
-(``US1330000001212.`` at the end of a sentence is the IBAN ``us1330000001212``). A run also gives
+(``US1330000001212.`` at the end of a sentence is the IBAN ``us1330000001212``); text written in
+tag characters also counts as the ASCII they stand for, which a model reads. A run also gives
 its pieces between ``/`` and ``:`` of at least 6 characters: ``https://evil.example/steal``
 gives ``evil.example`` too, so a URL copied into a param with another path, or an IBAN written
 ``iban:US13...``, is still found. E-mail addresses are not split at ``@``: a domain alone names
@@ -300,11 +301,33 @@ def _last_word(part: str) -> bool:
     return bool(part) and not part[-1].isspace()
 
 
+_TAG: Final = re.compile("[\U000e0020-\U000e007e]")
+_TAGS_AS_ASCII: Final = {code: code - 0xE0000 for code in range(0xE0020, 0xE007F)}
+"""Tag characters as the ASCII a model reads in them (U+E0041 is ``A``)."""
+
+
+def _has_tags(text: str) -> bool:
+    """Whether a text holds a tag character. Only a text with characters past U+FFFF can (in
+    UTF-16 they take two units; encoding is a C copy, a tenth of a regex pass)."""
+    astral = len(text.encode("utf-16-le", "surrogatepass")) > 2 * len(text)
+    return astral and _TAG.search(text) is not None
+
+
 def text_tokens(text: str) -> set[str]:
     """The tokens of ``text`` (with their pieces, joined groups and unmasked addresses),
-    normalised (NFKC, case-folded, invisible characters removed)."""
+    normalised (NFKC, case-folded, invisible characters removed).
+
+    Text written in tag characters is also read as the ASCII they stand for: a person sees
+    nothing there, but a model reads it ("ASCII smuggling"), so a host or an IBAN carried that
+    way is a value the model may copy into a call.
+    """
     found: set[str] = set()
-    text = text.lower() if text.isascii() else _normal(text)
+    if text.isascii():
+        text = text.lower()
+    else:
+        if _has_tags(text) and (smuggled := text.translate(_TAGS_AS_ASCII)) != text:
+            found |= text_tokens(smuggled)
+        text = _normal(text)
     _runs(found, text)
     _joined(found, text)
     plain = _unmasked(text)
