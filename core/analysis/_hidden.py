@@ -8,9 +8,10 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ._git_runs import git_subcommand_scripts
+from ._git_runs import git_subcommand_scripts, joined
 from ._options import read_options
 from ._programs import (
+    DESTINATION,
     GIT_RUN_KEYS,
     GIT_SUBCOMMAND_RUNS,
     GIT_UNSEEN_KEYS,
@@ -18,6 +19,8 @@ from ._programs import (
     SSH,
     SSH_OPTION,
     Program,
+    every_option,
+    operands,
 )
 from ._records import Word
 
@@ -263,7 +266,46 @@ def hidden_commands(program: str, argv: tuple[Word, ...]) -> list[tuple[str, Wor
         found.extend(_ssh_hidden(program, words))
     if program == "git":
         found.extend(_git(words))
+    if table.deletes:
+        found.extend(_deleted(program, table, argv))
     return found
+
+
+def _deleted(program: str, table: Program, argv: tuple[Word, ...]) -> _Found:
+    """What a program's delete options (its table's ``deletes``) take away, read as ``rm -r --
+    OPERANDS`` (``rsync --delete SRC DEST`` deletes under DEST, ``--remove-source-files`` the
+    sources); an operand on another host (``host:path``, ``rsync://``) is not this file
+    system's."""
+    used = [
+        (name, how)
+        for name, _ in every_option(table, argv)
+        for option, how in table.deletes.items()
+        if name == option or (len(name) > 4 and option.startswith(name))
+    ]
+    if not used:
+        return []
+    kinds = {how for _, how in used}
+    words = operands(table, argv)
+    chosen = [
+        *(words[-1:] if DESTINATION in kinds else []),
+        *(words[:-1] if kinds - {DESTINATION} else []),
+    ]
+    local = [w for w in chosen if w.text is None or not _remote(w.text)]
+    if not local:
+        return []
+    label = f"{program} {' '.join(dict.fromkeys(name for name, _ in used))}"
+    return [
+        (label, joined([_literal("rm", "rm"), _literal("-r", "-r"), _literal("--", "--"), *local]))
+    ]
+
+
+def _remote(text: str) -> bool:
+    """Whether a copy program's operand is on another host: a URL, ``[user@]host:path``,
+    ``host::module``."""
+    if "://" in text:
+        return True
+    head, colon, _ = text.partition(":")
+    return bool(colon and head and "/" not in head and not text.startswith(("/", ".", "~")))
 
 
 def _git(words: tuple[Word, ...]) -> _Found:

@@ -42,6 +42,11 @@ WGETRC = "wgetrc"
 REPOSITORY = "repository"
 """A git repository: a URL, ``[user@]host:path`` or a remote's name."""
 
+DESTINATION = "destination"
+"""Its last operand, the folder it writes to (rsync's ``--delete``)."""
+SOURCES = "sources"
+"""Every operand but the last (rsync's ``--remove-source-files``)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Program:
@@ -68,6 +73,10 @@ class Program:
     """It reads commands it may run from stdin when given no program (``ed``, ``dc``)."""
     url_globs: bool = False
     """Its URLs expand ``{a,b}`` and ``[a-z]`` (curl, unless ``-g``)."""
+    deletes: Mapping[str, str] = field(default_factory=dict)
+    """Options by which it deletes what some of its operands hold, as ``rm -r`` would, each with
+    which (DESTINATION, SOURCES): the command then also reads as ``rm -r -- THOSE`` (local
+    operands only; a prefix of the option counts, as getopt takes one)."""
 
 
 _CURL_VALUES = frozenset(
@@ -369,6 +378,23 @@ RSYNC = Program(
         "--read-batch": FILE,
     },
     runs={"-e": ("",), "--rsh": ("",), "--rsync-path": ("",)},
+    deletes={
+        **dict.fromkeys(
+            (
+                "--del",
+                "--delete",
+                "--delete-before",
+                "--delete-during",
+                "--delete-delay",
+                "--delete-after",
+                "--delete-excluded",
+                "--delete-missing-args",
+            ),
+            DESTINATION,
+        ),
+        "--remove-source-files": SOURCES,
+        "--remove-sent-files": SOURCES,
+    },
 )
 _GIT_VALUES = frozenset(
     {
@@ -668,6 +694,25 @@ def every_option(table: Program, argv: tuple[Word, ...]) -> list[tuple[str, Word
             seen.append(((argv[read.index].text or "").partition("=")[0], None))
         i = read.index + 1
     return seen
+
+
+def operands(table: Program, argv: tuple[Word, ...]) -> list[Word]:
+    """The operands of ``argv[1:]``, options and their values skipped as GNU getopt permutes
+    them, every word after ``--``; a word that cannot be known counts (it may be one)."""
+    found: list[Word] = []
+    i = 1
+    while i < len(argv):
+        read = read_options(argv, i, table.options)
+        if read.index >= len(argv):
+            break
+        if read.index > i and argv[read.index - 1].text == "--":
+            found.extend(argv[read.index :])
+            break
+        word = argv[read.index]
+        if read.problem is None or word.text is None:
+            found.append(word)
+        i = read.index + 1  # else an option the table does not list, read as a flag
+    return found
 
 
 MAX_URL_GLOBS = 256

@@ -1029,6 +1029,7 @@ _SPECIAL = frozenset(
     or table.program_file
     or table.stdin_program
     or table.url_globs
+    or table.deletes
 }
 """Programs the walker looks at beyond their record: shell builtins, and every program whose
 table says it runs a command, reads a file of URLs or its program, or changes folder."""

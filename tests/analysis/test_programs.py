@@ -34,7 +34,9 @@ def test_every_option_a_table_names_takes_a_value_in_its_own_reading(name):
 def test_the_lists_other_code_keeps_are_the_tables():
     # the walker looks past the record of every program whose table says more than its words
     looked_at = {n for n in PROGRAMS if not _ordinary(n)}
-    for fact in ("runs", "hosts", "folders", "from_file", "program_file", "stdin_program"):
+    for fact in (
+        "runs", "hosts", "folders", "from_file", "program_file", "stdin_program", "deletes",
+    ):  # fmt: skip
         assert programs_with(fact) <= looked_at, fact
     # the command readers are the tables' runs, every one of them
     assert set(_COMMAND_OPTIONS) == programs_with("runs")

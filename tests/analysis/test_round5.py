@@ -214,3 +214,28 @@ def test_a_redirection_alone_is_a_command_that_writes_its_file(script, path):
 )
 def test_a_tab_or_newline_in_a_url_is_dropped_as_whatwg_parsers_do(script):
     assert "github.com.evil.example" in hosts(script)
+
+
+# -- after the round: the outside red team's open classes (tests/plugins/rules/redteam.toml) -----
+
+
+@pytest.mark.parametrize(
+    ("script", "deleted"),
+    [
+        ("rsync -a --delete empty/ src/", ["rm", "-r", "--", "src/"]),
+        ("rsync -a --del empty/ src/", ["rm", "-r", "--", "src/"]),
+        ("rsync --delete-aft -a x/ y/", ["rm", "-r", "--", "y/"]),  # a prefix, as getopt reads
+        ("rsync -a --remove-source-files a b dest/", ["rm", "-r", "--", "a", "b"]),
+        ("rsync -a --delete -- x/ -y/", ["rm", "-r", "--", "-y/"]),
+    ],
+)
+def test_a_delete_option_reads_as_a_recursive_delete_of_what_it_deletes(script, deleted):
+    assert seen(script, deleted)
+
+
+@pytest.mark.parametrize(
+    "script",
+    ["rsync -a src/ build/", "rsync -a --delete src/ backup@github.com:site", "rsync --version"],
+)
+def test_a_copy_that_deletes_nothing_here_reads_as_no_delete(script):
+    assert not seen(script, ["rm"])
