@@ -48,7 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "rules": (
         "toolhooks.cli._rules",
-        "print an agent's own permission rules (Claude Code, Gemini CLI, Codex) as [[rules]]",
+        "import an agent's own permission rules as [[rules]]; export [[rules]] as Cedar",
     ),
     "replay": (
         "toolhooks.cli._replay",

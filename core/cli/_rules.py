@@ -1,18 +1,27 @@
-"""``toolhooks rules import AGENT FILE``: an agent's own permission rules as ``[[rules]]``.
+"""``toolhooks rules import AGENT FILE``: an agent's own permission rules as ``[[rules]]``;
+``toolhooks rules export --cedar``: the config's ``[[rules]]`` in another policy language.
 
-The command prints TOML to paste into ``toolhooks.toml`` and never changes a file: a person
-reviews what a translation kept and what it left out (listed at the end, each with why).
+Both print text to review and never change a file: a person reads what a translation kept and
+what it left out (each left-out entry named, with why).
+
+The exporters are other distributions' (entry-point group ``toolhooks.rules.exporters``, the
+entry point named like the option: ``cedar = "toolhooks_cedar:export_rules"``): the language's
+facts (what the Cedar plugin puts in ``context``) belong to the plugin that defines them, and the
+core imports no add-on. An exporter is called as ``export(rules, settings=..., groups=...)``
+with the validated ``RuleConfig`` list, the ``RulesSettings`` and the tool groups, and returns
+an object with ``text`` (the policy) and ``skipped`` (``(rule id or setting, why)`` pairs).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from ._commands import help_of
-from ._common import OK, UsageError
+from ._common import OK, UsageError, add_config_option, config_path
 from ._rules_import import AGENTS, UnreadableRules, import_rules, render, skipped_line
 
 DESCRIPTION = """\
@@ -24,7 +33,17 @@ import AGENT FILE prints the [[rules]] equivalent of a coding agent's own permis
                match, not_match)
 Every entry that cannot be translated with the same meaning is named at the end, with why
 (a regex over the command text, an approval mode, a Starlark expression). Nothing is written:
-review the output, then add it to toolhooks.toml."""
+review the output, then add it to toolhooks.toml.
+
+export --cedar prints the config's [[rules]] as Cedar policies for the cedar plugin (installed
+with toolhooks-cedar): each rule Cedar can express with the same meaning becomes a forbid (ask
+rules a forbid annotated @decision("ask")); every other rule, and each [plugins.rules] setting
+Cedar cannot hold, is named with why, as a comment in the output and on stderr."""
+
+EXPORTERS = "toolhooks.rules.exporters"
+"""The entry-point group of the ``rules export`` formats (the module docstring)."""
+FORMATS = {"cedar": "toolhooks-cedar"}
+"""Each export format: its option and the distribution that provides it."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -44,6 +63,22 @@ def add_parser(subparsers: Any) -> None:
     importer.add_argument("agent", choices=AGENTS, metavar="AGENT", help=", ".join(AGENTS))
     importer.add_argument("file", type=Path, metavar="FILE", help="the agent's rules file")
     importer.set_defaults(func=run_import)
+    exporter = actions.add_parser(
+        "export",
+        help="print the config's [[rules]] as Cedar policies (--cedar), naming what cannot be",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    formats = exporter.add_mutually_exclusive_group(required=True)
+    formats.add_argument(
+        "--cedar",
+        dest="format",
+        action="store_const",
+        const="cedar",
+        help="Cedar policies for the cedar plugin (needs toolhooks-cedar)",
+    )
+    add_config_option(exporter)
+    exporter.set_defaults(func=run_export)
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -55,3 +90,44 @@ def run_import(args: argparse.Namespace) -> int:
     for skip in imported.skipped:
         print(f"not translated: {skipped_line(skip)}", file=sys.stderr)
     return OK
+
+
+def run_export(args: argparse.Namespace) -> int:
+    export = _exporter(args.format)
+    from ..runtime._runtime import Runtime
+
+    path = config_path(args)
+    if path is None:
+        raise UsageError("no config found: give --config FILE (a toolhooks.toml with [[rules]])")
+    runtime = Runtime(config=path)  # the rules are validated (and self-tested) as an agent's are
+    try:
+        plugin = runtime.get_plugin("rules")
+        ruleset = getattr(plugin, "rules", None)
+        if ruleset is None or not ruleset.rules:
+            raise UsageError(f"{path}: no [[rules]] to export")
+        result = export(
+            [rule.config for rule in ruleset.rules],
+            settings=plugin.config,
+            groups=dict(ruleset.groups),
+        )
+    finally:
+        runtime.close()
+    sys.stdout.write(result.text)
+    for name, why in result.skipped:
+        print(f"not exported: {name}: {why}", file=sys.stderr)
+    return OK
+
+
+def _exporter(name: str) -> Any:
+    """The installed exporter of format ``name``; a UsageError naming the package without one."""
+    for entry_point in metadata.entry_points(group=EXPORTERS):
+        if entry_point.name == name:
+            try:
+                return entry_point.load()
+            except Exception as exc:
+                reason = " ".join(str(exc).split()) or type(exc).__name__
+                raise UsageError(
+                    f"--{name}: the exporter of {FORMATS[name]} failed to load "
+                    f"({type(exc).__name__}: {reason})"
+                ) from None
+    raise UsageError(f"--{name} needs {FORMATS[name]}: pip install {FORMATS[name]}")

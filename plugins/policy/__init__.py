@@ -13,6 +13,7 @@ from ._builtins import (
     BUILTIN_PROFILES,
     EXTERNAL_BLOCKED_TOOLS,
     SIDE_EFFECT_TOOLS,
+    TOOL_ALIASES,
     user_groups,
 )
 from ._plugin import PolicyPlugin
@@ -32,6 +33,7 @@ __all__ = [
     "BUILTIN_PROFILES",
     "EXTERNAL_BLOCKED_TOOLS",
     "SIDE_EFFECT_TOOLS",
+    "TOOL_ALIASES",
     "ElevatedConfig",
     "NarrowingRules",
     "PolicyConfig",
