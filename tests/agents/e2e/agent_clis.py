@@ -139,6 +139,11 @@ class Agent:
         """Write the CLI's user settings under HOME; return the environment to run it with."""
         env = base_env(self.home, self.proxy)
         if self.name == "claude-code":
+            # WebFetch asks api.anthropic.com whether a host may be fetched first; offline that
+            # fails and the fetch is refused. The setting is the documented way round it.
+            settings = self.home / ".claude" / "settings.json"
+            settings.parent.mkdir(parents=True, exist_ok=True)
+            settings.write_text(json.dumps({"skipWebFetchPreflight": True}))
             env |= {
                 "ANTHROPIC_BASE_URL": model_url,
                 "ANTHROPIC_API_KEY": "sk-fake-test-key",
@@ -166,7 +171,8 @@ class Agent:
     def argv(self, prompt: str) -> list[str]:
         exe = str(self.bin_dir / PACKAGES[self.name][2])
         if self.name == "claude-code":
-            return [exe, "-p", prompt, "--output-format", "json", "--allowedTools", "Bash"]
+            allowed = ["--allowedTools", "Bash", "WebFetch"]
+            return [exe, "-p", prompt, "--output-format", "json", *allowed]
         if self.name == "codex":
             # Codex runs a hook only once someone trusted its exact text (/hooks in the TUI);
             # a test cannot click that, and the flag is Codex's own way for automation.

@@ -32,7 +32,18 @@ class TextTurn:
     text: str
 
 
-Turn = ToolTurn | TextTurn
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FetchTurn:
+    """The model asks Claude Code's WebFetch for a page (Anthropic Messages only)."""
+
+    url: str
+    prompt: str
+
+
+Turn = ToolTurn | TextTurn | FetchTurn
+
+_PAGE_START = "Web page content:\n---\n"
+_PAGE_END = "\n---\n"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -62,6 +73,23 @@ class FakeModel:
     def agent_requests(self) -> list[Recorded]:
         """The requests that offered tools: the agent's real conversation turns."""
         return [r for r in self.requests if _offers_tools(r.body)]
+
+    def side_answer(self, body: dict[str, Any]) -> str:
+        """The answer to a request that offers no tools. Claude Code's WebFetch asks the model
+        about the page it fetched in such a request, and its answer is the tool's result: this
+        model quotes the page whole, hidden characters and all (what a model that copies the
+        page does), so the page reaches the hooks. Any other side request gets "ok"."""
+        for message in body.get("messages") or []:
+            content = message.get("content")
+            texts = [content] if isinstance(content, str) else [
+                part.get("text", "") for part in content or [] if isinstance(part, dict)
+            ]  # fmt: skip
+            for text in texts:
+                start = text.find(_PAGE_START)
+                if start >= 0:
+                    page = text[start + len(_PAGE_START) :]
+                    return page.split(_PAGE_END, 1)[0]
+        return "ok"
 
     def transcript(self) -> str:
         """Every request body as one string, to look for what the model was shown."""
@@ -96,9 +124,14 @@ def anthropic_events(turn: Turn, call_id: str, model: str) -> bytes:
         },
     }
     events: list[tuple[str | None, dict[str, Any]]] = [("message_start", start)]
-    if isinstance(turn, ToolTurn):
-        block = {"type": "tool_use", "id": f"toolu_{call_id}", "name": "Bash", "input": {}}
-        delta = {"type": "input_json_delta", "partial_json": json.dumps({"command": turn.command})}
+    if isinstance(turn, ToolTurn | FetchTurn):
+        name, tool_input = (
+            ("Bash", {"command": turn.command})
+            if isinstance(turn, ToolTurn)
+            else ("WebFetch", {"url": turn.url, "prompt": turn.prompt})
+        )
+        block = {"type": "tool_use", "id": f"toolu_{call_id}", "name": name, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(tool_input)}
         stop = "tool_use"
     else:
         block = {"type": "text", "text": ""}
@@ -139,6 +172,8 @@ def openai_responses_events(
     events: list[tuple[str | None, dict[str, Any]]] = [
         ("response.created", {"type": "response.created", "response": response})
     ]
+    if isinstance(turn, FetchTurn):
+        raise TypeError("a FetchTurn is Claude Code's WebFetch: Anthropic Messages only")
     if isinstance(turn, ToolTurn):
         name, arguments = _openai_shell_call(tools, turn.command)
         item: dict[str, Any] = {
@@ -174,6 +209,8 @@ def _openai_usage() -> dict[str, Any]:
 
 
 def gemini_chunk(turn: Turn, call_id: str, model: str) -> dict[str, Any]:
+    if isinstance(turn, FetchTurn):
+        raise TypeError("a FetchTurn is Claude Code's WebFetch: Anthropic Messages only")
     if isinstance(turn, ToolTurn):
         part: dict[str, Any] = {
             "functionCall": {"name": "run_shell_command", "args": {"command": turn.command}}
@@ -219,7 +256,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"input_tokens": 10})
             return
         if path.endswith("/messages"):
-            turn = fake.next_turn() if _offers_tools(body) else TextTurn(text="ok")
+            turn = (
+                fake.next_turn() if _offers_tools(body) else TextTurn(text=fake.side_answer(body))
+            )
             self._stream(anthropic_events(turn, call_id, model))
         elif path.endswith("/responses"):
             turn = fake.next_turn() if _offers_tools(body) else TextTurn(text="ok")
