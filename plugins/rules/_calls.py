@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
 
@@ -74,6 +74,11 @@ HOST_PARAMS: Final = frozenset({"url", "urls", "host", "hostname", "domain", "ur
 """Params whose bare value (no scheme) is a host."""
 MAX_STRINGS: Final = 10_000
 """Strings looked at in one call's params (a bound on the work a hostile call can ask for)."""
+
+
+_SCALARS: Final = (str, int, float, type(None))
+"""Param values that hold no nested param (a bool is an int)."""
+_LOOKED_AT: Final = PATH_PARAMS.union(COMMAND_PARAMS)
 
 
 def canonical_tool(name: str) -> str:
@@ -146,6 +151,30 @@ class CallFacts:
     opaque: str | None = None
     script: Script | None = None
     cwd: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallMemo:
+    """What the readings of one call share (the own-state guard's and the rules'): its script's
+    analysis, resolved folders, each word's path forms. Made for one call and dropped with it,
+    never kept longer: a file or a symlink may change between two calls."""
+
+    scripts: dict[tuple[str | tuple[str, ...], str, str], Script] = field(default_factory=dict)
+    folders: dict[str, str] = field(default_factory=dict)
+    seen: dict[tuple[str, str, str], tuple[str, ...]] = field(default_factory=dict)
+
+    def script(self, command: str | list[str], *, cwd: str, home: str) -> Script:
+        """The analysis of ``command`` (a script or an argv), once per call: a script whose
+        analysis looked at files (a glob, a ``cd``) is not in the kit's cache."""
+        key = (command if isinstance(command, str) else tuple(command), cwd, home)
+        found = self.scripts.get(key)
+        if found is None:
+            if isinstance(command, str):
+                found = analyse_script(command, cwd=cwd, home=home)
+            else:
+                found = analyse_argv(command, cwd=cwd, home=home)
+            self.scripts[key] = found
+        return found
 
 
 def call_cwd(params: Mapping[str, Any], project: str) -> str:
@@ -225,6 +254,25 @@ def _nested_paths(value: Any, spec_paths: frozenset[str], budget: list[int]) -> 
             yield from _nested_paths(item, spec_paths, budget)
 
 
+def names_no_path(tool: str, params: Mapping[str, Any], spec: Any) -> bool:
+    """Whether a call of ``tool`` (canonical) can name no path: not an exec or file tool, no
+    command param with a script, no path param at any depth (nor one its schema marks)."""
+    if tool in EXEC_TOOLS or tool in FILE_TOOLS:
+        return False
+    keys = params.keys()
+    if (
+        spec is None
+        and keys.isdisjoint(_LOOKED_AT)
+        and all(isinstance(value, _SCALARS) for value in params.values())
+    ):
+        return True  # the usual call (a query, a url): flat, and no name to look at
+    if not keys.isdisjoint(COMMAND_PARAMS) and any(
+        isinstance(params.get(name), str) for name in COMMAND_PARAMS
+    ):
+        return False  # a shell command of another tool names paths (call_subject reads it)
+    return next(path_values(params, spec_path_params(spec), [MAX_STRINGS, 0]), None) is None
+
+
 def file_url_path(text: str) -> str | None:
     """The path a ``file://`` URL names (``file:///p``, ``file://localhost/p``, %-escapes
     decoded), as the shell analysis reads one; None for any other text."""
@@ -259,22 +307,19 @@ def call_facts(
     need_hosts: bool,
     need_paths: bool,
     programs: Container[str] = (),
+    memo: CallMemo | None = None,
 ) -> CallFacts:
     """The subjects of one call: an exec call's simple commands, or the call itself; an unknown
-    program's command is also read as a wrapper from each word in ``programs`` (the rules')."""
+    program's command is also read as a wrapper from each word in ``programs`` (the rules').
+    ``memo``: what this call's other readings found (none: a memo of this reading's own)."""
     if tool in EXEC_TOOLS:
         cwd = call_cwd(params, project)
         command, problem = command_of(params)
         if command is None:
             return CallFacts(exec_call=True, subjects=(), opaque=problem, cwd=cwd)
-        if isinstance(command, str):
-            script = analyse_script(command, cwd=cwd, home=home)
-        else:
-            script = analyse_argv(command, cwd=cwd, home=home)
-        # Resolved folders are shared by the commands of this call, never kept past it: a
-        # symlink may change between two calls.
-        folders: dict[str, str] = {}
-        seen: dict[tuple[str, str, str], tuple[str, ...]] = {}
+        memo = CallMemo() if memo is None else memo
+        script = memo.script(command, cwd=cwd, home=home)
+        folders, seen = memo.folders, memo.seen
         subjects = tuple(
             command_subject(c, need_paths, need_hosts, home=home, folders=folders, seen=seen)
             for c in (readings(script.commands, programs) if programs else script.commands)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ._argv import Tri, both
-from ._calls import EXEC_TOOLS, CallFacts, Subject, call_facts, canonical_tool
+from ._calls import EXEC_TOOLS, CallFacts, CallMemo, Subject, call_facts, canonical_tool
 from ._defaults import STRICTNESS, DecisionName
 from ._history import HistoryView, unless_gate
 from ._records import NO_MATCH, Chosen, CompiledRule, Evaluation, Hit, RuleTrace, Ruling, chosen
@@ -57,9 +57,11 @@ class RuleSet:
         *,
         rules: Chosen | None = None,
         history: HistoryView | None = None,
+        memo: CallMemo | None = None,
     ) -> Ruling:
         """The call's ruling; ``history`` answers ``session`` / ``from`` conditions (without
-        one, as in the config's own examples, they hold). Skips what cannot change it: a call
+        one, as in the config's own examples, they hold); ``memo``: what this call's other
+        readings found (the own-state guard's), never one of another call. Skips what cannot change it: a call
         naming nothing a rule could hold on, the paths and hosts no rule reads, the rules whose
         program is another (``explain`` looks at everything and must agree)."""
         picked = self.for_tool(tool_name) if rules is None else rules
@@ -82,6 +84,7 @@ class RuleSet:
             need_paths=picked.need_paths,
             need_hosts=picked.need_hosts,
             programs=picked.by_program,
+            memo=memo,
         )
         if not facts.exec_call and not picked.has_params and not picked.has_history:
             subject = facts.subjects[0]

@@ -27,6 +27,7 @@ holds the state (``rm -rf .``) counts for the programs that remove whole trees (
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -34,16 +35,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolhooks import ApprovalRequest, BeforeToolCallResult, emit
-from toolhooks.analysis import analyse_argv, analyse_script, command_paths, normalise_path
+from toolhooks.analysis import command_paths, normalise_path
 
 from ._calls import (
-    COMMAND_PARAMS,
-    PATCH_TOOLS,
-    PATH_PARAMS,
+    CallMemo,
     call_cwd,
     call_subject,
     canonical_tool,
     command_of,
+    names_no_path,
 )
 
 if TYPE_CHECKING:
@@ -126,6 +126,15 @@ class OwnState:
     names no state, whatever folder or symlink it is read from."""
     key_names: frozenset[str]
     """The last part of every key."""
+    state_prefixes: tuple[str, ...]
+    """What a path under a guarded folder or a database's journal starts with."""
+    guarded: tuple[str, ...]
+    """Every guarded path (files, folders, keys, asks): what a glob is matched against."""
+    may_name_state: re.Pattern[str]
+    """A glob character or one of ``markers``: one search over a command's words instead of
+    one ``in`` per word and marker (the guard runs on every exec call)."""
+    may_name_key: re.Pattern[str]
+    """The same for ``key_names``."""
 
     # -- what a path is ---------------------------------------------------------------------
 
@@ -133,14 +142,12 @@ class OwnState:
         """ "key", "state", "ask" or None for one absolute path (a glob's text included)."""
         if path in self.keys:
             return "key"
-        if path in self.files or any(path.startswith(f + "-") for f in self._databases()):
+        # a database's journal (labels.db-wal) or anything under a guarded folder
+        if path in self.files or path in self.folders or path.startswith(self.state_prefixes):
             return "state"
-        for folder in self.folders:
-            if path == folder or path.startswith(folder + "/"):
-                return "state"
         if path in self.asks:
             return "ask"
-        if any(ch in path for ch in "*?[") and self._glob_reaches(path):
+        if ("*" in path or "?" in path or "[" in path) and self._glob_reaches(path):
             return "state"
         return None
 
@@ -151,40 +158,37 @@ class OwnState:
         every = (*self.files, *self.folders, *self.keys)
         return any(p.startswith(prefix) and os.path.lexists(p) for p in every)
 
-    def _may_name(self, texts: list[str], names: frozenset[str]) -> bool:
-        """Whether a command's words could name one of ``names`` (a guarded path's last parts):
-        a word holding one, or a glob (its matches are found with the paths)."""
-        return any(
-            any(ch in text for ch in "*?[") or any(name in text for name in names)
-            for text in texts[1:]
-        )
+    @staticmethod
+    def _may_name(texts: list[str], pattern: re.Pattern[str]) -> bool:
+        """Whether a command's words could name a guarded path (``pattern``: one of its last
+        parts, or a glob, whose matches are found with the paths). The words are searched as
+        one text: NUL separates them, and no name holds one."""
+        return pattern.search("\x00".join(texts[1:])) is not None
 
     def basenames(self) -> frozenset[str]:
         """The last part of every guarded path (what a ``find -name`` test would select)."""
         every = (*self.files, *self.folders, *self.keys)
         return frozenset(os.path.basename(p) for p in every)
 
-    def _databases(self) -> Iterable[str]:
-        return (f for f in self.files if f.endswith(".db"))
-
     def _glob_reaches(self, pattern: str) -> bool:
-        from fnmatch import fnmatchcase
-
-        every = (*self.files, *self.folders, *self.keys, *self.asks)
-        return any(fnmatchcase(p, pattern) for p in every)
+        match = _glob_matcher(pattern)
+        return any(match(p) for p in self.guarded)
 
     # -- a call --------------------------------------------------------------------------------
 
-    def check(self, tool: str, params: Mapping[str, Any], spec: Any) -> Guarded | None:
-        """What ``protect_own_state`` says about one call (None: it touches no state)."""
+    def check(
+        self, tool: str, params: Mapping[str, Any], spec: Any, memo: CallMemo | None = None
+    ) -> Guarded | None:
+        """What ``protect_own_state`` says about one call (None: it touches no state);
+        ``memo``: what the call's other readings share with this one (see ``CallMemo``)."""
         tool = canonical_tool(tool)
         if tool == "exec":
             command, _ = command_of(params)
-            return None if command is None else self._command(command, params)
-        if not (PATH_PARAMS.intersection(params) or tool in PATCH_TOOLS) and not any(
-            isinstance(params.get(n), str) for n in COMMAND_PARAMS
-        ):
-            return None
+            if command is None:
+                return None
+            return self._command(command, params, CallMemo() if memo is None else memo)
+        if names_no_path(tool, params, spec):
+            return None  # a search, a fetch: nothing the guard could read (the usual call)
         subject = call_subject(tool, params, spec, self.project, self.home, True, False)
         reads = tool.rsplit("__", 1)[-1].lower().startswith(READ_TOOLS)
         found = [(p, self.kind(p)) for p in subject.paths]
@@ -208,26 +212,21 @@ class OwnState:
                 return False
         return True
 
-    def _command(self, command: str | list[str], params: Mapping[str, Any]) -> Guarded | None:
-        if self._plain(command if isinstance(command, str) else " ".join(command)):
+    def _command(
+        self, command: str | list[str], params: Mapping[str, Any], memo: CallMemo
+    ) -> Guarded | None:
+        text = command if isinstance(command, str) else " ".join(command)
+        if self._plain(text):
             return None
-        cwd = call_cwd(params, self.project)
-        if isinstance(command, str):
-            script = analyse_script(command, cwd=cwd, home=self.home)
-            text = command
-        else:
-            script = analyse_argv(command, cwd=cwd, home=self.home)
-            text = " ".join(command)
+        script = memo.script(command, cwd=call_cwd(params, self.project), home=self.home)
         if script.opaque is not None and any(name in text for name in self.names):
             return Guarded(
                 decision="deny",
                 reason="toolhooks guards its own state: a script it cannot see through "
                 "names it (protect_own_state)",
             )
-        folders: dict[str, str] = {}
-        seen: dict[tuple[str, str, str], tuple[str, ...]] = {}
         for one in script.commands:
-            guarded = self._simple(one, folders, seen)
+            guarded = self._simple(one, memo.folders, memo.seen)
             if guarded is not None:
                 return guarded
         return None
@@ -244,12 +243,12 @@ class OwnState:
         if cli is not None:
             return cli
         reads = _reads(one.program, texts) and not one.redirects
-        if reads and not self._may_name(texts, self.key_names):
+        if reads and not self._may_name(texts, self.may_name_key):
             return None  # a reader of no key: the paths it names need not be found
         removes = _removes(one.program, one.argv, self)
         # the program word stays first for _may_name: ``> file`` alone has none
         every = (texts or [""]) + [w.text or "" for w in one.redirects]
-        if not removes and not self._may_name(every, self.markers):
+        if not removes and not self._may_name(every, self.may_name_state):
             return None  # names nothing of the state: its paths need not be found
         paths = command_paths(one, home=self.home, folders=folders, seen=seen)
         found = [(p, self.kind(p)) for p in paths]
@@ -267,6 +266,14 @@ class OwnState:
                 "folder that holds it (protect_own_state)",
             )
         return guarded
+
+
+@functools.lru_cache(maxsize=256)
+def _glob_matcher(pattern: str) -> Callable[[str], re.Match[str] | None]:
+    """``fnmatchcase``'s test of ``pattern``, translated once (a pure function of the text)."""
+    from fnmatch import translate
+
+    return re.compile(translate(pattern)).match
 
 
 def _verdict(
@@ -318,8 +325,10 @@ def _removes(program: str | None, argv: Iterable[Any], state: OwnState) -> bool:
     whose name tests could select the state (none: every file it finds)."""
     if program in REMOVERS:
         return True
+    if program != "find":
+        return False
     words = [w.text or "" for w in argv]
-    if program != "find" or not FIND_ACTIONS.intersection(words):
+    if not FIND_ACTIONS.intersection(words):
         return False
     tests = [words[i + 1] for i, w in enumerate(words[:-1]) if w in FIND_NAME_TESTS]
     if not tests:
@@ -343,6 +352,8 @@ def _own_cli(program: str | None, texts: list[str]) -> list[str] | None:
     ``python -m toolhooks``, or through a runner), else None."""
     if program == "toolhooks":
         return texts[1:]
+    if "toolhooks" not in "\x00".join(texts):
+        return None  # the usual command: no word to take apart
     for i, text in enumerate(texts[1:], 1):
         if os.path.basename(text) == "toolhooks" and (
             texts[i - 1] in ("-m", "run", "exec", "--") or program in CLI_RUNNERS
@@ -466,6 +477,14 @@ def own_state(
     files |= settings_files
     folders |= settings_folders
     files -= asks
+    return _guard(project=project, home=home, files=files, folders=folders, keys=keys, asks=asks)
+
+
+def _guard(
+    *, project: str, home: str, files: set[str], folders: set[str], keys: set[str], asks: set[str]
+) -> OwnState:
+    """The guard of these paths, with what it derives from them once (the names a command's
+    words are searched for, the prefixes of what lies under a guarded path)."""
     names = (".toolhooks", "toolhooks.toml", "toolhooks.lock", "labels.db", "approvals.db")
     markers = frozenset(
         part
@@ -473,6 +492,8 @@ def own_state(
         for part in (os.path.basename(path), os.path.basename(os.path.dirname(path)))
         if part
     )
+    key_names = frozenset(os.path.basename(k) for k in keys)
+    databases = sorted(f + "-" for f in files if f.endswith(".db"))
     return OwnState(
         project=project,
         home=home,
@@ -482,8 +503,19 @@ def own_state(
         asks=frozenset(asks),
         names=names + tuple(sorted({os.path.basename(p) for p in files if "hooks" in p})),
         markers=markers,
-        key_names=frozenset(os.path.basename(k) for k in keys),
+        key_names=key_names,
+        state_prefixes=(*databases, *(f + "/" for f in sorted(folders))),
+        guarded=(*sorted(files), *sorted(folders), *sorted(keys), *sorted(asks)),
+        may_name_state=_any_of(markers),
+        may_name_key=_any_of(key_names),
     )
+
+
+def _any_of(names: frozenset[str]) -> re.Pattern[str]:
+    """A search for a glob character or any of ``names`` as a substring. A name that holds
+    another is left out (the shorter one finds it): fewer branches to try at each character."""
+    kept = [n for n in names if not any(o != n and o in n for o in names)]
+    return re.compile("|".join(["[*?[]", *(re.escape(n) for n in sorted(kept))]))
 
 
 def _settings(

@@ -18,8 +18,9 @@ from toolhooks import (
 )
 from toolhooks.stores import LabelStore
 
+from ._calls import CallMemo
 from ._config import RulesSettings
-from ._engine import RuleSet, default_project
+from ._engine import RuleSet, default_project, is_exec
 from ._labelling import label_result, store_getter, uses_history, view_for
 from ._load import load_rules
 from ._own_state import OwnState, guard_for
@@ -124,14 +125,19 @@ class RulesPlugin:
         rules = self.rules
         if rules is None:
             return None
+        # This call's analysis and resolved paths, shared by the guard and the rules, dropped
+        # with the call (the files may change before the next one).
+        memo = CallMemo() if is_exec(call.name) else None
         own = self._own
-        if own is not None and (guarded := own.check(call.name, call.params, call.spec)):
+        if own is not None and (guarded := own.check(call.name, call.params, call.spec, memo)):
             return guarded.result()
         chosen = rules.for_tool(call.name)
         if not chosen.rules:
             return None
         view = view_for(self._store_of, call) if chosen.has_history else None
-        ruling = rules.decide(call.name, call.params, call.spec, rules=chosen, history=view)
+        ruling = rules.decide(
+            call.name, call.params, call.spec, rules=chosen, history=view, memo=memo
+        )
         hit = ruling.hit
         if hit is None or ruling.decision in (None, "allow"):
             return None

@@ -9,15 +9,7 @@ from typing import Any, Final
 
 from toolhooks.kit import Wildcards
 
-from ._calls import (
-    COMMAND_PARAMS,
-    EXEC_TOOLS,
-    FILE_TOOLS,
-    MAX_STRINGS,
-    canonical_tool,
-    path_values,
-    spec_path_params,
-)
+from ._calls import EXEC_TOOLS, FILE_TOOLS, canonical_tool, names_no_path
 from ._records import Chosen
 
 GROUP_PREFIX: Final = "group:"
@@ -29,13 +21,7 @@ def names_nothing(tool_name: str, params: Mapping[str, Any], spec: Any, picked: 
     tool = canonical_tool(tool_name)
     if tool in EXEC_TOOLS or tool in FILE_TOOLS:
         return False
-    if not picked.need_paths:
-        return True
-    if not params.keys().isdisjoint(COMMAND_PARAMS) and any(
-        isinstance(params.get(name), str) for name in COMMAND_PARAMS
-    ):
-        return False  # a shell command of another tool names paths (call_subject reads it)
-    return next(path_values(params, spec_path_params(spec), [MAX_STRINGS, 0]), None) is None
+    return not picked.need_paths or names_no_path(tool, params, spec)
 
 
 def selects(

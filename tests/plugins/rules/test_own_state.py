@@ -200,6 +200,9 @@ def test_the_reason_names_the_guard_and_the_path(guarded):
         ("read", {"file_path": ".toolhooks/agentd.token"}),
         ("shell", {"command": "rm -rf .toolhooks"}),
         ("fs__delete_file", {"path": ".toolhooks/approvals.db"}),
+        # a path param at any depth, as the rules read one (a batch tool's list of operations)
+        ("fs__batch", {"ops": [{"op": "delete", "path": ".toolhooks/labels.db"}]}),
+        ("fs__batch", {"ops": [[{"file_path": "toolhooks.toml"}]]}),
     ],
 )  # fmt: skip
 def test_a_file_tool_that_writes_the_state_or_reads_a_key_is_denied(guarded, tool, params):
@@ -226,6 +229,21 @@ def test_a_symlink_to_the_state_made_earlier_is_followed(guarded):
     with runtime(guarded) as rt:
         assert exec_(rt, "rm innocent/labels.db") == "deny"
         assert decide(rt, "write", file_path="innocent/labels.db", content="") == "deny"
+
+
+def test_a_symlink_made_between_two_calls_is_seen_by_the_second(guarded):
+    """The guard and the rules share one call's resolved paths (``CallMemo``), never two
+    calls': the same command, cached by the analysis, is read again after the link changes."""
+    (guarded / "innocent").mkdir()
+    with runtime(guarded) as rt:
+        assert exec_(rt, "rm innocent/labels.db") == "allow"
+        assert exec_(rt, "cat notes") == "allow"
+        (guarded / "innocent").rmdir()
+        (guarded / "innocent").symlink_to(guarded / ".toolhooks")
+        (guarded / ".env").write_text("TOKEN=x")
+        (guarded / "notes").symlink_to(guarded / ".env")  # the starter's no-secrets
+        assert exec_(rt, "rm innocent/labels.db") == "deny"
+        assert exec_(rt, "cat notes") == "deny"
 
 
 def test_the_event_log_and_its_key_are_guarded_where_the_config_puts_them(guarded):
