@@ -659,6 +659,15 @@ ENVIRONMENT_HOSTS = frozenset(
 )
 """Variables naming a host programs talk to (proxies, package indexes): set by ``K=V cmd`` or
 earlier in the script (``export``, ``declare -x``), they count as each later command's hosts."""
+ENVIRONMENT_OWN_PREFIX = "TOOLHOOKS_"
+"""toolhooks' own variables (``TOOLHOOKS_CONFIG``, ``TOOLHOOKS_STATE_URL``): set earlier in the
+script, they count as each later command's ``K=V`` too, so the guard of toolhooks' state sees a
+nested agent started with another config (``export TOOLHOOKS_CONFIG=/dev/null; claude``)."""
+
+
+def carried(name: str) -> bool:
+    """Whether a variable set earlier in a script counts as each later command's ``K=V``."""
+    return name in ENVIRONMENT_HOSTS or name.startswith(ENVIRONMENT_OWN_PREFIX)
 
 
 def program(name: str) -> Program | None:

@@ -22,7 +22,7 @@ from ._limits import Budget, Limit
 from ._links import MAX_LINKS, symlinks_made
 from ._network import options_from_file
 from ._options import read_options
-from ._programs import ENVIRONMENT_HOSTS, MAX_URL_GLOBS, PROGRAMS, every_option, url_globs
+from ._programs import MAX_URL_GLOBS, PROGRAMS, carried, every_option, url_globs
 from ._readings import reads_as_wrapper
 from ._records import Command, Word, new_command
 from ._scope import MAX_CWDS, Scope
@@ -751,7 +751,10 @@ class Walker:
         words = tuple(scope.environment.values())
         unknown = next((w for w in words if w.text is None), None)
         if unknown is not None:
-            self.fail(f"a proxy or package index is set to a word not known: {unknown.source}")
+            self.fail(
+                f"a proxy, package index or toolhooks setting is set to a word not known: "
+                f"{unknown.source}"
+            )
         return words
 
     def _folders(
@@ -1174,7 +1177,7 @@ def _simple_parts(
 
 def _set_variable(scope: Scope, name: str, value: str | None) -> None:
     scope.vars[name] = value
-    if name in ENVIRONMENT_HOSTS:
+    if carried(name):
         text = None if value is None else f"{name}={value}"
         scope.environment[name] = Word(text=text, source=f"{name}= (set earlier)")
     if name == "IFS":

@@ -147,14 +147,23 @@ def _sudo(name: str, argv: tuple[Word, ...]) -> list[Seen]:
     ):
         return []
     chdir = _value(read, "-D", "--chdir")
-    if read.index >= len(argv):
+    start = read.index
+    # sudo [VAR=value]... COMMAND: the variables are set for the command, not its name
+    while (
+        start < len(argv)
+        and _NAME.match((argv[start].text or "").partition("=")[0])
+        and ("=" in (argv[start].text or ""))
+    ):
+        start += 1
+    assignments = argv[read.index : start]
+    if start >= len(argv):
         if _has(read, "-s", "--shell", "-i", "--login"):
             return [_shell_on_stdin(name, f"{name} -s")]
-        return []
-    inner = _inner(name, argv, read, read.index, chdir=chdir)
+        return [Seen(via=name, assignments=assignments)] if assignments else []
+    inner = _inner(name, argv, read, start, chdir=chdir, assignments=assignments)
     if _has(read, "-s", "--shell", "-i", "--login"):
         # sudo -s CMD...: the shell runs the words as its -c script ('rm -rf x' as one word too)
-        return [inner, Seen(via=f"{name} -s", script=_joined(argv[read.index :]), chdir=chdir)]
+        return [inner, Seen(via=f"{name} -s", script=_joined(argv[start:]), chdir=chdir)]
     return [inner]
 
 

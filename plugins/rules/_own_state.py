@@ -203,7 +203,7 @@ class OwnState:
         if any(ch in text for ch in "$`*?[{") or ".." in text:
             return False
         bare = text.replace("'", "").replace('"', "").replace("\\", "")
-        if "toolhooks" in bare or any(name in bare for name in self.markers):
+        if "toolhooks" in bare.lower() or any(name in bare for name in self.markers):
             return False
         for part in _SEPARATORS.split(bare):
             words = part.split()
@@ -362,9 +362,66 @@ def _own_cli(program: str | None, texts: list[str]) -> list[str] | None:
     return None
 
 
+PACKAGE_MANAGERS: Final = frozenset(
+    {"pip", "pip3", "pipx", "uv", "poetry", "pdm", "pipenv", "rye", "hatch", "conda", "mamba",
+     "micromamba", "easy_install"}
+)  # fmt: skip
+"""Programs that install, replace or remove Python distributions (run directly, as ``python -m
+pip``, or through a wrapper the analysis sees through)."""
+PACKAGE_VERBS: Final = frozenset(
+    {"install", "uninstall", "remove", "rm", "add", "upgrade", "reinstall", "inject", "uninject"}
+)
+_OWN_DISTRIBUTION: Final = re.compile(
+    r"(?:.*[/=])?toolhooks(?:[-_.][\w.-]*)?(?:\[[^\]]*\])?(?:\s*[<>=!~;@].*)?\Z", re.I
+)
+"""A requirement, path or URL naming one of toolhooks' distributions (``toolhooks==0.0.1``,
+``ToolHooks[web]``, ``toolhooks_mcp``, ``./toolhooks-fork``, ``git+https://host/x/toolhooks.git``)."""
+OWN_VARIABLE_PREFIX: Final = "TOOLHOOKS_"
+"""toolhooks' environment (``TOOLHOOKS_CONFIG``, ``TOOLHOOKS_STATE_URL``, ...): set for a program
+the agent starts (a nested agent, a hook), it points toolhooks at another config or state."""
+EXPORTERS: Final = frozenset({"export", "declare", "typeset", "local", "readonly", "env"})
+
+
+def _package_guard(one: Command, texts: list[str]) -> Guarded | None:
+    """A package manager installing, replacing or removing toolhooks itself: its hook would run
+    another toolhooks, or none."""
+    names = [os.path.basename(t) for t in texts]
+    at = next((i for i, n in enumerate(names) if n in PACKAGE_MANAGERS), None)
+    if at is None:
+        return None
+    verb = next((i for i in range(at + 1, len(texts)) if texts[i] in PACKAGE_VERBS), None)
+    if verb is None or not any(_OWN_DISTRIBUTION.match(t) for t in texts[verb + 1 :]):
+        return None
+    return Guarded(
+        decision="deny",
+        reason=f"toolhooks guards its own state: `{_clip(one.text)}` would install, replace or "
+        "remove toolhooks itself (protect_own_state)",
+    )
+
+
+def _environment_guard(one: Command, texts: list[str]) -> Guarded | None:
+    """A ``TOOLHOOKS_*`` variable set for what the command starts (``K=V cmd``, ``env K=V``,
+    ``export K=V``, ``declare -x K``): a nested agent's hook would read another config."""
+    named = [(w.text or w.source) for w in one.assignments]
+    if one.program in EXPORTERS:
+        named.extend(t for t in texts[1:] if not t.startswith("-"))
+    found = next((n for n in named if n.upper().startswith(OWN_VARIABLE_PREFIX)), None)
+    if found is None:
+        return None
+    return Guarded(
+        decision="deny",
+        reason=f"toolhooks guards its own state: `{_clip(one.text)}` runs with "
+        f"{found.split('=', 1)[0]} set, which points toolhooks at another config or state "
+        "(protect_own_state)",
+    )
+
+
 def _cli_guard(one: Command, texts: list[str]) -> Guarded | None:
     """toolhooks' own CLI, run by the agent, rewriting its hook settings or config or deciding
-    its approvals."""
+    its approvals; toolhooks itself installed or removed; its environment set."""
+    guarded = _package_guard(one, texts) or _environment_guard(one, texts)
+    if guarded is not None:
+        return guarded
     own = _own_cli(one.program, texts)
     if own is not None and _installs(one.argv):
         return Guarded(

@@ -239,3 +239,23 @@ def test_a_delete_option_reads_as_a_recursive_delete_of_what_it_deletes(script, 
 )
 def test_a_copy_that_deletes_nothing_here_reads_as_no_delete(script):
     assert not seen(script, ["rm"])
+
+
+def test_sudo_sets_its_variables_for_the_command_it_runs():
+    inner = [c for c in analyse("sudo -E FOO=1 BAR=2 rm -rf x").commands if c.via == ("sudo",)]
+    assert [c.program for c in inner] == ["rm"]
+    assert [w.text for w in inner[0].assignments] == ["FOO=1", "BAR=2"]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "export TOOLHOOKS_CONFIG=/dev/null; claude",
+        "declare -x TOOLHOOKS_STATE_URL=/dev/null; claude",
+        "TOOLHOOKS_CONFIG=/dev/null; claude",  # any assignment counts (set -a exports it)
+    ],
+)
+def test_toolhooks_variables_set_earlier_count_for_the_later_commands(script):
+    last = analyse(script).commands[-1]
+    assert last.program == "claude"
+    assert any((w.text or "").startswith("TOOLHOOKS_") for w in last.assignments)

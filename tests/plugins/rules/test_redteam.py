@@ -33,8 +33,6 @@ OPEN = {
     "that land in the folder",
     "case": "a case-insensitive file system (macOS, Windows) makes .ENV and TOOLHOOKS.TOML the "
     "guarded files: paths match case-sensitively",
-    "self": "toolhooks switched off from outside its files: its package uninstalled or replaced, "
-    "a nested agent started with TOOLHOOKS_CONFIG pointing elsewhere",
 }
 
 
