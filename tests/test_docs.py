@@ -10,8 +10,8 @@ GitHub shows nothing), say more:
   own. Keep these rare.
 
 A ```toml block holding only toolhooks tables (``[tools]``, ``[plugins]``, ``[approvals]``,
-``[state]``) is the ``toolhooks.toml`` of the Python blocks after it on the same page, as a
-reader who saves both files would have it. Examples in the docs are found in the built doctrees,
+``[state]``, ``[[rules]]``) is the ``toolhooks.toml`` of the Python blocks after it on the same
+page, as a reader who saves both files would have it. Examples in the docs are found in the built doctrees,
 so text a page includes from PLUGINS.md or a contrib README is run too.
 """
 
@@ -38,7 +38,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SPHINX = (sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html")
-CONFIG_TABLES = {"tools", "plugins", "approvals", "state"}
+CONFIG_TABLES = {"tools", "plugins", "approvals", "state", "rules"}
 OUTPUT = "docs-test: output"
 SKIP = "docs-test: skip"
 PAGES = sorted(

@@ -121,7 +121,9 @@ class RuleConfig(Conditions):
     """Unique among the rules; block reasons and approvals name it."""
     tools: Annotated[list[Text], Field(min_length=1)] = Field(default_factory=lambda: ["*"])
     """Tool names, ``*`` patterns (a pattern selects side-effect tools too), ``group:<name>``
-    (built-in or ``[tools.groups]``) and aliases (``bash`` is ``exec``); default every tool."""
+    (built-in or ``[tools.groups]``), ``tag:<name>`` (tools whose ToolSpec has the tag, as the
+    policy fence reads it: ``tag:side_effect`` also takes ``exec``, ``write``, ...) and aliases
+    (``bash`` is ``exec``); default every tool."""
     decision: DecisionName | None = None
     """``allow``, ``ask`` (an approval whose question is ``reason``) or ``deny``."""
     label: Label | None = None

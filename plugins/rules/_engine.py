@@ -18,7 +18,7 @@ from ._calls import EXEC_TOOLS, CallFacts, CallMemo, Subject, call_facts, canoni
 from ._defaults import STRICTNESS, DecisionName
 from ._history import HistoryView, unless_gate
 from ._records import NO_MATCH, Chosen, CompiledRule, Evaluation, Hit, RuleTrace, Ruling, chosen
-from ._tools import names_nothing, selects
+from ._tools import NO_TAGS, names_nothing, selects, tags_of, uses_tags
 
 NO_RULING: Final = Ruling(decision=None, hit=None)
 CACHE_SIZE: Final = 4096
@@ -34,19 +34,25 @@ class RuleSet:
     project: str
     home: str
     groups: Mapping[str, Sequence[str]]
-    _by_tool: dict[str, Chosen] = field(default_factory=dict)
+    _by_tool: dict[str | tuple[str, frozenset[str]], Chosen] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _by_tags: bool = field(init=False)
 
-    def for_tool(self, name: str) -> Chosen:
-        """The rules covering tool ``name`` and what they need of a call (cached per name)."""
-        found = self._by_tool.get(name)
+    def __post_init__(self) -> None:
+        self._by_tags = any(uses_tags(r.tools, self.groups) for r in self.rules)
+
+    def for_tool(self, name: str, tags: frozenset[str] = NO_TAGS) -> Chosen:
+        """The rules covering tool ``name`` (tagged ``tags``) and what they need of a call
+        (cached per name, and per name and tags when a rule selects tools by ``tag:``)."""
+        key: str | tuple[str, frozenset[str]] = (name, tags) if self._by_tags else name
+        found = self._by_tool.get(key)
         if found is None:
             tool = canonical_tool(name)
-            found = chosen(r for r in self.rules if selects(r.tools, name, tool, self.groups))
+            found = chosen(r for r in self.rules if selects(r.tools, name, tool, self.groups, tags))
             with self._lock:
                 if len(self._by_tool) >= CACHE_SIZE:
                     self._by_tool.clear()
-                self._by_tool[name] = found
+                self._by_tool[key] = found
         return found
 
     def decide(
@@ -64,7 +70,7 @@ class RuleSet:
         readings found (the own-state guard's), never one of another call. Skips what cannot change it: a call
         naming nothing a rule could hold on, the paths and hosts no rule reads, the rules whose
         program is another (``explain`` looks at everything and must agree)."""
-        picked = self.for_tool(tool_name) if rules is None else rules
+        picked = self.for_tool(tool_name, tags_of(spec)) if rules is None else rules
         if not picked.rules:
             return NO_RULING
         # No command, path or host to match: only a rule on params alone can hold, and one
@@ -102,7 +108,7 @@ class RuleSet:
     ) -> Ruling:
         """``decide``'s ruling with every rule's verdict on every subject (``traces``), and the
         call's paths and hosts found whether a rule needs them or not."""
-        picked = self.for_tool(tool_name)
+        picked = self.for_tool(tool_name, tags_of(spec))
         facts = call_facts(
             canonical_tool(tool_name),
             params,

@@ -18,6 +18,7 @@ from toolhooks.stores import LabelStore, result_tokens
 
 from ._engine import RuleSet
 from ._history import HistoryView
+from ._tools import tags_of
 
 RAN = frozenset({"ok", "error"})
 
@@ -34,7 +35,7 @@ def label_result(
     (its tokens would be followed by no ``from`` rule: fail closed)."""
     if result.status not in RAN:
         return None
-    picked = rules.for_tool(call.name)
+    picked = rules.for_tool(call.name, tags_of(call.spec))
     given: dict[str, list[str]] = {}
     if picked.labelling:
         view = HistoryView(store=store_of, session=session_key(call), params=call.params)

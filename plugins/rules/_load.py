@@ -119,6 +119,8 @@ def load_rules(
                 raise fail(
                     f"{where}: tools: unknown group {entry!r} (known groups: {known})", "tools"
                 )
+            if entry.startswith("tag:") and not entry.removeprefix("tag:").strip():
+                raise fail(f"{where}: tools: {entry!r} names no tag (tag:side_effect)", "tools")
         given = config.given()
         if not given and config.decision is not None:
             raise fail(
@@ -201,7 +203,7 @@ def example_call(
     ``read`` for path-like tables, else the first tool the rule names)."""
     if isinstance(example, str):
         return "exec", {"command": example}
-    named = [t for t in rule.tools if "*" not in t and not t.startswith("group:")]
+    named = [t for t in rule.tools if "*" not in t and not t.startswith(("group:", "tag:"))]
     if "command" in example or "cmd" in example:
         return "exec", example
     if named:

@@ -25,6 +25,7 @@ from ._labelling import label_result, store_getter, uses_history, view_for
 from ._load import load_rules
 from ._own_state import OwnState, guard_for
 from ._records import Hit, Ruling
+from ._tools import tags_of
 
 TITLE_LIMIT = 80
 DESCRIPTION_LIMIT = 512
@@ -131,7 +132,7 @@ class RulesPlugin:
         own = self._own
         if own is not None and (guarded := own.check(call.name, call.params, call.spec, memo)):
             return guarded.result()
-        chosen = rules.for_tool(call.name)
+        chosen = rules.for_tool(call.name, tags_of(call.spec))
         if not chosen.rules:
             return None
         view = view_for(self._store_of, call) if chosen.has_history else None
@@ -174,7 +175,8 @@ class RulesPlugin:
         if rules is None:
             return {"rules": 0, "decision": None}
         ruling = rules.explain(call.name, call.params, call.spec)
-        return explanation(rules, call.name, rules.for_tool(call.name).rules, ruling)
+        covering = rules.for_tool(call.name, tags_of(call.spec)).rules
+        return explanation(rules, call.name, covering, ruling)
 
 
 def block_reason(hit: Hit) -> str:
