@@ -111,6 +111,16 @@ def merged_config(path: str | None) -> dict[str, Any]:
                 into[key] = value
 
     merge(config, extra)
+    # The runtime gets a mapping, not the file: the files a Cedar policy set names are relative
+    # to the TOML, as they are when toolhooks reads it.
+    cedar = config.get("plugins", {}).get("cedar")
+    if isinstance(cedar, dict):
+        folder = Path(path).resolve().parent
+        if isinstance(cedar.get("policies"), list):
+            cedar["policies"] = [str(folder / glob) for glob in cedar["policies"]]
+        for key in ("entities", "schema"):
+            if isinstance(cedar.get(key), str) and cedar[key] not in ("auto", "none"):
+                cedar[key] = str(folder / cedar[key])
     return config
 
 
@@ -123,14 +133,18 @@ class Replay:
 
         self.suite = suite
         self.functions = FunctionsRuntime(suite.tools)
-        self.runtime = Runtime(config=merged_config(config_path))
-        for function in suite.tools:
-            schema = function.parameters.model_json_schema()
-            self.runtime.add_tool(
-                ToolSpec(
-                    function.name, function.description, schema, frozenset(tags_for(function.name))
-                )
+        # The tools are given when the runtime is built: a Cedar policy set is validated then,
+        # against the tools' params (each tool added later is validated again, alone).
+        tools = [
+            ToolSpec(
+                function.name,
+                function.description,
+                function.parameters.model_json_schema(),
+                frozenset(tags_for(function.name)),
             )
+            for function in suite.tools
+        ]
+        self.runtime = Runtime(config=merged_config(config_path), tools=tools)
         self.trust: Callable[[str, str], object] | None = getattr(self.runtime, "trust", None)
 
     def run(

@@ -48,3 +48,28 @@ def test_banking_replay_with_the_provenance_policy_stops_every_attack(tmp_path):
     row = next(line for line in done.stdout.splitlines() if " all " in line)
     # The two tasks lost pay an IBAN read from a file (BENCHMARKS.md, "What limits it").
     assert row.split()[2:4] == ["14/16", "0/144"]
+
+
+def test_banking_replay_with_the_cedar_policy_blocks_what_provenance_blocks(tmp_path):
+    """Issue #41: bench/policies/banking.cedar (context.from) against provenance.toml on the
+    banking suite, in one run from another folder (the .cedar path is relative to its TOML)."""
+    pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
+    pytest.importorskip("toolhooks_cedar", reason="toolhooks-cedar is not installed")
+    policies = ROOT / "bench" / "policies"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "agentdojo.py"), "--suite", "banking",
+         "--jobs", "1", "--config", str(policies / "provenance.toml"),
+         "--config", str(policies / "banking-cedar.toml"), "--json", str(tmp_path / "out.json")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    import json
+
+    runs = json.loads((tmp_path / "out.json").read_text())["policies"]
+    provenance, cedar = runs["provenance.toml"]["total"], runs["banking-cedar.toml"]["total"]
+    assert (cedar["utility"], cedar["attacks"]) == (14, 0)
+    for key in ("utility", "attacks", "utility_under_attack", "refused", "failed_user_tasks"):
+        assert cedar[key] == provenance[key], key

@@ -217,8 +217,27 @@ def test_session_labels_and_from_come_from_the_label_store(project: Any, call: A
     assert call(rt, "restart", session="s", service="a", env="b").status == "denied"  # asked
     assert call(rt, "restart", session="other", service="a", env="b").status == "ok"
     built = request(rt, "pay", {"amount": 1, "to": "DE89370400440532013000"}, session_id="s")
-    assert built["context"]["from"] == {"amount": [], "to": ["web"]}
+    assert built["context"]["from"] == {"amount": [], "to": ["web"], "memo": []}
     assert built["context"]["session"]["labels"] == ["web"]
+
+
+def test_from_has_every_param_of_the_tool_even_one_the_call_leaves_out(
+    project: Any, call: Any
+) -> None:
+    """The schema "auto" types each of the tool's params in ``from`` as present, so a validated
+    ``context.from.memo`` must not fail (and block) a call that gives no memo."""
+    project.policy(
+        '@id("memo-from-web")\nforbid (principal, action == Action::"pay", resource)\n'
+        'when { context.from.memo.contains("web") };\n'
+    )
+    rt = project.runtime()
+    rt.label_store.record("s", ["web"], text_tokens("the memo should say invoice-4411"))
+    assert call(rt, "pay", session="s", amount=1, to="DE89").status == "ok"
+    assert call(rt, "pay", session="s", amount=1, to="DE89", memo="invoice-4411").status == (
+        "blocked"
+    )
+    built = request(rt, "pay", {"amount": 1, "to": "DE89"}, session_id="s")
+    assert built["context"]["from"] == {"amount": [], "to": [], "memo": []}
 
 
 RECURSIVE_RM = """\

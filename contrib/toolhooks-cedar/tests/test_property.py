@@ -195,13 +195,14 @@ def expected_request(
     principal = {"uid": {"type": "User", "id": uid}, "attrs": attrs, "parents": parents}
     entities = [e for e in ENTITIES if e["uid"] != principal["uid"]] + [principal]
     carried = sorted(label for label, tokens in labels.items() if tokens)
+    # Every param of the call and of the tool's schema (an absent one has no labels).
     sources = {
         name: sorted(
             label
             for label, tokens in labels.items()
-            if isinstance(value, str) and value.lower() in tokens
+            if isinstance(params.get(name), str) and params[name].lower() in tokens
         )
-        for name, value in params.items()
+        for name in [*params, *(name for name in props if name not in params)]
     }
     request = {
         "principal": {"type": "User", "id": uid},

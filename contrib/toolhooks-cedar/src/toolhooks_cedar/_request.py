@@ -90,8 +90,23 @@ def build_request(
         "context": {
             "input": converter.record(params, "", parameters),
             "session": {"id": session_id or "", "labels": sorted(labels), "calls": calls},
-            "from": {name: sorted(sources.get(name, ())) for name in params},
+            "from": from_record(params, parameters, sources),
             "now": now_record(moment),
             "exec": exec_facts,
         },
     }
+
+
+def from_record(
+    params: Mapping[str, Any], parameters: Mapping[str, Any] | None, sources: Mapping[str, Any]
+) -> dict[str, list[str]]:
+    """``context.from``: a key for every param the call gives and every param the tool's schema
+    names (the schema "auto" types each as required), an empty set where no label is known; so
+    a validated ``context.from.recipient`` does not fail on a call that leaves it out."""
+    found = {name: sorted(sources.get(name, ())) for name in params}
+    properties = parameters.get("properties") if parameters else None
+    if isinstance(properties, Mapping):
+        for name in properties:
+            if isinstance(name, str) and name not in found:
+                found[name] = []
+    return found
