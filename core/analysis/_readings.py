@@ -235,6 +235,7 @@ def readings(commands: Iterable[Command], programs: Container[str]) -> tuple[Com
                     tuple(v - i for v in command.option_values if v > i),
                     command.cwds,
                     command.assignments,
+                    command.read_redirects,
                 )
             )
     return tuple(out)

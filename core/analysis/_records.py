@@ -27,6 +27,8 @@ class Command:
     folder the command could run in (a ``cd`` that may fail leaves two); ``cwd`` is the likeliest.
     ``assignments`` are the ``K=V`` words in effect for this command only (``K=V cmd``, ``env
     K=V cmd``). ``program`` is "" for a command of redirections alone (``> file``).
+    ``read_redirects`` holds the indexes of ``redirects`` opened for reading only (``< file``);
+    every other target may be written (``>``, ``>>``, ``<>``, ``&>``, a here-doc's nested one).
     """
 
     program: str | None
@@ -38,6 +40,7 @@ class Command:
     option_values: tuple[int, ...] = ()
     cwds: tuple[str, ...] = ()
     assignments: tuple[Word, ...] = ()
+    read_redirects: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,6 +66,7 @@ _command_fields = tuple(
         "option_values",
         "cwds",
         "assignments",
+        "read_redirects",
     )
 )
 
@@ -91,10 +95,11 @@ def new_command(
     option_values: tuple[int, ...],
     cwds: tuple[str, ...],
     assignments: tuple[Word, ...],
+    read_redirects: tuple[int, ...] = (),
 ) -> Command:
     """``Command(...)`` through the slot descriptors (see ``new_word``)."""
     command = _new(Command)
-    s_program, s_argv, s_redirects, s_cwd, s_via, s_text, s_values, s_cwds, s_assigned = (
+    s_program, s_argv, s_redirects, s_cwd, s_via, s_text, s_values, s_cwds, s_assigned, s_reads = (
         _command_fields
     )
     s_program(command, program)
@@ -106,6 +111,7 @@ def new_command(
     s_values(command, option_values)
     s_cwds(command, cwds)
     s_assigned(command, assignments)
+    s_reads(command, read_redirects)
     return command
 
 

@@ -106,6 +106,8 @@ class _Ctx(NamedTuple):
     stdin: str | None = None
     """Where stdin comes from: "pipe", "heredoc", "herestring", "file", or None (inherited)."""
     redirects: tuple[Word, ...] = ()
+    read_redirects: tuple[int, ...] = ()
+    """Indexes of ``redirects`` opened for reading only (``< file``)."""
     via: tuple[str, ...] = ()
     reparse: int = 0
     calls: frozenset[str] = frozenset()
@@ -268,10 +270,10 @@ class Walker:
     def _redirected(self, node: Node, scope: Scope, ctx: _Ctx) -> None:
         body = node.child_by_field_name("body")
         spill: list[list[Node]] = []
-        words, stdin, after = self.redirections(
+        words, stdin, after, reads = self.redirections(
             [c for c in node.children if c.type in _REDIRECT_NODES], scope, ctx, spill
         )
-        inner = ctx._replace(redirects=ctx.redirects + tuple(words), stdin=stdin or ctx.stdin)
+        inner = _redirected_ctx(ctx, words, reads, stdin)
         if body is not None and body.type == "command":
             starts = {c.start_byte for c in node.children if c.type in _REDIRECT_NODES}
             self.simple(body, scope, inner, spill, starts)
@@ -289,6 +291,7 @@ class Walker:
                     via=ctx.via,
                     text=_text(node),
                     cwds=scope.cwds,
+                    read_redirects=inner.read_redirects,
                 )
             )
         for child in node.children:
@@ -304,9 +307,9 @@ class Walker:
 
     def redirections(
         self, nodes: Sequence[Node], scope: Scope, ctx: _Ctx, spill: list[list[Node]]
-    ) -> tuple[list[Word], str | None, list[tuple[str, Node]]]:
-        """Redirection targets, where stdin then comes from, and the statements tree-sitter
-        hangs under a here-doc (``cat <<EOF | sh``).
+    ) -> tuple[list[Word], str | None, list[tuple[str, Node]], list[int]]:
+        """Redirection targets, where stdin then comes from, the statements tree-sitter hangs
+        under a here-doc (``cat <<EOF | sh``), and the indexes of the targets only read (``<``).
 
         tree-sitter-bash reads every word after a redirection's target as more targets
         (``rm >/dev/null -rf /``); bash passes them to the command, so they go to ``spill``.
@@ -314,6 +317,7 @@ class Walker:
         words: list[Word] = []
         stdin: str | None = None
         after: list[tuple[str, Node]] = []
+        reads: list[int] = []
         on_sub = self._on_sub(scope, ctx)
         for node in nodes:
             operator, operands = self._redirect_parts(node, scope, ctx, spill, words, after)
@@ -324,8 +328,11 @@ class Walker:
                 for group in _groups(operands):
                     build(group, scope, on_sub)
             else:
+                start = len(words)
                 stdin = _redirect_target(operator, operands, stdin, scope, on_sub, spill, words)
-        return words, stdin, after
+                if operator == "<":
+                    reads.extend(range(start, len(words)))
+        return words, stdin, after, reads
 
     def _redirect_parts(
         self,
@@ -366,8 +373,8 @@ class Walker:
         if child.type == "heredoc_body":
             self.walk(child, scope, ctx)
         elif child.type in _REDIRECT_NODES:
-            more, _, _ = self.redirections([child], scope, ctx, spill)
-            words.extend(more)
+            more, _, _, _ = self.redirections([child], scope, ctx, spill)
+            words.extend(more)  # counted as written, whatever their direction
         else:
             lead = child.children[0] if child.child_count else None
             if child.type == "pipeline" and lead is not None and lead.type in ("|", "|&"):
@@ -564,8 +571,8 @@ class Walker:
         prefix, words, redirects = _simple_parts(node, redirect_starts)
         on_sub = self._on_sub(scope, ctx)
         spill = list(spill)
-        targets, stdin, after = (
-            self.redirections(redirects, scope, ctx, spill) if redirects else ([], None, [])
+        targets, stdin, after, reads = (
+            self.redirections(redirects, scope, ctx, spill) if redirects else ([], None, [], [])
         )
         only_assignments = not words and not spill
         assignments = (
@@ -577,11 +584,7 @@ class Walker:
         for group in [*_groups(words), *spill] if spill else _groups(words):
             found = expand(group, scope, on_sub)
             argv.extend(found)
-        own = (
-            ctx._replace(redirects=ctx.redirects + tuple(targets), stdin=stdin or ctx.stdin)
-            if targets or stdin
-            else ctx
-        )
+        own = _redirected_ctx(ctx, targets, reads, stdin) if targets or stdin else ctx
         self._simple_command(node, argv, targets, assignments, scope, ctx, own)
         for operator, statement in after:
             piped = operator in ("|", "|&")
@@ -623,6 +626,7 @@ class Walker:
                     text=text,
                     cwds=scope.cwds,
                     assignments=assignments,
+                    read_redirects=own.read_redirects,
                 )
             )
 
@@ -700,6 +704,7 @@ class Walker:
                 option_values,
                 own_cwds,
                 assignments,
+                ctx.read_redirects,
             )
         )
         if program is None:
@@ -1109,6 +1114,18 @@ def _runs_or_reveals(name: str) -> bool:
         or name in PROGRAMS
         or name.rstrip("0123456789.-") in SHELLS
         or interpreter(name) is not None
+    )
+
+
+def _redirected_ctx(ctx: _Ctx, words: list[Word], reads: list[int], stdin: str | None) -> _Ctx:
+    """``ctx`` with more redirection targets (``reads``: the indexes among ``words`` only read)."""
+    before = len(ctx.redirects)
+    return ctx._replace(
+        redirects=ctx.redirects + tuple(words),
+        read_redirects=ctx.read_redirects + tuple(before + i for i in reads)
+        if reads
+        else ctx.read_redirects,
+        stdin=stdin or ctx.stdin,
     )
 
 

@@ -20,9 +20,10 @@ A ``pyproject.toml`` that holds the config asks instead: it is the project's fil
 How a call is read: a file tool's paths (``PATH_PARAMS``, patches) and, for a command, each
 simple command of the kit's analysis with the paths it names (``command_paths``). The analysis
 says which paths a command names, not which of them it writes; until it does, a command that
-names toolhooks' state is denied unless its program only reads (``READERS``), and a redirection
-counts as a write (its direction is not in the analysis either). Deleting or moving a folder that
-holds the state (``rm -rf .``) counts for the programs that remove whole trees (``REMOVERS``).
+names toolhooks' state is denied unless its program only reads (``READERS``) and every
+redirection it has only reads (``< file``, ``Command.read_redirects``); one that may write makes
+the command a writer. Deleting or moving a folder that holds the state (``rm -rf .``) counts for
+the programs that remove whole trees (``REMOVERS``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolhooks import ApprovalRequest, BeforeToolCallResult, emit
-from toolhooks.analysis import command_paths, normalise_path
+from toolhooks.analysis import command_paths
 
 from ._calls import (
     CallMemo,
@@ -242,23 +243,20 @@ class OwnState:
         cli = _cli_guard(one, texts)
         if cli is not None:
             return cli
-        reads = _reads(one.program, texts) and not one.redirects
-        if reads and not self._may_name(texts, self.may_name_key):
-            return None  # a reader of no key: the paths it names need not be found
-        removes = _removes(one.program, one.argv, self)
+        # `cat < toolhooks.toml` reads; a target it may write (`>`, `<>`, `> /dev/stdin`
+        # after `<`, which reopens the file read for writing) makes the whole command a writer
+        written = any(i not in one.read_redirects for i in range(len(one.redirects)))
+        reads = _reads(one.program, texts) and not written
         # the program word stays first for _may_name: ``> file`` alone has none
         every = (texts or [""]) + [w.text or "" for w in one.redirects]
+        if reads and not self._may_name(every, self.may_name_key):
+            return None  # a reader of no key: the paths it names need not be found
+        removes = _removes(one.program, one.argv, self)
         if not removes and not self._may_name(every, self.may_name_state):
             return None  # names nothing of the state: its paths need not be found
         paths = command_paths(one, home=self.home, folders=folders, seen=seen)
         found = [(p, self.kind(p)) for p in paths]
-        redirected = {
-            form
-            for word in one.redirects
-            if word.text
-            for form in normalise_path(word.text, cwd=one.cwd, home=self.home)
-        }
-        guarded = _verdict(one.text, found, reads=reads, written=redirected)
+        guarded = _verdict(one.text, found, reads=reads)
         if guarded is None and removes and any(self.holds_state(p) for p in paths):
             guarded = Guarded(
                 decision="deny",
@@ -281,7 +279,6 @@ def _verdict(
     found: list[tuple[str, str | None]],
     *,
     reads: bool,
-    written: set[str] | frozenset[str] = frozenset(),
 ) -> Guarded | None:
     asked: str | None = None
     for path, kind in found:
@@ -293,7 +290,7 @@ def _verdict(
                 reason=f"toolhooks guards its own state: `{_clip(shown)}` touches its key "
                 f"{path} (protect_own_state)",
             )
-        if reads and path not in written:
+        if reads:
             continue
         if kind == "state":
             return Guarded(

@@ -66,3 +66,25 @@ def test_a_glob_counts_as_itself_and_each_match(tmp_path):
     assert word.text == "*.env"
     assert word.alternatives == (str(tmp_path / "a.env"), str(tmp_path / "b.env"))
     assert str(tmp_path / "a.env") in command_paths(result.commands[0])
+
+
+def _directions(script: str) -> list[tuple[str, bool]]:
+    """(target, only read) for each redirection of the script's last command."""
+    last = analyse(script).commands[-1]
+    return [(w.text or "", i in last.read_redirects) for i, w in enumerate(last.redirects)]
+
+
+def test_a_redirection_says_whether_its_target_is_only_read():
+    assert _directions("cat < a") == [("a", True)]
+    assert _directions("< a cat") == [("a", True)]
+    assert _directions("cat 0< a") == [("a", True)]
+    assert _directions("cat < a > b") == [("a", True), ("b", False)]
+    assert _directions("cat > b < a") == [("b", False), ("a", True)]
+    assert _directions("cat >> b") == [("b", False)]
+    assert _directions("cat <> a") == [("a", False)]  # opened for reading and writing
+    assert _directions("cat &> a") == [("a", False)]
+    assert _directions("cat >| a") == [("a", False)]
+    # through a wrapper and from around a compound command, with the indexes kept in step
+    assert _directions("sudo cat < a 2> e") == [("a", True), ("e", False)]
+    assert _directions("{ cat; } < a > b") == [("a", True), ("b", False)]
+    assert _directions("{ cat < c; } > b") == [("b", False), ("c", True)]

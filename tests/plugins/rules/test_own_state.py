@@ -153,6 +153,16 @@ DENIED = [
     "toolhooks init --force",
     "python3 -m toolhooks hook install claude-code --undo",
     "pipx run toolhooks hook install claude-code --undo",
+    # a read by `<` is a read, but any target that may be written makes the command a writer
+    "cat < toolhooks.toml > toolhooks.toml",
+    "cat x < toolhooks.toml > /dev/stdin",  # reopens the file read for writing
+    "cat <> toolhooks.toml",
+    "cat < toolhooks.toml >> .toolhooks/labels.db",
+    "tee toolhooks.toml < notes.txt",
+    "cat notes.txt | tee -a toolhooks.toml",
+    "sed s/deny/allow/ < toolhooks.toml > toolhooks.toml",
+    "cat < .toolhooks/agentd.token",  # a key, read by redirection
+    "wc -c < .toolhooks/agentd.token",
 ]
 ALLOWED = [
     "cat toolhooks.toml",
@@ -168,6 +178,11 @@ ALLOWED = [
     "toolhooks approvals list",
     "python3 -m toolhooks doctor",
     "grep toolhooks init.py",
+    "cat < toolhooks.toml",
+    "grep -c rules < toolhooks.toml",
+    "wc -l < .claude/settings.json",
+    "< toolhooks.toml cat",
+    "cat < toolhooks.toml | grep rules",
 ]
 
 
