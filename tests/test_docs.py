@@ -17,7 +17,9 @@ so text a page includes from PLUGINS.md or a contrib README is run too.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
+import json
 import os
 import pickle
 import re
@@ -58,19 +60,33 @@ class Example:
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built once per test run: under pytest-xdist the workers share one build (the
+    first to get the lock builds, the others wait and read its result), so the 30-50 s build
+    is not paid once per worker."""
     require(
         importlib.util.find_spec("sphinx") is not None,
         "Sphinx is not installed (the docs extra, Python >= 3.11: pip install -r requirements-dev.txt)",
     )
-    out = tmp_path_factory.mktemp("docs")
-    done = subprocess.run(
-        [*SPHINX, str(DOCS), str(out / "html"), "-d", str(out / "doctrees")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stderr == "", done.stderr
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # Each worker's base temp is <run's temp>/popen-gwN: the parent is this run's alone.
+        out = tmp_path_factory.getbasetemp().parent / "docs"
+        out.mkdir(exist_ok=True)
+    else:
+        out = tmp_path_factory.mktemp("docs")
+    with (out / "build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        outcome = out / "outcome.json"
+        if not outcome.exists():
+            done = subprocess.run(
+                [*SPHINX, str(DOCS), str(out / "html"), "-d", str(out / "doctrees")],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            outcome.write_text(json.dumps({"returncode": done.returncode, "stderr": done.stderr}))
+        result = json.loads(outcome.read_text())
+    assert result["returncode"] == 0, result["stderr"]
+    assert result["stderr"] == "", result["stderr"]
     return out
 
 
