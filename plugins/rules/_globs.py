@@ -39,23 +39,28 @@ def prefix_word(pattern: str) -> Matcher:
     return lambda text: match(text) is not None
 
 
-def _segment(text: str) -> Matcher | None:
-    """One component's glob (``*``, ``?``, ``[...]``; never crosses ``/``); None for ``**``."""
+def _segment(text: str, fold: bool = False) -> Matcher | None:
+    """One component's glob (``*``, ``?``, ``[...]``; never crosses ``/``); None for ``**``.
+    ``fold``: letters match either case (a case-insensitive file system's reading)."""
     if text == "**":
         return None
     if not any(char in text for char in "*?["):
+        if fold:
+            folded = text.casefold()
+            return lambda name: name.casefold() == folded
         return text.__eq__
-    match = re.compile(fnmatch.translate(text.replace("**", "*")), re.S).match
+    flags = re.S | re.I if fold else re.S
+    match = re.compile(fnmatch.translate(text.replace("**", "*")), flags).match
     return lambda name: match(name) is not None
 
 
-def _segments(pattern: str) -> tuple[Matcher | None, ...]:
+def _segments(pattern: str, fold: bool = False) -> tuple[Matcher | None, ...]:
     """An absolute pattern's components; repeated ``**`` collapse (they match the same)."""
     out: list[Matcher | None] = []
     for part in pattern.split("/"):
         if not part or part == ".":
             continue
-        matcher = _segment(part)
+        matcher = _segment(part, fold)
         if matcher is None and out and out[-1] is None:
             continue
         out.append(matcher)
@@ -114,24 +119,29 @@ class PathGlobs:
         return known
 
 
-def path_globs(patterns: Iterable[str], *, project: str, home: str) -> PathGlobs:
+def path_globs(
+    patterns: Iterable[str], *, project: str, home: str, fold: bool = False
+) -> PathGlobs:
+    """``fold``: match letters in either case, as a case-insensitive file system (macOS,
+    Windows) opens ``.ENV`` for ``.env``; for the conditions that deny, ask or label, where
+    matching more fails closed (never for an exception or an allow rule, where it would not)."""
     full: list[tuple[Matcher | None, ...]] = []
     names: list[Matcher] = []
     for raw in patterns:
         pattern = raw.rstrip("/") or "/"
         if pattern == "~" or pattern.startswith("~/"):
-            full += [_segments(base + pattern[1:]) for base in _forms(home)]
+            full += [_segments(base + pattern[1:], fold) for base in _forms(home)]
         elif pattern.startswith("/") or pattern.startswith("**/"):
-            full.append(_segments(pattern))
+            full.append(_segments(pattern, fold))
         elif "/" not in pattern:
-            name = _segment(pattern)  # a name at any depth (and what is under it)
+            name = _segment(pattern, fold)  # a name at any depth (and what is under it)
             if name is None:
                 full.append((None,))
             else:
                 names.append(name)
         else:
             relative = pattern[2:] if pattern.startswith("./") else pattern
-            full += [_segments(f"{base}/{relative}") for base in _forms(project)]
+            full += [_segments(f"{base}/{relative}", fold) for base in _forms(project)]
     return PathGlobs(tuple(full), tuple(names))
 
 

@@ -141,7 +141,12 @@ def load_rules(
                 decision=config.decision,
                 reason=config.reason,
                 tools=tuple(config.tools),
-                when=Compiled(config, project=project, home=home),
+                when=Compiled(
+                    config,
+                    project=project,
+                    home=home,
+                    fold_case=config.decision != "allow",
+                ),
                 unless=unless,
                 config=config,
                 label=config.label,

@@ -26,7 +26,12 @@ Check = Callable[[Subject, Mapping[str, Any], Any], Found]
 class Compiled:
     """One Conditions table compiled: ``holds`` (a rule's) and ``every`` (its unless table's)."""
 
-    def __init__(self, conditions: Conditions, *, project: str, home: str) -> None:
+    def __init__(
+        self, conditions: Conditions, *, project: str, home: str, fold_case: bool = False
+    ) -> None:
+        """``fold_case``: paths match in either case (a rule that denies, asks or labels: on a
+        case-insensitive file system ``.ENV`` is ``.env``); never for an unless table or an
+        allow rule, which matching more would loosen."""
         self.prefix = None if conditions.command is None else Prefix(conditions.command)
         self.flags = None if conditions.flags is None else frozenset(conditions.flags)
         self.long_flags = tuple(f for f in conditions.flags or () if f.startswith("--"))
@@ -34,7 +39,7 @@ class Compiled:
         self.paths = (
             None
             if conditions.paths is None
-            else path_globs(conditions.paths, project=project, home=home)
+            else path_globs(conditions.paths, project=project, home=home, fold=fold_case)
         )
         self.hosts = None if conditions.hosts is None else host_glob(conditions.hosts)
         self.params: tuple[tuple[tuple[str, ...], Matcher], ...] | None = (

@@ -136,12 +136,21 @@ class OwnState:
     one ``in`` per word and marker (the guard runs on every exec call)."""
     may_name_key: re.Pattern[str]
     """The same for ``key_names``."""
+    folded: Mapping[str, str]
+    """Every guarded file and key, case-folded, with its kind ("key", "state", "ask"): a
+    case-insensitive file system (macOS, Windows) opens ``TOOLHOOKS.TOML`` for
+    ``toolhooks.toml``, so a path the exact lookups miss is looked up in either case."""
+    folded_prefixes: tuple[str, ...]
+    """``state_prefixes``, case-folded."""
 
     # -- what a path is ---------------------------------------------------------------------
 
     def kind(self, path: str) -> str | None:
         """ "key", "state", "ask" or None for one absolute path (a glob's text included)."""
         if path in self.keys:
+            return "key"
+        folded = path.casefold()
+        if self.folded.get(folded) == "key":
             return "key"
         # a database's journal (labels.db-wal) or anything under a guarded folder
         if path in self.files or path in self.folders or path.startswith(self.state_prefixes):
@@ -150,7 +159,10 @@ class OwnState:
             return "ask"
         if ("*" in path or "?" in path or "[" in path) and self._glob_reaches(path):
             return "state"
-        return None
+        kind = self.folded.get(folded)
+        if kind is None and folded.startswith(self.folded_prefixes):
+            return "state"
+        return kind
 
     def holds_state(self, path: str) -> bool:
         """Whether ``path`` is a folder that holds some of the state that exists (removing the
@@ -203,8 +215,8 @@ class OwnState:
         cached for a script that looks at files) is then left to the rules."""
         if any(ch in text for ch in "$`*?[{") or ".." in text:
             return False
-        bare = text.replace("'", "").replace('"', "").replace("\\", "")
-        if "toolhooks" in bare.lower() or any(name in bare for name in self.markers):
+        bare = text.replace("'", "").replace('"', "").replace("\\", "").lower()
+        if "toolhooks" in bare or any(name in bare for name in self.markers):
             return False
         for part in _SEPARATORS.split(bare):
             words = part.split()
@@ -271,7 +283,7 @@ def _glob_matcher(pattern: str) -> Callable[[str], re.Match[str] | None]:
     """``fnmatchcase``'s test of ``pattern``, translated once (a pure function of the text)."""
     from fnmatch import translate
 
-    return re.compile(translate(pattern)).match
+    return re.compile(translate(pattern), re.IGNORECASE).match  # a case-insensitive disk
 
 
 def _verdict(
@@ -541,7 +553,7 @@ def _guard(
     words are searched for, the prefixes of what lies under a guarded path)."""
     names = (".toolhooks", "toolhooks.toml", "toolhooks.lock", "labels.db", "approvals.db")
     markers = frozenset(
-        part
+        part.lower()
         for path in (*files, *folders, *keys, *asks)
         for part in (os.path.basename(path), os.path.basename(os.path.dirname(path)))
         if part
@@ -562,6 +574,14 @@ def _guard(
         guarded=(*sorted(files), *sorted(folders), *sorted(keys), *sorted(asks)),
         may_name_state=_any_of(markers),
         may_name_key=_any_of(key_names),
+        folded={
+            **{p.casefold(): "ask" for p in asks},
+            **{p.casefold(): "state" for p in (*files, *folders)},
+            **{p.casefold(): "key" for p in keys},
+        },
+        folded_prefixes=tuple(
+            p.casefold() for p in (*databases, *(f + "/" for f in sorted(folders)))
+        ),
     )
 
 
@@ -569,7 +589,8 @@ def _any_of(names: frozenset[str]) -> re.Pattern[str]:
     """A search for a glob character or any of ``names`` as a substring. A name that holds
     another is left out (the shorter one finds it): fewer branches to try at each character."""
     kept = [n for n in names if not any(o != n and o in n for o in names)]
-    return re.compile("|".join(["[*?[]", *(re.escape(n) for n in sorted(kept))]))
+    pattern = "|".join(["[*?[]", *(re.escape(n) for n in sorted(kept))])
+    return re.compile(pattern, re.IGNORECASE)  # TOOLHOOKS.TOML on a case-insensitive disk
 
 
 def _settings(

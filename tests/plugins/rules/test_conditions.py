@@ -310,3 +310,28 @@ def test_unless_flags_hold_when_every_option_given_is_listed(project):
             "git clean -$F": "ask",
         },
     )
+
+
+def test_paths_match_in_either_case_only_where_that_fails_closed(project):
+    """A case-insensitive file system opens ``.ENV`` for ``.env``: a rule that denies, asks or
+    labels matches paths in either case; an exception and an allow rule stay exact, since
+    matching more there would let more run (``SRC`` is another folder on Linux)."""
+    rules = [
+        {"id": "secrets", "paths": [".env*", "~/.ssh/**"], "decision": "deny",
+         "unless": {"paths": [".env.example"]}},
+        {"id": "src", "command": ["cat"], "paths": ["src/**"], "decision": "allow"},
+    ]  # fmt: skip
+    check(
+        project,
+        rules,
+        {
+            "cat .ENV": "deny",
+            "cat config/.Env.local": "deny",
+            "cat ~/.SSH/id_rsa": "deny",
+            "cat .env.example": "ask",  # excepted: no rule holds, unmatched
+            "cat .ENV.EXAMPLE": "deny",
+            "cat src/a.py": "allow",
+            "cat SRC/a.py": "ask",
+        },
+        unmatched="ask",
+    )

@@ -31,8 +31,6 @@ OPEN = {
     "into": "a program that writes into a folder (tar -x, unzip, cp -a SRC ., rsync DIR/ ./, git "
     "clean -x) may replace toolhooks' state there: the guard sees the paths named, not the names "
     "that land in the folder",
-    "case": "a case-insensitive file system (macOS, Windows) makes .ENV and TOOLHOOKS.TOML the "
-    "guarded files: paths match case-sensitively",
 }
 
 
