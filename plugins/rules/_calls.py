@@ -162,6 +162,9 @@ class CallMemo:
     scripts: dict[tuple[str | tuple[str, ...], str, str], Script] = field(default_factory=dict)
     folders: dict[str, str] = field(default_factory=dict)
     seen: dict[tuple[str, str, str], tuple[str, ...]] = field(default_factory=dict)
+    found: dict[tuple[int, str], tuple[str, ...]] = field(default_factory=dict)
+    """Each command's paths, by the command's identity: its script is kept in ``scripts``
+    for as long as the memo lives, so an id names one command."""
 
     def script(self, command: str | list[str], *, cwd: str, home: str) -> Script:
         """The analysis of ``command`` (a script or an argv), once per call: a script whose
@@ -174,6 +177,15 @@ class CallMemo:
             else:
                 found = analyse_argv(command, cwd=cwd, home=home)
             self.scripts[key] = found
+        return found
+
+    def paths(self, command: Command, *, home: str) -> tuple[str, ...]:
+        """``command_paths`` of a command of this call, once (the guard's and the rules')."""
+        key = (id(command), home)
+        found = self.found.get(key)
+        if found is None:
+            found = command_paths(command, home=home, folders=self.folders, seen=self.seen)
+            self.found[key] = found
         return found
 
 
@@ -319,9 +331,8 @@ def call_facts(
             return CallFacts(exec_call=True, subjects=(), opaque=problem, cwd=cwd)
         memo = CallMemo() if memo is None else memo
         script = memo.script(command, cwd=cwd, home=home)
-        folders, seen = memo.folders, memo.seen
         subjects = tuple(
-            command_subject(c, need_paths, need_hosts, home=home, folders=folders, seen=seen)
+            command_subject(c, need_paths, need_hosts, home=home, memo=memo)
             for c in (readings(script.commands, programs) if programs else script.commands)
         )
         return CallFacts(
@@ -336,9 +347,8 @@ def command_subject(
     need_paths: bool,
     need_hosts: bool,
     *,
-    home: str | None = None,
-    folders: dict[str, str] | None = None,
-    seen: dict[tuple[str, str, str], tuple[str, ...]] | None = None,
+    home: str,
+    memo: CallMemo,
 ) -> Subject:
     words: Sequence[Any] = command.argv[1:]
     unknown = any(word.text is None for word in words) or any(
@@ -346,16 +356,15 @@ def command_subject(
     )
 
     def paths() -> Items:
-        found = command_paths(command, home=home, folders=folders, seen=seen)
+        found = memo.paths(command, home=home)
         if command.program in PATCH_PROGRAMS:
             # Codex's `apply_patch PATCH` through the shell: the files the patch names
-            where = home or os.path.expanduser("~")
             found += tuple(
                 form
                 for word in words
                 if word.text
                 for name in patch_files(word.text)
-                for form in normalise_path(name, cwd=command.cwd, home=where)
+                for form in normalise_path(name, cwd=command.cwd, home=home)
             )
         return found
 

@@ -31,12 +31,11 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolhooks import ApprovalRequest, BeforeToolCallResult, emit
-from toolhooks.analysis import command_paths
 
 from ._calls import (
     CallMemo,
@@ -238,21 +237,19 @@ class OwnState:
                 reason="toolhooks guards its own state: a script it cannot see through "
                 "names it (protect_own_state)",
             )
+        # toolhooks' CLI, its distributions and its variables all hold "toolhooks" (any case):
+        # a script without it anywhere skips those checks for each of its commands
+        named = "toolhooks" in "\x00".join(_words_of(script.commands)).lower()
         for one in script.commands:
-            guarded = self._simple(one, memo.folders, memo.seen)
+            guarded = self._simple(one, memo, named)
             if guarded is not None:
                 return guarded
         return None
 
-    def _simple(
-        self,
-        one: Command,
-        folders: dict[str, str],
-        seen: dict[tuple[str, str, str], tuple[str, ...]],
-    ) -> Guarded | None:
-        """One simple command of a call's script."""
+    def _simple(self, one: Command, memo: CallMemo, named: bool) -> Guarded | None:
+        """One simple command of a call's script (``named``: the script holds "toolhooks")."""
         texts = [w.text or "" for w in one.argv]
-        cli = _cli_guard(one, texts)
+        cli = _cli_guard(one, texts) if named else None
         if cli is not None:
             return cli
         # `cat < toolhooks.toml` reads; a target it may write (`>`, `<>`, `> /dev/stdin`
@@ -266,7 +263,7 @@ class OwnState:
         removes = _removes(one.program, one.argv, self)
         if not removes and not self._may_name(every, self.may_name_state):
             return None  # names nothing of the state: its paths need not be found
-        paths = command_paths(one, home=self.home, folders=folders, seen=seen)
+        paths = memo.paths(one, home=self.home)
         found = [(p, self.kind(p)) for p in paths]
         guarded = _verdict(one.text, found, reads=reads)
         if guarded is None and removes and any(self.holds_state(p) for p in paths):
@@ -276,6 +273,13 @@ class OwnState:
                 "folder that holds it (protect_own_state)",
             )
         return guarded
+
+
+def _words_of(commands: Iterable[Command]) -> Iterator[str]:
+    """Every word of ``commands`` as the guard reads them: argv, redirections, assignments."""
+    for one in commands:
+        for word in (*one.argv, *one.redirects, *one.assignments):
+            yield word.text or word.source
 
 
 @functools.lru_cache(maxsize=256)
@@ -428,8 +432,11 @@ def _environment_guard(one: Command, texts: list[str]) -> Guarded | None:
 def _cli_guard(one: Command, texts: list[str]) -> Guarded | None:
     """toolhooks' own CLI, run by the agent, rewriting its hook settings or config or deciding
     its approvals; toolhooks itself installed or removed; its environment set."""
-    guarded = _package_guard(one, texts) or _environment_guard(one, texts)
-    if guarded is not None:
+    # Both toolhooks' CLI and its distributions are named "toolhooks" (any case): a command
+    # without it is left to the environment check alone, word by word checks skipped.
+    named = "toolhooks" in "\x00".join(texts).lower()
+    guarded = (_package_guard(one, texts) if named else None) or _environment_guard(one, texts)
+    if guarded is not None or not named:
         return guarded
     own = _own_cli(one.program, texts)
     if own is not None and _installs(one.argv):
