@@ -80,17 +80,47 @@ class _Category:
         return self.near(low, hits)
 
     def near(self, low: str, hits: list[tuple[int, str]]) -> list[re.Match[str]]:
-        """The matches of the patterns of each (offset, word) around that offset."""
+        """The matches of the patterns of each (offset, word) around that offset.
+
+        A word's windows that overlap are read in one pass (a log with "user" on every line
+        is read once, not once per line); a match counts when it lies inside one window."""
         found: dict[int, re.Match[str]] = {}
         size = len(low)
+        by_word: dict[str, list[tuple[int, int]]] = {}
         for at, word in hits:
+            window = (max(0, at - BEFORE), min(size, at + len(word) + AFTER))
+            by_word.setdefault(word, []).append(window)
+        for word, windows in by_word.items():
             pattern = self.pattern(word)
             if pattern is None:
                 continue
-            window = pattern.finditer(low, max(0, at - BEFORE), min(size, at + len(word) + AFTER))
-            for match in window:
-                found.setdefault(match.start(), match)
+            windows.sort()
+            for start, end, parts in _merged(windows):
+                for match in pattern.finditer(low, start, end):
+                    if parts is None or _inside(parts, match.start(), match.end()):
+                        found.setdefault(match.start(), match)
         return [found[start] for start in sorted(found)]
+
+
+def _merged(windows: list[tuple[int, int]]) -> list[tuple[int, int, list[tuple[int, int]] | None]]:
+    """Sorted windows joined where they overlap: (start, end, the windows joined, or None for
+    a window alone)."""
+    out: list[tuple[int, int, list[tuple[int, int]] | None]] = []
+    group = [windows[0]]
+    end = windows[0][1]
+    for window in windows[1:]:
+        if window[0] < end:
+            group.append(window)
+            end = max(end, window[1])
+            continue
+        out.append((group[0][0], end, group if len(group) > 1 else None))
+        group, end = [window], window[1]
+    out.append((group[0][0], end, group if len(group) > 1 else None))
+    return out
+
+
+def _inside(windows: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(a <= start and end <= b for a, b in windows)
 
 
 def _occurrences(low: str, word: str) -> list[int]:
@@ -167,9 +197,41 @@ def _agent_cues(low: str, words: set[str], cues: list[Cue]) -> list[Cue]:
     )  # fmt: skip
     kept = _together(hits, [cue[0] for cue in cues])
     out: list[Cue] = []
-    for topic in present:
-        mine = [(at, word) for at, t, word in kept if t == topic]
-        out += [(m.start(), m.end(), f"agent:{topic}") for m in _AGENT[topic].near(low, mine)]
+    # Without an override or an address, topics make a finding only three together: a stretch
+    # where fewer than three can still match is not read further (most text for people).
+    for stretch in [kept] if cues else _stretches(kept):
+        by_topic: dict[str, list[tuple[int, str]]] = {}
+        for at, topic, word in stretch:
+            by_topic.setdefault(topic, []).append((at, word))
+        matched: list[Cue] = []
+        topics = 0
+        unread = len(by_topic)
+        for topic, mine in sorted(by_topic.items(), key=lambda item: len(item[1])):
+            if not cues and topics + unread < AGENT_NEEDED:
+                break
+            unread -= 1
+            found = [(m.start(), m.end(), f"agent:{topic}") for m in _AGENT[topic].near(low, mine)]
+            topics += bool(found)
+            matched += found
+        if cues or topics >= AGENT_NEEDED:
+            out += matched
+    return out
+
+
+_REACH = GAP + 2 * (BEFORE + AFTER) + 64
+"""Hits this far apart can give matches within ``GAP`` of each other (a match lies within
+``BEFORE``/``AFTER`` of its word): the widest a passage can join them."""
+
+
+def _stretches(hits: list[tuple[int, str, str]]) -> list[list[tuple[int, str, str]]]:
+    """Sorted hits cut where two are more than ``_REACH`` apart: no passage spans a cut."""
+    out: list[list[tuple[int, str, str]]] = []
+    last = -_REACH - 1
+    for hit in hits:
+        if hit[0] - last > _REACH:
+            out.append([])
+        out[-1].append(hit)
+        last = hit[0]
     return out
 
 
