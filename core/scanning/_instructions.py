@@ -30,6 +30,7 @@ from ._instructions_lexicon import (
     DIRECTIVE,
     NOT_VOCATIVE,
     OVERRIDE,
+    OVERRIDE_OPENERS,
     OVERRIDE_WORDS,
     PUNCTUATION,
 )
@@ -145,6 +146,9 @@ _NOT_VOCATIVE = re.compile(NOT_VOCATIVE)
 _MENTION = re.compile(r"\b(?:like|such\s+as|e\.g\.|say|says|said|phrases?|wie|comme|como|tipo)\b")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 _SPLIT = str.maketrans(dict.fromkeys(PUNCTUATION, " "))
+_GLUED = tuple(sorted(word.capitalize() for word in OVERRIDE_OPENERS))
+"""An override's first word, capitalised, as it turns up glued to the word before it
+(``USAIgnore``): text pasted right after other text, a field's value written into a template."""
 
 Cue = tuple[int, int, str]
 Span = tuple[int, int]
@@ -296,6 +300,27 @@ def _topics_by_paragraph(group: list[Cue], low: str) -> list[set[str]]:
     return out
 
 
+def _unglued(text: str, low: str) -> str:
+    """``low`` with a space before each override verb glued to the word before it ("USAIgnore
+    your previous instructions" reads "US ignore ..."): the letter before it gives way, so the
+    offsets stay those of ``text``. Only a capitalised opener after a letter counts (one
+    substring search per opener): camelCase names in code (``ignorePreviousErrors``) stay."""
+    glued: list[int] = []
+    for opener in _GLUED:
+        at = text.find(opener, 1)
+        while at > 0:
+            end = at + len(opener)
+            if text[at - 1].isalpha() and (end == len(text) or not text[end].isalpha()):
+                glued.append(at - 1)
+            at = text.find(opener, end)
+    if not glued:
+        return low
+    chars = list(low)
+    for at in glued:
+        chars[at] = " "
+    return "".join(chars)
+
+
 def find_instructions(text: str) -> list[Finding]:
     """Passages that address the model or agent and tell it what to do (English, German,
     French, Spanish, Italian, Portuguese); one finding per passage, from its first cue to its
@@ -304,6 +329,7 @@ def find_instructions(text: str) -> list[Finding]:
     if len(low) != len(text):
         # A few characters lower-case to two (İ): keep the offsets of the text scanned.
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    low = _unglued(text, low)
     words = set(low.translate(_SPLIT).split())
     found: list[Finding] = []
     for group in _passages(_cues(low, words)):

@@ -199,6 +199,13 @@ OVERRIDE_WORDS = _words(
     "ignora ignoren olvida olvide olviden descarta descarte omite omita omiso nuevas nueva "
     "ahora ignorate dimentica dimenticate esqueça esqueca desconsidere"
 )
+OVERRIDE_OPENERS = _words(
+    "ignore disregard forget override bypass discard abandon "
+    "ignoriere ignorieren vergiss missachte verwirf ignorez oublie oubliez néglige négligez "
+    "ignora ignoren olvida olvide descarta descarte omite omita ignorate dimentica dimenticate "
+    "esqueça esqueca desconsidere"
+)
+"""The verbs an override starts with: looked for glued to the word before them too."""
 ADDRESSEE_WORDS = _words(
     "ai llm llms gpt chatgpt claude gemini copilot llama mistral chatbot chatbots assistant "
     "assistants agent agents model models language bot bots system sys inst information "
