@@ -8,7 +8,8 @@ The exporters are other distributions' (entry-point group ``toolhooks.rules.expo
 entry point named like the option: ``cedar = "toolhooks_cedar:export_rules"``): the language's
 facts (what the Cedar plugin puts in ``context``) belong to the plugin that defines them, and the
 core imports no add-on. An exporter is called as ``export(rules, settings=..., groups=...)``
-with the validated ``RuleConfig`` list, the ``RulesSettings`` and the tool groups, and returns
+with the validated rules (records with ``RuleConfig``'s fields, in order), the ``[plugins.rules]``
+settings (``RulesSettings``' fields) and the tool groups, and returns
 an object with ``text`` (the policy) and ``skipped`` (``(rule id or setting, why)`` pairs).
 """
 

@@ -9,6 +9,11 @@ process, callgrind).
 - ``Config = LazyConfig("pkg._config", "MyConfig")``: reading ``Plugin.Config`` imports the model.
   The loader builds such a class with no table of its own as ``Plugin()``, so the class must
   make ``Plugin()`` the same plugin as ``Plugin(Plugin.Config())``.
+- ``LazyConfig(..., check=function)``: a table that is given goes to ``function`` first, a
+  hand-written check of the plain shapes that returns the settings to build the plugin with, or
+  None when the model must decide (and word the error). A plugin whose table is usually given
+  (the rules plugin's ``[plugins.rules]``) then builds no model either
+  (docs/decisions/rules-hand-check.md).
 - ``config = ConfigOnRead()``: an instance that was given no config reads ``self.config`` as
   ``type(self).Config()``, built on the first read; afterwards (and when ``__init__`` assigned
   one) it is an ordinary instance attribute, at no cost to the hooks that read it.
@@ -30,9 +35,13 @@ M = TypeVar("M")
 class LazyConfig(Generic[M]):
     """A class attribute that is the model ``name`` of ``module``, imported when first read."""
 
-    def __init__(self, module: str, name: str) -> None:
+    def __init__(
+        self, module: str, name: str, *, check: Callable[[Mapping[str, Any]], Any] | None = None
+    ) -> None:
         self.module = module
         self.name = name
+        self.check = check
+        """The table's hand check: the settings, or None for the model to validate the table."""
         self._model: type[M] | None = None
 
     def __get__(self, instance: object, owner: type | None = None) -> type[M]:
@@ -61,6 +70,14 @@ class ConfigOnRead:
 def is_lazy(target: Any) -> bool:
     """True when ``target`` is a class whose ``Config`` is a :class:`LazyConfig` (not yet read)."""
     return isclass(target) and isinstance(getattr_static(target, "Config", None), LazyConfig)
+
+
+def hand_checked(target: Any, table: Mapping[str, Any]) -> Any | None:
+    """What the hand check of ``target``'s lazy ``Config`` makes of ``table`` (None: it has
+    none, or the model must validate the table)."""
+    lazy = getattr_static(target, "Config", None)
+    check = lazy.check if isinstance(lazy, LazyConfig) else None
+    return None if check is None else check(table)
 
 
 def lazy_exports(module: str, exports: Mapping[str, str]) -> Callable[[str], object]:

@@ -8,7 +8,7 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..config._lazy import is_lazy
+from ..config._lazy import hand_checked, is_lazy
 from ..config._settings import FRAMEWORK_KEYS, LoadedConfig, did_you_mean, keys_at
 from ..records._errors import PluginValidationError
 
@@ -37,8 +37,13 @@ def build(target: Any, name: str, config: LoadedConfig) -> Any:
     ``extra="forbid"``: a typo such as ``mdoe = "audit"`` or ``enabeld = false`` must not be
     silently ignored (the plugin would run, enforcing, while the file says otherwise).
     """
-    if is_lazy(target) and not own_table(target, name, config):
-        return target()  # its defaults: no model built (see config._lazy)
+    if is_lazy(target):
+        if not own_table(target, name, config):
+            return target()  # its defaults: no model built (see config._lazy)
+        if config_location(target, name) == ("plugins", name):
+            checked = hand_checked(target, config.plugin_settings(name)[1])
+            if checked is not None:
+                return target(checked)  # a table in its plain shapes: no model built either
     model = config_model(target)
     if not inspect.isclass(target) or model is None:
         if model is None:

@@ -1,5 +1,9 @@
 """``[plugins.rules]`` and one ``[[rules]]`` entry: pydantic models with ``extra="forbid"``.
 
+They define and document every key, but a policy in the plain shapes of a TOML file is read by
+the hand check of ``_tables`` without them: they are built only for a table it passes on, to
+read it or to word its error (docs/decisions/rules-hand-check.md).
+
 A rule's conditions are one model (``Conditions``) that both the rule and its ``unless`` table
 use, so a condition added later (``session``, ``from``) is one field here and one matcher in
 ``_match``.
@@ -7,16 +11,39 @@ use, so a condition added later (``session``, ``from``) is one field here and on
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._defaults import DEFAULTS, DecisionName
-from ._history import FromTable, Label
+
+Label = Annotated[str, Field(strict=True, min_length=1, max_length=128)]
 
 Text = Annotated[str, Field(strict=True, min_length=1, max_length=4096)]
 Word = Text | Annotated[list[Text], Field(min_length=1)]
 """One word of a command prefix: a glob (``*`` only), or a list of alternatives."""
+
+
+class FromTable(BaseModel):
+    """``from``: the labels, and optionally which params and which tokens count."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    labels: Annotated[list[Label], Field(min_length=1)]
+    """A token counts when it came from a result carrying one of these labels."""
+    params: Annotated[list[Label], Field(min_length=1)] | None = None
+    """Only these params' values count (dotted names for nested ones); default every param."""
+    only: Literal["hosts"] | None = None
+    """``"hosts"``: only tokens that name a host count (where a message or a fetch goes)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_list_is_the_labels(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"labels": [value]}
+        if isinstance(value, list):
+            return {"labels": value}
+        return value
 
 
 def _listed(value: Any) -> Any:

@@ -16,38 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 from toolhooks import ToolhooksError
 from toolhooks.stores import LabelStore, Provenance, names_host, value_tokens
 
 from ._argv import Found, Tri
 
-Label = Annotated[str, Field(strict=True, min_length=1, max_length=128)]
+if TYPE_CHECKING:
+    from ._tables import FromLabels
+
 MISSING: Final = object()
-
-
-class FromTable(BaseModel):
-    """``from``: the labels, and optionally which params and which tokens count."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    labels: Annotated[list[Label], Field(min_length=1)]
-    """A token counts when it came from a result carrying one of these labels."""
-    params: Annotated[list[Label], Field(min_length=1)] | None = None
-    """Only these params' values count (dotted names for nested ones); default every param."""
-    only: Literal["hosts"] | None = None
-    """``"hosts"``: only tokens that name a host count (where a message or a fetch goes)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _a_list_is_the_labels(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return {"labels": [value]}
-        if isinstance(value, list):
-            return {"labels": value}
-        return value
 
 
 def history_given(conditions: Any) -> bool:
@@ -61,14 +40,14 @@ class History:
     """A conditions table's history conditions, compiled."""
 
     session: frozenset[str] | None = None
-    source: FromTable | None = None
+    source: FromLabels | None = None
     params: tuple[tuple[str, ...], ...] | None = None
 
     @classmethod
     def of(cls, conditions: Any) -> History | None:
         if not history_given(conditions):
             return None
-        source: FromTable | None = conditions.from_
+        source: FromLabels | None = conditions.from_
         session = conditions.session
         return cls(
             session=None if session is None else frozenset(session),

@@ -6,17 +6,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
 from toolhooks import ConfigError
 
-from ._config import Conditions, RuleConfig
 from ._defaults import DecisionName
 from ._engine import RuleSet
 from ._history import History
 from ._match import Compiled
 from ._records import CompiledRule
+from ._tables import RuleTable, checked_rule, rule_of
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 _HEADER = re.compile(r"^\s*\[\[\s*(?P<name>[^\]]+?)\s*\]\]")
 _TABLE = re.compile(r"^\s*\[\s*(?P<name>[^\]]+?)\s*\]")
@@ -106,10 +108,9 @@ def load_rules(
 
         if not isinstance(data, Mapping):
             raise fail(f"{where}: a rule must be a table ([[rules]])", None)
-        try:
-            config = RuleConfig.model_validate(data)
-        except ValidationError as exc:
-            raise _problem(exc, where, fail) from None
+        config = checked_rule(data)
+        if config is None:  # not in the plain shapes: the models decide, and word the error
+            config = _validated(data, where, fail)
         if config.id in seen:
             raise fail(f"{where}: the id {config.id!r} is taken by rules[{seen[config.id]}]", "id")
         seen[config.id] = index
@@ -168,7 +169,7 @@ def load_rules(
     return rules
 
 
-def _narrowed(config: RuleConfig) -> frozenset[str]:
+def _narrowed(config: RuleTable) -> frozenset[str]:
     """The kinds of item (``arg``, ``path``, ``host``) the rule and its unless table both name
     (``CompiledRule.narrowed``)."""
     unless = config.unless
@@ -182,6 +183,19 @@ def _narrowed(config: RuleConfig) -> frozenset[str]:
     return frozenset(kind for kind, (own, other) in both.items() if own and other)
 
 
+def _validated(data: Any, where: str, fail: Callable[[str, str | None], ConfigError]) -> RuleTable:
+    """The rule as ``RuleConfig`` reads it (pydantic is imported only here), or its first
+    problem as a ConfigError."""
+    from pydantic import ValidationError
+
+    from ._config import RuleConfig
+
+    try:
+        return rule_of(RuleConfig.model_validate(data))
+    except ValidationError as exc:
+        raise _problem(exc, where, fail) from None
+
+
 def _problem(
     exc: ValidationError, where: str, fail: Callable[[str, str | None], ConfigError]
 ) -> ConfigError:
@@ -191,6 +205,8 @@ def _problem(
     shown = ".".join(loc)
     if problem["type"] == "extra_forbidden":
         import difflib  # only for a mistake in the config
+
+        from ._config import Conditions, RuleConfig
 
         fields = RuleConfig.model_fields if len(loc) == 1 else Conditions.model_fields
         close = difflib.get_close_matches(loc[-1], sorted(fields), n=1, cutoff=0.6)

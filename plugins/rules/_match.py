@@ -16,18 +16,18 @@ from typing import Any, Final
 
 from ._argv import NO, Found, Parsed, Prefix, Tri, both, parse_words
 from ._calls import Subject
-from ._config import Conditions
 from ._globs import Matcher, host_glob, path_globs, word_glob
+from ._tables import ConditionsTable
 
 Check = Callable[[Subject, Mapping[str, Any], Any], Found]
 """One condition: (subject, params, the kinds to collect or the items to read over) -> Found."""
 
 
 class Compiled:
-    """One Conditions table compiled: ``holds`` (a rule's) and ``every`` (its unless table's)."""
+    """One conditions table compiled: ``holds`` (a rule's) and ``every`` (its unless table's)."""
 
     def __init__(
-        self, conditions: Conditions, *, project: str, home: str, fold_case: bool = False
+        self, conditions: ConditionsTable, *, project: str, home: str, fold_case: bool = False
     ) -> None:
         """``fold_case``: paths match in either case (a rule that denies, asks or labels: on a
         case-insensitive file system ``.ENV`` is ``.env``); never for an unless table or an

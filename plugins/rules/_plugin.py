@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolhooks import (
     AfterToolCallResult,
@@ -16,16 +16,20 @@ from toolhooks import (
     emit,
     hookimpl,
 )
+from toolhooks.kit import LazyConfig
 from toolhooks.stores import LabelStore
 
 from ._calls import CallMemo
-from ._config import RulesSettings
 from ._engine import RuleSet, default_project, is_exec
 from ._labelling import label_result, store_getter, uses_history, view_for
 from ._load import load_rules
 from ._own_state import OwnState, guard_for
 from ._records import Hit, Ruling
+from ._tables import DEFAULT_OPTIONS, RulesOptions, checked_options, options_of
 from ._tools import tags_of
+
+if TYPE_CHECKING:
+    from ._config import RulesSettings
 
 TITLE_LIMIT = 80
 DESCRIPTION_LIMIT = 512
@@ -42,12 +46,15 @@ class RulesPlugin:
     # DESIGN.md: right after the fence. loop_detection has the same priority; equal priorities
     # keep registration order and the built-ins register by name, so it runs just before rules.
     priority: ClassVar[int] = 9_000
-    # Built only when the plugin is, and the plugin is loaded only when a [[rules]] entry exists.
-    Config: ClassVar[type[RulesSettings]] = RulesSettings
+    # Read only when a [plugins.rules] table is not in its plain shapes (its hand check, in
+    # _tables, passed it on): the model then validates it and words the error.
+    Config = LazyConfig["RulesSettings"](
+        f"{__package__}._config", "RulesSettings", check=checked_options
+    )
 
     def __init__(
         self,
-        config: RulesSettings | Mapping[str, Any] | None = None,
+        config: RulesOptions | RulesSettings | Mapping[str, Any] | None = None,
         *,
         rules: Sequence[Mapping[str, Any]] | None = None,
         project: str | None = None,
@@ -57,10 +64,11 @@ class RulesPlugin:
         read from the runtime's config). ``project`` (default: the config file's folder, else the
         working directory) anchors relative paths; ``home`` defaults to ``~``."""
         if config is None:
-            config = RulesSettings()
-        elif not isinstance(config, RulesSettings):
-            config = RulesSettings.model_validate(config)
-        self.config = config
+            config = DEFAULT_OPTIONS
+        elif not isinstance(config, RulesOptions):
+            checked = checked_options(config) if isinstance(config, Mapping) else None
+            config = checked or options_of(self.Config.model_validate(config))
+        self.config: RulesOptions = config
         self._given = None if rules is None else list(rules)
         self._project = project
         self._home = home

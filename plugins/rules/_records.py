@@ -15,10 +15,10 @@ from typing import Final
 
 from ._argv import Found, Tri
 from ._calls import CallFacts
-from ._config import RuleConfig
 from ._defaults import DecisionName
 from ._history import History
 from ._match import Compiled
+from ._tables import RuleTable
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,7 +33,7 @@ class CompiledRule:
     tools: tuple[str, ...]
     when: Compiled
     unless: Compiled | None
-    config: RuleConfig
+    config: RuleTable
     label: str | None = None
     history: History | None = None
     """The rule's ``session`` / ``from`` conditions (None: it has none)."""

@@ -8,13 +8,15 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Mapping
+from typing import Any
 
 import pytest
 from toolhooks import ConfigError, Runtime
 from toolhooks.config import _settings as settings
 from toolhooks.config._defaults import APPROVALS_DEFAULTS, PLUGINS_DEFAULTS
 from toolhooks.config._settings import FRAMEWORK_KEYS, load_config
-from toolhooks.loading._build import config_model
+from toolhooks.kit import LazyConfig
+from toolhooks.loading._build import build, config_model
 from toolhooks.plugins.call_limits import CallLimitsConfig, CallLimitsPlugin
 from toolhooks.plugins.call_limits._defaults import DEFAULTS as LIMITS_DEFAULTS
 from toolhooks.plugins.event_log import EventLogConfig, EventLogPlugin
@@ -202,3 +204,29 @@ def test_a_present_core_table_is_still_validated_with_key_file_and_line(
     assert raised.value.line == line
     assert raised.value.file == str(config)
     assert message in str(raised.value)
+
+
+class _HandChecked:
+    """A plugin whose table goes to a hand check first (``LazyConfig(check=...)``)."""
+
+    name = "hand_checked"
+    Config = LazyConfig[Any]("toolhooks.plugins.rules._config", "RulesSettings", check=lambda t: (
+        ("checked by hand", dict(t)) if t.get("unmatched") == "deny" else None
+    ))  # fmt: skip
+
+    def __init__(self, config: object = None) -> None:
+        self.config = config
+
+
+def test_a_hand_check_stands_in_for_the_model_of_a_given_table() -> None:
+    given = load_config({"plugins": {"hand_checked": {"unmatched": "deny"}}})
+    assert build(_HandChecked, "hand_checked", given).config == (
+        "checked by hand",
+        {"unmatched": "deny"},
+    )
+    passed_on = load_config({"plugins": {"hand_checked": {"unmatched": "ask"}}})
+    assert type(build(_HandChecked, "hand_checked", passed_on).config).__name__ == "RulesSettings"
+    mistaken = load_config({"plugins": {"hand_checked": {"unmatched": "maybe"}}})
+    with pytest.raises(ConfigError, match="unmatched"):
+        build(_HandChecked, "hand_checked", mistaken)
+    assert build(_HandChecked, "hand_checked", load_config({})).config is None  # no table

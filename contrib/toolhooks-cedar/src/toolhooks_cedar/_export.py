@@ -54,9 +54,9 @@ def export_rules(
     settings: Any = None,
     groups: Mapping[str, Sequence[str]] | None = None,
 ) -> RulesExport:
-    """``rules`` (validated ``RuleConfig`` tables, in order) as Cedar; ``settings`` the
-    ``[plugins.rules]`` table (``RulesSettings``), ``groups`` the tool groups (built-in and
-    ``[tools.groups]``)."""
+    """``rules`` (validated rule tables with ``RuleConfig``'s fields, in order) as Cedar;
+    ``settings`` the ``[plugins.rules]`` table (``RulesSettings``' fields), ``groups`` the tool
+    groups (built-in and ``[tools.groups]``)."""
     lines = [
         "// Cedar policies exported from [[rules]] by `toolhooks rules export --cedar`,",
         "// for the toolhooks cedar plugin ([plugins.cedar] policies). A rule Cedar cannot",
