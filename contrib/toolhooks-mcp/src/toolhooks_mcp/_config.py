@@ -204,6 +204,10 @@ class McpTable(_Strict):
     """How often an upstream is pinged, so a dead one leaves the list without a call."""
     health_timeout_s: Seconds = 10.0
     """A ping unanswered this long means the upstream hangs: it is restarted."""
+    max_message_mb: Annotated[float, Field(gt=0, le=4096, allow_inf_nan=False)] = 128.0
+    """The longest message (one line) a stdio upstream may send, in MB: a longer one fails the
+    call waiting for it and closes the connection (the server is restarted) rather than being
+    held in memory."""
     elicit: bool = Field(default=True, strict=True)
     """Ask the MCP client's user to approve (elicitation / input-required rounds)."""
     auth: AuthTable = Field(default_factory=AuthTable)

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import anyio
 import mcp_types as types
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
@@ -31,6 +31,7 @@ from pydantic import Discriminator, Tag, TypeAdapter
 from toolhooks import ToolError
 
 from ._config import McpTable, ServerTable
+from ._stdio import StdioTransport
 from ._tasks import TaskHandle
 
 if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
@@ -61,6 +62,7 @@ class Upstream:
         self.settings = settings
         self._changed = changed
         self.client: Client | None = None
+        self._stdio: StdioTransport | None = None
         self.tools: dict[str, types.Tool] = {}
         self.prompts: dict[str, types.Prompt] = {}
         self.resources: list[types.Resource] = []
@@ -85,10 +87,21 @@ class Upstream:
         if table.url is not None:
             return Client(http_transport(table.url, table.headers), cache=None)
         assert table.command is not None  # the config model guarantees one of the two
-        params = StdioServerParameters(
-            command=table.command, args=list(table.args), env=table.env or None, cwd=table.cwd
+        # Our own transport, not the SDK's stdio_client: its reader is quadratic in a line's
+        # length (docs/decisions/mcp-proxy.md).
+        self._stdio = StdioTransport(
+            name=self.name,
+            command=table.command,
+            args=list(table.args),
+            env=dict(table.env),
+            cwd=table.cwd,
+            max_line_bytes=int(self.settings.max_message_mb * 1_000_000),
         )
-        return Client(params, cache=None)
+        return Client(self._stdio, cache=None)
+
+    def _cut_off(self) -> str | None:
+        """Why the transport ended the connection itself (a message over the limit), if it did."""
+        return self._stdio.failure if self._stdio is not None else None
 
     async def supervise(self) -> None:
         """Connect, serve until the connection is lost, wait, reconnect; never returns."""
@@ -115,11 +128,11 @@ class Upstream:
                 if starting.cancelled_caught:
                     self.error = f"no answer within {self.settings.start_timeout_s:g} s"
             except Exception as exc:  # the proxy outlives whatever the upstream does
-                self.error = _describe(exc, self.settings.start_timeout_s)
+                self.error = self._cut_off() or _describe(exc, self.settings.start_timeout_s)
             except BaseException as exc:  # an ExceptionGroup from the transport's task group
                 if not isinstance(exc, BaseExceptionGroup) or exc.subgroup(Exception) is None:
                     raise
-                self.error = _describe(exc, self.settings.start_timeout_s)
+                self.error = self._cut_off() or _describe(exc, self.settings.start_timeout_s)
             finally:
                 was_up = self.client is not None
                 self.client = None
@@ -175,7 +188,7 @@ class Upstream:
             except MCPError as exc:
                 if not _closed(exc):
                     continue  # it answered, if only "no such method" (2026-07-28 has no ping)
-                self.error = "the connection closed"
+                self.error = self._cut_off() or "the connection closed"
                 return
             except Exception as exc:
                 if self.in_flight and isinstance(exc, TimeoutError):
@@ -215,8 +228,13 @@ class Upstream:
             ) from None
         except MCPError as exc:
             if _closed(exc):
-                self.error = self.error or f"the connection closed during a call to {tool}"
+                cut_off = self._cut_off()
+                self.error = (
+                    self.error or cut_off or f"the connection closed during a call to {tool}"
+                )
                 self._lost.set()
+                if cut_off is not None:
+                    raise ToolError(f"MCP server '{self.name}': {cut_off}") from None
                 raise ToolError(f"MCP server '{self.name}' died during the call ({exc})") from None
             raise ToolError(f"MCP server '{self.name}' refused the call: {exc}") from None
         finally:
@@ -272,8 +290,11 @@ class Upstream:
             ) from None
         except MCPError as exc:
             if _closed(exc):
-                self.error = self.error or f"the connection closed during {what}"
+                cut_off = self._cut_off()
+                self.error = self.error or cut_off or f"the connection closed during {what}"
                 self._lost.set()
+                if cut_off is not None:
+                    raise ToolError(f"MCP server '{self.name}': {cut_off}") from None
             raise ToolError(f"MCP server '{self.name}' refused {what}: {exc}") from None
         except ValueError as exc:  # an answer that is not what the protocol says
             raise ToolError(f"MCP server '{self.name}' answered {what} wrongly: {exc}") from None
