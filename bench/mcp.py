@@ -1,6 +1,7 @@
 """What the toolhooks MCP proxy adds to a tools/call, against the same call straight to the upstream.
 
-``python bench/mcp.py [--quick] [--rounds N] [--calls N] [--durability D] [--pins] [--json FILE]``
+``python bench/mcp.py [--quick] [--rounds N] [--calls N] [--durability D] [--pins] [--large MB]
+[--json FILE]``
 
 The upstream is one small MCP server (the SDK's low-level ``Server``) with item 2's ``read`` tool:
 ``read(path)`` returns about 200 characters. The proxy runs item 2's default pipeline (the policy,
@@ -36,6 +37,13 @@ it runs, plus ``rt.is_visible``; the upstream hop is the time in the SDK client'
 (the in-process client and the upstream server run inside it); the proxy's own work is the rest
 of the handler (who is calling, the route, the ``ToolCall``, reading the upstream's result into
 the pipeline and the ``CallToolResult`` built back). Medians over every call of the run.
+
+``--large MB`` (issue #44): one tools/call whose result is MB megabytes of text, from an upstream
+started over stdio, read four ways interleaved round by round: the SDK's ``Client`` with its own
+``stdio_client`` and with the proxy's transport (``toolhooks_mcp._stdio``), and through the proxy
+(in-process, the default pipeline, whose result budget trims the text) with the SDK's
+``stdio_client`` put back in place of its transport (the proxy before issue #44) and as it is.
+Wall clock and this process's CPU time per call (the upstream's own CPU is not counted).
 """
 
 from __future__ import annotations
@@ -60,6 +68,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.server import Server  # noqa: E402
 from pipeline import BODY, PATHS, config  # noqa: E402
 from toolhooks_mcp import Proxy  # noqa: E402
+from toolhooks_mcp._stdio import StdioTransport  # noqa: E402
 
 TARGET = 1.2
 PIPELINE_TARGET = 50e-6
@@ -84,6 +93,25 @@ def upstream() -> Server[Any]:
         return types.CallToolResult(content=[types.TextContent(text=f"# {path}\n{BODY}")])
 
     return Server("bench-upstream", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+BIG = types.Tool(
+    name="big",
+    description="A long text.",
+    input_schema={"type": "object", "properties": {"size": {"type": "integer"}}},
+    annotations=types.ToolAnnotations(read_only_hint=True),
+)
+
+
+def large_upstream() -> Server[Any]:
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[BIG])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        size = int((params.arguments or {}).get("size", 0))
+        return types.CallToolResult(content=[types.TextContent(text="x" * size)])
+
+    return Server("bench-large-upstream", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
 def proxy_config(
@@ -330,6 +358,64 @@ async def over_http(
     return samples
 
 
+LARGE = (
+    "SDK client, its stdio_client",
+    "SDK client, the proxy's transport",
+    "through the proxy, SDK stdio_client (before)",
+    "through the proxy (now)",
+)
+
+
+async def large_result(log_dir: str, megabytes: float, rounds: int) -> dict[str, Any]:
+    """Wall and CPU seconds per call of one MB-megabyte result, each contender each round."""
+    command = [sys.executable, os.path.abspath(__file__), "--serve-upstream", "large"]
+    size = int(megabytes * 1_000_000)
+    sdk = StdioServerParameters(command=command[0], args=command[1:])
+
+    def ours() -> StdioTransport:
+        return StdioTransport(
+            name="files",
+            command=command[0],
+            args=command[1:],
+            env={},
+            cwd=None,
+            max_line_bytes=2 * size + 1_000_000,
+        )
+
+    proxies = []
+    for label in ("before", "now"):
+        cfg = proxy_config(os.path.join(log_dir, label), command)
+        cfg["mcp"]["max_message_mb"] = 2 * megabytes + 1
+        proxies.append(Proxy(cfg))
+    for server in proxies[0].upstreams.values():
+        # The proxy as it was before issue #44: the SDK's own stdio transport.
+        server._client = lambda: Client(sdk, cache=None)  # type: ignore[method-assign]
+    samples: dict[str, Any] = {label: {"wall": [], "cpu": []} for label in LARGE}
+    async with AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(Client(sdk, cache=None)),
+            await stack.enter_async_context(Client(ours(), cache=None)),
+        ]
+        for proxy in proxies:
+            await stack.enter_async_context(proxy.running())
+            clients.append(
+                await stack.enter_async_context(Client(proxy.server, mode="legacy", cache=None))
+            )
+        tools = ["big", "big", "files__big", "files__big"]
+        contenders = list(zip(LARGE, clients, tools, strict=True))
+        for index in range(rounds + 1):  # round 0 warms up (with a small result)
+            shift = index % len(contenders)
+            for label, client, tool in contenders[shift:] + contenders[:shift]:
+                wall, cpu = time.perf_counter(), time.process_time()
+                result = await client.call_tool(tool, {"size": size if index else 1000})
+                wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+                assert not result.is_error, result.content
+                if index:
+                    samples[label]["wall"].append(wall)
+                    samples[label]["cpu"].append(cpu)
+    return samples
+
+
 def _toml(cfg: dict[str, Any], prefix: str = "") -> str:
     """The bench's config as TOML (tables of strings, numbers, booleans and lists only)."""
     scalars, tables = [], []
@@ -378,17 +464,29 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
                 "oauth": statistics.median(http["oauth"]),
             }
         )
+    if args.large:
+        with tempfile.TemporaryDirectory() as log_dir:
+            large = await large_result(log_dir, args.large, args.large_rounds)
+        rows.append(
+            {
+                "setup": f"a {args.large:g} MB result over stdio",
+                **{
+                    label: {kind: statistics.median(v) for kind, v in times.items()}
+                    for label, times in large.items()
+                },
+            }
+        )
     with tempfile.TemporaryDirectory() as log_dir:
         inside = await inside_proxy(log_dir, *sizes, args.pins)
     rows.append({"setup": "inside the proxy (thread CPU, in-process)", **inside})
     return rows
 
 
-def serve_upstream() -> None:
+def serve_upstream(kind: str) -> None:
     from mcp.server.stdio import stdio_server
 
     async def run() -> None:
-        server = upstream()
+        server = large_upstream() if kind == "large" else upstream()
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
@@ -397,7 +495,7 @@ def serve_upstream() -> None:
 
 if __name__ == "__main__":
     if "--serve-upstream" in sys.argv:
-        serve_upstream()
+        serve_upstream(sys.argv[-1])
         sys.exit(0)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run: 2 rounds of 5 calls")
@@ -416,6 +514,16 @@ if __name__ == "__main__":
         "--http", action="store_true", help="also a token against an OAuth JWT over HTTP"
     )
     parser.add_argument("--no-stdio", action="store_true", help="skip the stdio setup")
+    parser.add_argument(
+        "--large",
+        type=float,
+        default=0,
+        metavar="MB",
+        help="also time one result of MB megabytes over stdio (issue #44)",
+    )
+    parser.add_argument(
+        "--large-rounds", type=int, default=3, help="rounds of the --large setup (default 3)"
+    )
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
     if args.quick:
@@ -426,7 +534,8 @@ if __name__ == "__main__":
     print("| setup | direct | through the proxy | added | added / direct hop |")
     print("|---|---|---|---|---|")
     http = [row for row in rows if row["setup"] == "over HTTP"]
-    hops = [row for row in rows[:-1] if row["setup"] != "over HTTP"]
+    large = [row for row in rows if row["setup"].startswith("a ")]
+    hops = [row for row in rows[:-1] if row["setup"] != "over HTTP" and row not in large]
     inside = rows[-1]
     for row in hops:
         print(
@@ -441,6 +550,13 @@ if __name__ == "__main__":
         print("| a [[mcp.auth.tokens]] token | an OAuth JWT (verified once, cached) |")
         print("|---|---|")
         print(f"| {fmt(row['token'])} | {fmt(row['oauth'])} |")
+    for row in large:
+        setup = row["setup"]
+        print(f"\n## {setup[0].upper()}{setup[1:]}, one tools/call (median)\n")
+        print("| reader | wall | CPU (this process) |")
+        print("|---|---|---|")
+        for label in LARGE:
+            print(f"| {label} | {fmt(row[label]['wall'])} | {fmt(row[label]['cpu'])} |")
     print("\n## Inside the proxy, per tools/call (thread CPU clock, in-process, median)\n")
     print(
         "| the pipeline (rt.acall less the upstream, rt.is_visible) | the proxy's own work | the upstream hop |"

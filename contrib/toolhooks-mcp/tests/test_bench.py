@@ -32,12 +32,17 @@ def test_the_mcp_bench_can_write_the_log_on_each_call(tmp_path):
     assert "target (issue #22): the pipeline <= 50 µs per call: " in done.stdout
 
 
-def test_the_mcp_bench_runs_pinned_and_over_http(tmp_path):
-    """Issue #43: ``--pins`` (a lock pins the upstream) and ``--http`` (token against OAuth)."""
+def test_the_mcp_bench_runs_pinned_over_http_and_with_a_large_result(tmp_path):
+    """Issue #43: ``--pins`` (a lock pins the upstream) and ``--http`` (token against OAuth);
+    issue #44: ``--large`` (one big result, four readers), in the same process to save a start."""
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--no-stdio", "--pins", "--http"],
+        [sys.executable, str(BENCH), "--quick", "--no-stdio", "--pins", "--http",
+         "--large", "0.2", "--large-rounds", "1"],
         capture_output=True, text=True, cwd=tmp_path, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "| in-process, pinned |" in done.stdout and "| over stdio |" not in done.stdout
     assert "| a [[mcp.auth.tokens]] token | an OAuth JWT (verified once, cached) |" in done.stdout
+    assert "## A 0.2 MB result over stdio, one tools/call (median)" in done.stdout
+    for reader in ("its stdio_client", "the proxy's transport", "(before)", "(now)"):
+        assert f"{reader} | " in done.stdout

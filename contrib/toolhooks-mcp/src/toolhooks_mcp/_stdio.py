@@ -182,7 +182,7 @@ class StdioTransport:
                 else:
                     line = chunk[start:end]
                 start = end + 1
-                if line.strip():
+                if line and not line.isspace():  # not strip(): it would copy a line ending in \r
                     yield line
             if start < len(chunk):
                 pending.append(chunk[start:] if start else chunk)
@@ -259,8 +259,13 @@ async def stop(process: anyio.abc.Process) -> None:
     if not await _exited(process, STDIN_CLOSED_GRACE_S):
         await _end_group(process)
         if not await _exited(process, REAP_S):
+            # Only a process stuck in the kernel survives SIGKILL; waiting longer would hang
+            # the proxy. Its stdout is closed so that the reader stops.
             logger.warning("MCP server process %d survived SIGKILL; leaving it", process.pid)
-    # Closes the pipes (a child of the server may hold them open) and reaps the process.
+            with contextlib.suppress(OSError, anyio.BrokenResourceError):
+                await process.stdout.aclose()
+            return
+    # Closes the pipes (a child of the server may still hold them open) and reaps the process.
     with anyio.move_on_after(REAP_S):
         await process.aclose()
 
