@@ -313,3 +313,67 @@ def test_exec_facts_shape(project: Any) -> None:
     assert facts["opaque"] is False
     other = request(rt, "fetch", {"url": "u"})["context"]["exec"]
     assert other["programs"] == [] and other["opaque"] is False
+
+
+def test_a_call_is_decided_by_the_policies_its_action_can_meet(project: Any, call: Any) -> None:
+    """The slice of the set a call is evaluated against: policies scoped to other actions are
+    left out, and so are the context parts none of the rest names (Cedar's cost is mostly the
+    context); an error is still named after its own policy."""
+    project.policy(
+        '@id("late-restart") forbid (principal, action == Action::"restart", resource)\n'
+        "when { context.now.hour >= 0 };\n"
+        '@id("rm") forbid (principal, action == Action::"exec", resource)\n'
+        'when { context.exec.flags.contains("rm -r") };\n'
+        '@id("big") forbid (principal, action in [Action::"pay", Action::"fetch"], resource)\n'
+        "when { context.input has amount &&"
+        ' context.input.amount.greaterThan(decimal("500.0")) };\n'
+        '@id("overflow") forbid (principal, action == Action::"pay", resource)\n'
+        'when { context.input has memo && context.input.memo == "x" && 9223372036854775807 + 1 > 0 };\n'
+        '@id("anyone") forbid (principal, action, resource) when { context.session.calls > 99 };\n'
+    )
+    rt = project.runtime()
+    data = rt.get_plugin("cedar").data
+    pay = data.slice_for("pay")
+    assert sorted(p.name for p in pay.by_id.values()) == ["anyone", "big", "overflow"]
+    assert pay.parts == {"input", "session"} and not pay.reads_history
+    assert data.slice_for("fetch") is not pay and data.slice_for("nothing").parts == {"session"}
+    assert call(rt, "pay", amount=700, to="DE89").status == "blocked"
+    assert call(rt, "pay", amount=7, to="DE89").status == "ok"
+    failed = call(rt, "pay", amount=7, to="DE89", memo="x")
+    assert failed.status == "blocked" and "'overflow'" in failed.reason
+    assert call(rt, "restart", service="a", env="b").status == "blocked"
+    assert call(rt, "exec", command="rm -r src").status == "blocked"
+    assert call(rt, "exec", command="ls").status == "ok"
+
+
+def test_an_action_group_in_the_entities_file_keeps_in_scopes_whole(
+    project: Any, call: Any
+) -> None:
+    """``action in Action::"payments"`` reaches ``pay`` through the entities file: such a scope
+    cannot be read as naming its actions alone."""
+    project.policy(
+        '@id("no-payments") forbid (principal, action in Action::"payments", resource);\n'
+    )
+    project.entities(
+        [
+            {"uid": {"type": "Action", "id": "pay"}, "attrs": {},
+             "parents": [{"type": "Action", "id": "payments"}]},
+            {"uid": {"type": "Action", "id": "payments"}, "attrs": {}, "parents": []},
+        ]
+    )  # fmt: skip
+    rt = project.runtime(entities="entities.json", schema="none")
+    assert call(rt, "pay", amount=1, to="DE89").status == "blocked"
+    assert call(rt, "fetch", url="u").status == "ok"
+
+
+def test_a_policy_reading_the_whole_context_gets_all_of_it(project: Any, call: Any) -> None:
+    """Compared as a whole, the context must be the one DESIGN.md maps: nothing left out."""
+    project.policy(
+        '@id("exactly") forbid (principal, action == Action::"fetch", resource)\n'
+        'when { context == {"input": {"url": "u"}} };\n'
+    )
+    rt = project.runtime(schema="none")
+    assert rt.get_plugin("cedar").data.slice_for("fetch").parts == {
+        "input", "session", "from", "now", "exec"
+    }  # fmt: skip
+    assert call(rt, "fetch", url="u").status == "ok"

@@ -9,6 +9,7 @@ decision with ``default = "none"``, are no opinion (other plugins may still bloc
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -32,14 +33,27 @@ class Verdict:
     errors: tuple[str, ...] = ()
 
 
+NO_OPINION: Final = Verdict(decision=None)
+
+
 def decide(
-    data: PolicySetData, result: Any, default: str, request: dict[str, Any], entities: Any
+    data: PolicySetData,
+    result: Any,
+    default: str,
+    request: dict[str, Any],
+    entities: Any,
+    by_id: Mapping[str, Policy] | None = None,
 ) -> Verdict:
-    """The verdict for cedarpy's ``result`` on ``request`` (``entities``: its entity set)."""
-    errors = tuple(" ".join(str(e).split()) for e in result.diagnostics.errors)
-    if errors:
-        return _failed(data, errors)
-    reasons = [data.by_id[r] for r in result.diagnostics.reasons if r in data.by_id]
+    """The verdict for cedarpy's ``result`` on ``request`` (``entities``: its entity set;
+    ``by_id``: Cedar's ids of the policy set evaluated, default the whole set's)."""
+    ids = data.by_id if by_id is None else by_id
+    diagnostics = result.diagnostics
+    if diagnostics.errors:
+        return _failed(ids, tuple(" ".join(str(e).split()) for e in diagnostics.errors))
+    said = diagnostics.reasons
+    if not said and default != "deny":
+        return NO_OPINION  # no policy applied (Allow needs a permit, which would be a reason)
+    reasons = [ids[r] for r in said if r in ids]
     reasons.sort(key=lambda p: int(p.cedar_id.removeprefix("policy")))
     names = tuple(p.name for p in reasons)
     if result.decision.value == "Allow":
@@ -80,11 +94,11 @@ def _because(policy: Policy) -> str:
     )
 
 
-def _failed(data: PolicySetData, errors: tuple[str, ...]) -> Verdict:
+def _failed(by_id: Mapping[str, Policy], errors: tuple[str, ...]) -> Verdict:
     """An evaluation error: the policy it names counts as a matching forbid (fail closed)."""
     for error in errors:
         found = _POLICY_IN_ERROR.search(error)
-        policy = data.by_id.get(found.group(1)) if found else None
+        policy = by_id.get(found.group(1)) if found else None
         if policy is not None:
             detail = error.split(": ", 1)[-1]
             return Verdict(

@@ -77,23 +77,34 @@ def build_request(
     labels: frozenset[str] | set[str],
     calls: int,
     sources: Mapping[str, Any],
-    moment: datetime,
+    moment: datetime | None,
     exec_facts: Mapping[str, Any],
+    parts: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """The Cedar request of one call; raises ``Unrepresentable`` for a value Cedar cannot hold
-    (``parameters``: the tool's params JSON Schema, so a ``number`` param is a decimal)."""
-    converter = Converter()
+    (``parameters``: the tool's params JSON Schema, so a ``number`` param is a decimal).
+    ``parts``: the context's top-level keys to build (default all); ``moment`` may be None
+    when ``now`` is not one of them."""
+    # The params are converted even when no policy reads them: a value Cedar cannot hold
+    # blocks the call whatever the policies say (fail closed, the same for every set).
+    converted = Converter().record(params, "", parameters)
+    context: dict[str, Any] = {}
+    if parts is None or "input" in parts:
+        context["input"] = converted
+    if parts is None or "session" in parts:
+        context["session"] = {"id": session_id or "", "labels": sorted(labels), "calls": calls}
+    if parts is None or "from" in parts:
+        context["from"] = from_record(params, parameters, sources)
+    if parts is None or "now" in parts:
+        assert moment is not None
+        context["now"] = now_record(moment)
+    if parts is None or "exec" in parts:
+        context["exec"] = exec_facts
     return {
         "principal": {"type": "User", "id": who.id},
         "action": {"type": "Action", "id": tool},
         "resource": {"type": "Agent", "id": agent_id or DEFAULT_AGENT},
-        "context": {
-            "input": converter.record(params, "", parameters),
-            "session": {"id": session_id or "", "labels": sorted(labels), "calls": calls},
-            "from": from_record(params, parameters, sources),
-            "now": now_record(moment),
-            "exec": exec_facts,
-        },
+        "context": context,
     }
 
 
