@@ -69,6 +69,16 @@ _CHAIN: Final = re.compile(
     r"\b[^\W\d_]{0,4}\d[^\W_]*+"
     r"(?:[ ._-](?:[^\W\d_]{1,4}(?![^\W_])|[^\W\d_]*+\d[^\W_]*+))++"
 )
+# The same chains found from their first digit: a pattern that starts with ``\d`` is searched
+# for in C from digit to digit, where ``_CHAIN`` runs Python's matcher at every word boundary
+# (a third of a params' tokenising). The lookbehinds say what ``_CHAIN``'s start does: at most
+# four letters between the word's start and its first digit. tests/fleet/test_tokens.py holds
+# both to the same chains.
+_CHAIN_FROM_DIGIT: Final = re.compile(
+    r"\d(?<!\d\d)(?:(?<=(?<!\w)\d)"
+    + "".join(rf"|(?<=(?<!\w)[^\W\d_]{{{k}}}\d)" for k in range(1, 5))
+    + r")[^\W_]*+(?:[ ._-](?:[^\W\d_]{1,4}(?![^\W_])|[^\W\d_]*+\d[^\W_]*+))++"
+)
 _SEPARATOR: Final = re.compile(r"[ ._-]")
 MAX_JOINED: Final = 40
 """Characters of one joined identifier (an IBAN has at most 34)."""
@@ -143,9 +153,15 @@ _ESCAPED: Final = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 def _add(found: set[str], run: str) -> None:
     run = run.strip(_EDGES)
-    if len(run) < MIN_TOKEN:
-        return
-    found.add(run)
+    if len(run) >= MIN_TOKEN:
+        found.add(run)
+        if run[0] == "0" or "/" in run or ":" in run:
+            _add_forms(found, run)
+
+
+def _add_forms(found: set[str], run: str) -> None:
+    """The other forms of a token with leading zeros, a ``:`` or a ``/``: the digits without
+    the zeros, an IPv6 address compressed, the pieces between ``/`` and ``:``."""
     if run[0] == "0" and run.isdigit():
         _add_digits(found, run)
     if run.count(":") >= 2 and _V6_CANDIDATE.fullmatch(run) is not None:
@@ -191,12 +207,28 @@ def _runs(found: set[str], text: str) -> None:
     if text.isascii():
         # translate + split runs in C, several times faster than the regex (BENCHMARKS.md,
         # choices made for speed), and the same runs (ASCII \w is letters, digits and _).
+        add = found.add
         for run in text.translate(_ASCII_GAPS).split():
             if len(run) >= MIN_TOKEN:
-                _add(found, run)
+                run = run.strip(_EDGES)  # _add, inlined: most runs are a word or an id
+                if len(run) >= MIN_TOKEN:
+                    add(run)
+                    if run[0] == "0" or "/" in run or ":" in run:
+                        _add_forms(found, run)
         return
     for match in _RUN.finditer(text):
         _add(found, match.group())
+
+
+def _chains(text: str) -> list[str]:
+    """What ``_CHAIN.finditer`` finds, each chain from its word's start."""
+    out: list[str] = []
+    for match in _CHAIN_FROM_DIGIT.finditer(text):
+        start = match.start()
+        while start > 0 and text[start - 1].isalnum():  # the (at most four) letters before
+            start -= 1
+        out.append(text[start : match.end()])
+    return out
 
 
 def _joined(found: set[str], text: str) -> None:
@@ -204,8 +236,8 @@ def _joined(found: set[str], text: str) -> None:
     groups holding a digit at both ends, gives its whole join and the join of each run of groups
     that all hold a digit (``555 1234 or 555 9876`` gives both numbers), of 6 to 40 characters.
     """
-    for match in _CHAIN.finditer(text):
-        piece = _SEPARATOR.split(match.group())
+    for chain in _chains(text):
+        piece = _SEPARATOR.split(chain)
         while piece[-1].isalpha():  # a group of letters and digits holds a digit unless alpha
             piece.pop()
         if len(piece) < 2:

@@ -6,7 +6,10 @@ import sys
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from toolhooks.stores import names_host, result_tokens, text_tokens, value_tokens
+from toolhooks.stores._tokens import _CHAIN, _chains
 
 
 def test_every_format_character_of_this_python_is_removed() -> None:
@@ -110,3 +113,19 @@ def test_params_do_not_count_their_keys() -> None:
 )
 def test_names_host(token: str, host: bool) -> None:
     assert names_host(token) is host
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [*"ab cdXY0123456789 ._-_/@:\n", "é", "²", "\u0663", "ß", "DE89 ", "GB29 NWBK ", "  "]
+        ),
+        max_size=40,
+    ).map("".join)
+)
+def test_chains_are_found_from_their_digits_as_the_word_boundary_pattern_finds_them(
+    text: str,
+) -> None:
+    # _chains starts at each digit (a C search) instead of trying every word boundary.
+    assert _chains(text) == [m.group() for m in _CHAIN.finditer(text)]
