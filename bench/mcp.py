@@ -442,6 +442,8 @@ def summary(name: str, samples: dict[str, list[float]]) -> dict[str, float]:
 
 
 def fmt(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
     return f"{seconds * 1e6:.0f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
 
