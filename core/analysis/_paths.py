@@ -3,6 +3,7 @@ symlinks (both forms when they differ)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from urllib.parse import unquote
@@ -65,9 +66,15 @@ def normalise_path(
     return _forms(path, cwd, home, folders)
 
 
+@functools.lru_cache(maxsize=256)
+def _collapsed(folder: str) -> bool:
+    """Whether ``folder`` has no ``.``, ``..`` or ``//`` to collapse (text only: cached)."""
+    return _collapse(folder) == folder
+
+
 def _forms(path: str, cwd: str, home: str, folders: dict[str, str] | None) -> tuple[str, ...]:
     memo: dict[str, str] = {} if folders is None else folders
-    if "/" not in path and path not in _NOT_NAMES and _collapse(cwd) == cwd:
+    if "/" not in path and path not in _NOT_NAMES and _collapsed(cwd):
         return _name_forms(path, cwd, memo)
     absolute = posixpath.join(cwd, _home(path, home))
     forms = [_collapse(absolute)]
@@ -206,28 +213,33 @@ def command_paths(
     out: list[str] = []
     texts = _candidates(command)
     # curl -d @FILE, -F name=@FILE, -T: the file after the @ is read and sent
-    texts.extend(t[1:] for t in list(texts) if t.startswith("@") and len(t) > 1)
+    texts.extend([t[1:] for t in texts if t.startswith("@") and len(t) > 1])
     if command.program == "git":
         # git show REV:PATH reads PATH as of REV
         texts.extend(
-            t.split(":", 1)[1] for t in list(texts) if ":" in t and "://" not in t and t[0] != ":"
+            [t.split(":", 1)[1] for t in texts if ":" in t and "://" not in t and t[0] != ":"]
         )
-    for text in texts:
-        if text[:7].lower() == "file://":
-            # file:///path and file://localhost/path name a file
-            text = unquote(text[7:])
-            text = text[text.find("/") :] if "/" in text else ""
-        elif "://" in text:
-            continue  # a URL names a host, not a file
+    for text in dict.fromkeys(texts):  # a word named twice is read once
+        if ":" in text:
+            text = _file_url(text)
         if not text:
             continue
         for cwd in cwds:
             key = (text, cwd, home)
             forms = seen.get(key)  # normalise_path's own memo, without a call per word
             if forms is None:
-                forms = normalise_path(text, cwd=cwd, home=home, folders=folders, seen=seen)
+                forms = seen[key] = normalise_path(text, cwd=cwd, home=home, folders=folders)
             out.extend(forms)
     return tuple(dict.fromkeys(out))
+
+
+def _file_url(text: str) -> str:
+    """The path a ``file://`` URL names (``file:///p``, ``file://localhost/p``); "" for any
+    other URL (it names a host, not a file); other text as it is."""
+    if text[:7].lower() == "file://":
+        rest = unquote(text[7:])
+        return rest[rest.find("/") :] if "/" in rest else ""
+    return "" if "://" in text else text
 
 
 def word_texts(words: tuple[Word, ...]) -> tuple[str, ...]:

@@ -80,6 +80,8 @@ class Prefix:
             return False, -1
         if len(self.words) == 1:
             return True, 1
+        if not self._possible(argv):
+            return False, -1
         git = program == "git"
         last = len(self.words)
         # states[ai]: (prefix words matched, "--" seen) -> True (known) or None (an unknown
@@ -125,6 +127,17 @@ class Prefix:
             if best[0] is True:
                 break
         return best
+
+    def _possible(self, argv: Sequence[Any]) -> bool:
+        """Whether each later prefix word is some word of argv (or an unknown one): most
+        commands have none (`git status` against `push`), and the walk is skipped."""
+        for wanted in self.words[1:]:
+            for word in argv[1:]:
+                if word.text is None or wanted(word.text):
+                    break
+            else:
+                return False
+        return True
 
 
 def _better(a: tuple[Tri, int], b: tuple[Tri, int]) -> tuple[Tri, int]:

@@ -272,12 +272,12 @@ def names_no_path(tool: str, params: Mapping[str, Any], spec: Any) -> bool:
     if tool in EXEC_TOOLS or tool in FILE_TOOLS:
         return False
     keys = params.keys()
-    if (
-        spec is None
-        and keys.isdisjoint(_LOOKED_AT)
-        and all(isinstance(value, _SCALARS) for value in params.values())
-    ):
-        return True  # the usual call (a query, a url): flat, and no name to look at
+    if spec is None and keys.isdisjoint(_LOOKED_AT):
+        for value in params.values():  # a loop, not all(genexpr): this is every call's path
+            if not isinstance(value, _SCALARS):
+                break
+        else:
+            return True  # the usual call (a query, a url): flat, and no name to look at
     if not keys.isdisjoint(COMMAND_PARAMS) and any(
         isinstance(params.get(name), str) for name in COMMAND_PARAMS
     ):

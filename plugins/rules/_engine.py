@@ -75,12 +75,14 @@ class RuleSet:
             return NO_RULING
         # No command, path or host to match: only a rule on params alone can hold, and one
         # that holds takes the whole way below (its unless, its reason).
-        if (
-            not (picked.need_hosts or picked.has_history)
-            and names_nothing(tool_name, params, spec, picked)
-            and not any(r.when.params_hold(params) for r in picked.params_only)
+        if not (picked.need_hosts or picked.has_history) and names_nothing(
+            tool_name, params, spec, picked
         ):
-            return NO_RULING
+            for rule in picked.params_only:
+                if rule.when.params_hold(params):
+                    break
+            else:
+                return NO_RULING
         facts = call_facts(
             canonical_tool(tool_name),
             params,

@@ -159,11 +159,18 @@ class Compiled:
     def params_hold(self, params: Mapping[str, Any]) -> bool:
         """The ``params`` condition alone holds for ``params`` (the quick look of a call that
         names nothing else)."""
-        for path, matcher in self.params or ():
+        if self.params is None:
+            return False
+        for path, matcher in self.params:
             texts = param_texts(params, path)
-            if texts is None or not any(matcher(text) for text in texts):
+            if texts is None:
                 return False
-        return self.params is not None
+            for text in texts:
+                if matcher(text):
+                    break
+            else:
+                return False
+        return True
 
     def _params(self, params: Mapping[str, Any], every: bool) -> Found:
         assert self.params is not None
