@@ -251,6 +251,28 @@ def test_a_server_that_ignores_stdin_closing_but_not_sigterm_is_terminated():
     assert gone(anyio.run(main)["pid"])
 
 
+def test_a_cancelled_caller_still_stops_the_server():
+    """Shutdown is shielded: cancelling the task inside the transport waits out the server's
+    grace and its SIGTERM instead of leaving it running."""
+    code = """
+        out.write(note(pid=os.getpid())); out.flush()
+        sys.stdin.read()
+        time.sleep(600)
+    """
+
+    async def main():
+        pids = []
+        with anyio.CancelScope() as scope:
+            async with server(code) as (read, _write):
+                pids.append((await params_of(read))["pid"])
+                scope.cancel()
+                await anyio.sleep_forever()
+        assert scope.cancelled_caught
+        return pids[0]
+
+    assert gone(anyio.run(main))
+
+
 def _zombie(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
