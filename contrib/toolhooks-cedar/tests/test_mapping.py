@@ -377,3 +377,19 @@ def test_a_policy_reading_the_whole_context_gets_all_of_it(project: Any, call: A
         "input", "session", "from", "now", "exec"
     }  # fmt: skip
     assert call(rt, "fetch", url="u").status == "ok"
+
+
+def test_flags_are_read_as_rules_read_them(project: Any, call: Any) -> None:
+    """``-f;`` holds ``-f`` (every character of a single-dash word, as ``[[rules]]`` read it);
+    a program or first argument holding a space spells no joined fact."""
+    project.policy(
+        '@id("no-force") forbid (principal, action == Action::"exec", resource)\n'
+        'when { context.exec.flags.contains("git push -f") };\n'
+    )
+    rt = project.runtime()
+    assert call(rt, "exec", command="git push -f\\;").status == "blocked"
+    assert call(rt, "exec", command="git push -Df=x").status == "blocked"
+    assert call(rt, "exec", command='"git push" -f').status == "ok"
+    assert call(rt, "exec", command="git\\ push -f").status == "ok"
+    facts = request(rt, "exec", {"command": 'git "push x" -f'})["context"]["exec"]
+    assert "git -f" in facts["flags"] and not any("push x" in f for f in facts["flags"])

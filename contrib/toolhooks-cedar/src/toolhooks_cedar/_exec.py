@@ -8,8 +8,9 @@ operations: Cedar has no "for some element" over a set, so each fact is a flat s
   (``sudo rm -rf x`` runs ``sudo`` and ``rm``), as basenames.
 - ``subcommands``: ``"<program> <first argument>"`` for each command (``"git push"``).
 - ``flags``: ``"<program> <flag>"`` and ``"<program> <first argument> <flag>"`` for every option
-  (``-rf`` gives ``-r``, ``-f`` and ``-rf``; ``--force=x`` gives ``--force``; nothing after
-  ``--``): ``"rm -r"``, ``"git push --force"``.
+  (``-rf`` gives ``-r``, ``-f`` and ``-rf``, as ``[[rules]]`` read a single-dash word: it and
+  each of its characters; ``--force=x`` gives ``--force``; nothing after ``--``): ``"rm -r"``,
+  ``"git push --force"``. A program or first argument holding a space gives no joined fact.
 - ``args``: every non-option argument, as written after quote removal.
 - ``paths``: every path the commands touch, absolute (``..`` collapsed, ``~`` expanded, symlinks
   resolved); ``names``: the last part of each (``".env"``).
@@ -34,8 +35,6 @@ EXEC_TOOLS: Final = frozenset({"exec", "bash"})
 COMMAND_PARAMS: Final = ("command", "cmd", "commands", "argv", "script")
 CWD_PARAMS: Final = ("cwd", "workdir", "working_directory", "directory", "dir_path")
 FACTS: Final = ("programs", "subcommands", "flags", "args", "paths", "names", "hosts")
-MAX_BUNDLE: Final = 24
-"""A single-dash word longer than this is not split into letters (it is not a flag bundle)."""
 
 
 def empty() -> dict[str, Any]:
@@ -130,7 +129,11 @@ def _command(
         sets["args"][text] = None
         if first is None:
             first = text
-    if program:
+    # A program or first argument holding a space would spell another command's fact
+    # ("git push" -f is not git's push -f): such a word gives no joined fact.
+    if program and not _spaced(program):
+        if first is not None and _spaced(first):
+            first = None
         if first is not None:
             sets["subcommands"][f"{program} {first}"] = None
         for option in options:
@@ -148,11 +151,16 @@ def _command(
     return unknown
 
 
+def _spaced(word: str) -> bool:
+    return any(char.isspace() for char in word)
+
+
 def _flags(option: str) -> list[str]:
+    """The flags one option word holds, read as ``[[rules]]`` read them (so a Cedar policy and
+    a rule decide alike, and ``rules export --cedar`` can say so): a long option up to ``=``;
+    a single-dash word itself (up to ``=``) and each of its characters (``-f;`` holds ``-f``)."""
     if option.startswith("--"):
         return [option.split("=", 1)[0]]
-    found = [option]
-    body = option[1:]
-    if 1 < len(body) <= MAX_BUNDLE and body.isalnum():
-        found += [f"-{letter}" for letter in body]
-    return found
+    found = dict.fromkeys([option.split("=", 1)[0]])
+    found.update(dict.fromkeys(f"-{char}" for char in option[1:]))
+    return list(found)
