@@ -351,9 +351,11 @@ def command_subject(
     memo: CallMemo,
 ) -> Subject:
     words: Sequence[Any] = command.argv[1:]
-    unknown = any(word.text is None for word in words) or any(
-        word.text is None for word in command.redirects
-    )
+    unknown = False
+    for word in (*words, *command.redirects):  # a loop: a generator costs more than most scans
+        if word.text is None:
+            unknown = True
+            break
 
     def paths() -> Items:
         found = memo.paths(command, home=home)
