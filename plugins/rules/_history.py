@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from toolhooks import ToolhooksError
-from toolhooks.stores import LabelStore, Provenance, names_host, value_tokens
+from toolhooks.stores import LabelStore, Provenance
 
 from ._argv import Found, Tri
 
@@ -120,6 +120,9 @@ class HistoryView:
             values: Any = self.params
         else:
             values = [v for path in history.params if (v := _dig(self.params, path)) is not MISSING]
+        # Imported here: a policy with no from condition never tokenises a value.
+        from toolhooks.stores import names_host, value_tokens
+
         tokens = value_tokens(values)
         if source.only == "hosts":
             tokens = {token for token in tokens if names_host(token)}

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolhooks import AfterToolCallResult, ToolCall, ToolhooksError, ToolResult, emit
-from toolhooks.plugins.result_budget import artifact_labels, keep_artifact_labels
-from toolhooks.stores import LabelStore, result_tokens
+from toolhooks.stores import LabelStore
 
 from ._engine import RuleSet
 from ._history import HistoryView
@@ -49,6 +48,10 @@ def label_result(
     paged = result.content.startswith("[artifact sha256:")  # read_artifact_tool's page
     if not given and not paged:
         return None
+    # Imported here: a process whose rules label nothing never loads the tokeniser.
+    from toolhooks.plugins.result_budget import artifact_labels, keep_artifact_labels
+    from toolhooks.stores import result_tokens
+
     store = store_of()
     try:
         if store is None:

@@ -20,8 +20,9 @@ from ._tables import RuleTable, checked_rule, rule_of
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-_HEADER = re.compile(r"^\s*\[\[\s*(?P<name>[^\]]+?)\s*\]\]")
-_TABLE = re.compile(r"^\s*\[\s*(?P<name>[^\]]+?)\s*\]")
+# Patterns, not compiled ones: they are needed only to place an error (re keeps what it compiles).
+_HEADER = r"^\s*\[\[\s*(?P<name>[^\]]+?)\s*\]\]"
+_TABLE = r"^\s*\[\s*(?P<name>[^\]]+?)\s*\]"
 
 
 def rule_line(
@@ -38,8 +39,8 @@ def rule_line(
     seen = -1
     header: int | None = None
     for number, raw in enumerate(lines, 1):
-        array = _HEADER.match(raw)
-        table = None if array else _TABLE.match(raw)
+        array = re.match(_HEADER, raw)
+        table = None if array else re.match(_TABLE, raw)
         header_match = array or table
         name = None if header_match is None else header_match["name"].replace(" ", "")
         if name is not None:
