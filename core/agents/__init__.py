@@ -18,6 +18,7 @@ TYPE_CHECKING = False
 # proves they agree.
 if TYPE_CHECKING:
     from ._bridge import AgentBridge as AgentBridge
+    from ._places import hook_settings_places as hook_settings_places
     from ._protocol import PROTOCOLS as PROTOCOLS
     from ._protocol import AgentProtocol as AgentProtocol
     from ._protocol import HookAnswer as HookAnswer
@@ -39,6 +40,7 @@ _EXPORTS = {
     "HookReply": "toolhooks.agents._protocol",
     "ProtocolError": "toolhooks.agents._protocol",
     "protocol": "toolhooks.agents._protocol",
+    "hook_settings_places": "toolhooks.agents._places",
 }
 
 

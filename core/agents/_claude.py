@@ -31,6 +31,7 @@ from ._hooks_json import (
     wire_hooks,
 )
 from ._names import CLAUDE_CODE, NOT_GOVERNED, toolhooks_name
+from ._places import hook_settings_path
 from ._protocol import HookAnswer, HookEvent, HookReply, ProtocolError
 
 
@@ -46,8 +47,6 @@ class ClaudeStyleProtocol:
         "UserPromptSubmit": "prompt",
     }
     names: Mapping[str, str] = CLAUDE_CODE
-    settings_dir = ".claude"
-    settings_file = "settings.json"
     matcher = "*"
     before_caps = frozenset({"rewrite", "ask", "context"})
     after_caps = frozenset({"context", "replace_result"})
@@ -164,8 +163,7 @@ class ClaudeStyleProtocol:
     # -- installing --------------------------------------------------------------------------
 
     def settings_path(self, scope: str, project: Path, home: Path) -> Path:
-        base = home if scope == "user" else project
-        return base / self.settings_dir / self.settings_file
+        return hook_settings_path(self.name, scope, project, home)
 
     def handler(self, command: str) -> dict[str, Any]:
         return {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _fields
+from ._places import HOOK_SETTINGS, hook_settings_path
 from ._protocol import AgentProtocol, HookAnswer, HookEvent, HookReply, ProtocolError, user_prompt
 from ._replies import denial, json_reply
 
@@ -107,7 +108,7 @@ class ClineProtocol:
     name = AGENT
     schema_version = "Cline hooks (docs.cline.bot hook reference; cline/cline 21cb8d25, 2026-08)"
     events: Mapping[str, str] = {**EVENTS, PROMPT_EVENT: "prompt"}
-    settings_kind = "script-dir"
+    settings_kind = HOOK_SETTINGS[AGENT].kind
 
     def parse(self, payload: Mapping[str, Any]) -> HookEvent:
         event_name = self.event_name(payload)
@@ -220,9 +221,7 @@ class ClineProtocol:
 
     def settings_path(self, scope: str, project: Path, home: Path) -> Path:
         """The hook folder: one executable file per event (``settings_kind = "script-dir"``)."""
-        if scope == "user":
-            return home / "Documents" / "Cline" / "Hooks"
-        return project / ".clinerules" / "hooks"
+        return hook_settings_path(self.name, scope, project, home)
 
     def wire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:
         """``settings`` maps a hook file's name to its text; toolhooks' file for every event.

@@ -39,8 +39,6 @@ class CodexProtocol(ClaudeStyleProtocol):
         "UserPromptSubmit": "prompt",
     }
     names: Mapping[str, str] = CODEX
-    settings_dir = ".codex"
-    settings_file = "hooks.json"
     matcher = ".*"
     before_caps = frozenset({"rewrite", "context"})
     after_caps = frozenset({"context"})

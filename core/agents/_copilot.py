@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _fields, _hooklists
+from ._places import hook_settings_path
 from ._protocol import AgentProtocol, HookAnswer, HookEvent, HookReply, ProtocolError, user_prompt
 from ._replies import denial, json_reply
 
@@ -244,9 +245,7 @@ class CopilotProtocol:
         return json_reply(deny(reason), exit_code=2, stderr=reason)
 
     def settings_path(self, scope: str, project: Path, home: Path) -> Path:
-        if scope == "user":
-            return home / ".copilot" / "hooks" / "toolhooks.json"
-        return project / ".github" / "hooks" / "toolhooks.json"
+        return hook_settings_path(self.name, scope, project, home)
 
     def wire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:
         entry = {"type": "command", "bash": command, "powershell": command, "timeoutSec": TIMEOUT_S}

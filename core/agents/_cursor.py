@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _fields, _hooklists
+from ._places import hook_settings_path
 from ._protocol import AgentProtocol, HookAnswer, HookEvent, HookReply, ProtocolError
 from ._replies import denial, json_reply
 
@@ -286,7 +287,7 @@ class CursorProtocol:
         return {}
 
     def settings_path(self, scope: str, project: Path, home: Path) -> Path:
-        return (home if scope == "user" else project) / ".cursor" / "hooks.json"
+        return hook_settings_path(self.name, scope, project, home)
 
     def wire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:
         keys = ("command",)

@@ -37,6 +37,7 @@ from ._hooks_json import (
     wire_hooks,
 )
 from ._names import GEMINI, NOT_GOVERNED, mcp_name, toolhooks_name
+from ._places import hook_settings_path
 from ._protocol import HookAnswer, HookEvent, HookReply, ProtocolError
 
 HANDLER_NAME = "toolhooks"
@@ -121,7 +122,7 @@ class GeminiProtocol:
         return blocking_exit(reason)
 
     def settings_path(self, scope: str, project: Path, home: Path) -> Path:
-        return (home if scope == "user" else project) / ".gemini" / "settings.json"
+        return hook_settings_path(self.name, scope, project, home)
 
     def wire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:
         handler = {

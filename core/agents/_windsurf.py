@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _fields, _hooklists
+from ._places import hook_settings_path
 from ._protocol import AgentProtocol, HookAnswer, HookEvent, HookReply, ProtocolError, user_prompt
 from ._replies import denial
 
@@ -163,9 +164,7 @@ class WindsurfProtocol:
         return HookReply(stdout="", stderr=reason, exit_code=BLOCKED)
 
     def settings_path(self, scope: str, project: Path, home: Path) -> Path:
-        if scope == "user":
-            return home / ".codeium" / "windsurf" / "hooks.json"
-        return project / ".windsurf" / "hooks.json"
+        return hook_settings_path(self.name, scope, project, home)
 
     def wire(self, settings: dict[str, Any], command: str) -> dict[str, Any]:
         keys = ("command",)

@@ -476,15 +476,10 @@ def guard_for(
         return None
     from pathlib import Path
 
-    from toolhooks.agents import PROTOCOLS, protocol
+    from toolhooks.agents import hook_settings_places
 
-    settings: list[tuple[str, bool]] = []
-    for name in PROTOCOLS:
-        proto = protocol(name)
-        folder = getattr(proto, "settings_kind", "json") == "script-dir"
-        for scope in ("project", "user"):
-            path = proto.settings_path(scope, Path(project), Path(home))
-            settings.append((str(path), folder))
+    places = hook_settings_places(Path(project), Path(home))
+    settings = [(str(path), folder) for path, folder in places]
     return own_state(
         project=project,
         home=home,
