@@ -13,6 +13,7 @@ from toolhooks.kit import (
     redact,
 )
 from toolhooks.scanning import DETECTORS
+from toolhooks.scanning._instructions import _GLUED, _unglued
 from toolhooks.scanning._secrets import base62
 
 
@@ -248,3 +249,13 @@ def test_instructions_find_an_override_glued_to_the_word_before_it():
         "const userAgent = headers.userAgent; if (showSystemPrompt) tellTheUserAbout(changes)",
     ):
         assert find_instructions(code) == [], code
+
+
+@pytest.mark.parametrize("opener", _GLUED)
+def test_every_override_opener_comes_apart_when_glued(opener):
+    # _unglued finds the openers with one search for all of them (a pattern grouped by first
+    # letter): each must still be found, also glued to another opener's text.
+    text = f"Springfield, USA{opener} ...; Usa{opener}"
+    low = _unglued(text, text.lower())
+    assert low[15] == " " and low[-len(opener) - 1] == " ", low
+    assert _unglued(f"USA{opener}s", f"usa{opener.lower()}s") == f"usa{opener.lower()}s"
