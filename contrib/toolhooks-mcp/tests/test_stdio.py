@@ -31,7 +31,14 @@ out = sys.stdout.buffer
 
 def server(code: str, **options: object) -> StdioTransport:
     """A transport running ``code`` (after PRELUDE) as its server."""
-    settings: dict[str, object] = {"env": {}, "cwd": None, "max_line_bytes": 10_000_000}
+    # Short graces: the escalation is what is tested, not the product's 2 s figures.
+    settings: dict[str, object] = {
+        "env": {},
+        "cwd": None,
+        "max_line_bytes": 10_000_000,
+        "stdin_grace_s": 0.3,
+        "terminate_grace_s": 0.3,
+    }
     settings.update(options)
     return StdioTransport(
         name="test",

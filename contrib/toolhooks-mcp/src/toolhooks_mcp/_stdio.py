@@ -62,6 +62,8 @@ class StdioTransport:
         env: dict[str, str],
         cwd: str | None,
         max_line_bytes: int,
+        stdin_grace_s: float = STDIN_CLOSED_GRACE_S,
+        terminate_grace_s: float = TERMINATE_GRACE_S,
     ) -> None:
         self.name = name
         self.command = command
@@ -69,6 +71,8 @@ class StdioTransport:
         self.env = env
         self.cwd = cwd
         self.max_line_bytes = max_line_bytes
+        self.stdin_grace_s = stdin_grace_s
+        self.terminate_grace_s = terminate_grace_s
         self.failure: str | None = None
         self._streams: contextlib.AbstractAsyncContextManager[
             tuple[
@@ -128,7 +132,7 @@ class StdioTransport:
                     to_server.close()
                     with anyio.move_on_after(FLUSH_S):
                         await writer_done.wait()
-                    await stop(process)
+                    await stop(process, self.stdin_grace_s, self.terminate_grace_s)
                     for stream in (from_server, to_server, to_session, from_session):
                         await stream.aclose()
                 group.cancel_scope.cancel()
@@ -250,14 +254,18 @@ async def _drain(stdout: anyio.abc.ByteReceiveStream) -> None:
             await stdout.receive(READ_CHUNK)
 
 
-async def stop(process: anyio.abc.Process) -> None:
+async def stop(
+    process: anyio.abc.Process,
+    stdin_grace_s: float = STDIN_CLOSED_GRACE_S,
+    terminate_grace_s: float = TERMINATE_GRACE_S,
+) -> None:
     """The spec's shutdown: close stdin and wait, then SIGTERM the process group and wait, then
     SIGKILL it. Each wait is bounded; a process that survives SIGKILL is left with a warning."""
     assert process.stdin is not None and process.stdout is not None
     with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
-    if not await _exited(process, STDIN_CLOSED_GRACE_S):
-        await _end_group(process)
+    if not await _exited(process, stdin_grace_s):
+        await _end_group(process, terminate_grace_s)
         if not await _exited(process, REAP_S):
             # Only a process stuck in the kernel survives SIGKILL; waiting longer would hang
             # the proxy. Its stdout is closed so that the reader stops.
@@ -277,7 +285,7 @@ async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
     return False
 
 
-async def _end_group(process: anyio.abc.Process) -> None:
+async def _end_group(process: anyio.abc.Process, grace_s: float) -> None:
     """SIGTERM to the server's whole process group, SIGKILL to what is left after a grace."""
     if sys.platform == "win32":  # pragma: no cover - no process groups to signal
         with contextlib.suppress(ProcessLookupError):
@@ -290,7 +298,7 @@ async def _end_group(process: anyio.abc.Process) -> None:
         return
     except PermissionError:
         pass  # some member is not ours to signal: wait, then try SIGKILL all the same
-    with anyio.move_on_after(TERMINATE_GRACE_S):
+    with anyio.move_on_after(grace_s):
         while _group_alive(group):
             await anyio.sleep(0.01)
         return
