@@ -136,13 +136,24 @@ def _policy(rule: Any, groups: Mapping[str, Sequence[str]]) -> list[str]:
     if rule.decision == "ask":
         lines.append('@decision("ask")')
     lines += [f"// {kind}: {json.dumps(example)}" for kind, example in _examples(rule, actions)]
-    scope = "action" if actions is None else _scope(actions)
-    lines.append(f"forbid (principal, {scope}, resource)")
-    lines.append("when { " + " && ".join(conditions) + " }")
+    scope = "action" if actions is None else _scope(actions, wrap=False)
+    head = f"forbid (principal, {scope}, resource)"
+    if len(head) > WIDTH and actions is not None:
+        head = f"forbid (\n  principal,\n  {_scope(actions, wrap=True)},\n  resource\n)"
+    lines.append(head)
+    lines.append(_clause("when", conditions))
     if exceptions:
-        lines.append("unless { " + " && ".join(exceptions) + " }")
+        lines.append(_clause("unless", exceptions))
     lines[-1] += ";"
     return lines
+
+
+def _clause(word: str, conditions: Sequence[str]) -> str:
+    """``when { a && b }``, a condition a line when it does not fit on one."""
+    line = f"{word} {{ " + " && ".join(conditions) + " }"
+    if len(line) <= WIDTH and "\n" not in line:
+        return line
+    return f"{word} {{\n  " + "\n  && ".join(conditions) + "\n}"
 
 
 def _actions(tools: Sequence[str], groups: Mapping[str, Sequence[str]]) -> list[str] | None:
@@ -175,10 +186,13 @@ def _members(entry: str, groups: Mapping[str, Sequence[str]], seen: set[str]) ->
     return found
 
 
-def _scope(actions: Sequence[str]) -> str:
+def _scope(actions: Sequence[str], *, wrap: bool) -> str:
     if len(actions) == 1:
         return f"action == Action::{_string(actions[0])}"
-    return "action in [" + ", ".join(f"Action::{_string(name)}" for name in actions) + "]"
+    names = [f"Action::{_string(name)}" for name in actions]
+    if wrap:
+        return "action in [\n    " + ",\n    ".join(names) + "\n  ]"
+    return "action in [" + ", ".join(names) + "]"
 
 
 def _conditions(conditions: Any, actions: Sequence[str] | None, *, unless: bool) -> list[str]:
@@ -306,7 +320,9 @@ def _from(table: Any, where: str) -> str:
             f"(context.from has {_key(name)} && "
             f"context.from{_attr(name)}.containsAny({_set(table.labels)}))"
         )
-    return "(" + " || ".join(tests) + ")"
+    if len(tests) == 1:
+        return tests[0]
+    return "(\n    " + "\n    || ".join(tests) + "\n  )"
 
 
 def _examples(rule: Any, actions: Sequence[str] | None) -> list[tuple[str, Any]]:
