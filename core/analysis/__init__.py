@@ -6,6 +6,7 @@ beside records: it imports nothing else of toolhooks.
 
 from ._analyse import analyse_argv, analyse_script, clear_cache
 from ._hosts import command_hosts, hosts_in_text, normalise_host
+from ._landing import EXTRACTING_PROGRAMS, LANDING_PROGRAMS, Landing, command_landing
 from ._patches import patch_files
 from ._paths import command_paths, normalise_path
 from ._programs import value_options
@@ -13,13 +14,17 @@ from ._readings import readings, reads_as_wrapper
 from ._records import Command, Script, Word
 
 __all__ = [
+    "EXTRACTING_PROGRAMS",
+    "LANDING_PROGRAMS",
     "Command",
+    "Landing",
     "Script",
     "Word",
     "analyse_argv",
     "analyse_script",
     "clear_cache",
     "command_hosts",
+    "command_landing",
     "command_paths",
     "hosts_in_text",
     "normalise_host",

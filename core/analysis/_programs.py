@@ -77,6 +77,19 @@ class Program:
     """Options by which it deletes what some of its operands hold, as ``rm -r`` would, each with
     which (DESTINATION, SOURCES): the command then also reads as ``rm -r -- THOSE`` (local
     operands only; a prefix of the option counts, as getopt takes one)."""
+    copies: bool = False
+    """Its operands are ``SOURCE... DEST``: each source lands at ``DEST/NAME`` when DEST is a
+    folder (or named by a ``target`` option), at DEST otherwise; a source naming a folder's
+    contents (``SRC/.``) fills DEST with names its command line does not show."""
+    target: frozenset[str] = frozenset()
+    """Options naming the folder its sources land in (``cp -t DIR``)."""
+    slash_contents: bool = False
+    """A source ending in ``/`` names the folder's contents (rsync), not the folder (cp)."""
+    extracts: frozenset[str] = frozenset()
+    """Options by which it writes the names an archive holds (``tar -x``): with no member named
+    on its command line, it fills its folder with names not shown; ``""``: always (unzip)."""
+    into: frozenset[str] = frozenset()
+    """Options naming the folder it extracts into (``unzip -d``), besides ``folders``."""
 
 
 _CURL_VALUES = frozenset(
@@ -395,6 +408,8 @@ RSYNC = Program(
         "--remove-source-files": SOURCES,
         "--remove-sent-files": SOURCES,
     },
+    copies=True,
+    slash_contents=True,
 )
 _GIT_VALUES = frozenset(
     {
@@ -530,6 +545,7 @@ TAR = Program(
         "--checkpoint-action": ("exec=",),
     },
     folders=frozenset({"-C", "--directory"}),
+    extracts=frozenset({"-x", "--extract", "--get"}),
 )
 MAKE = Program(
     options=Options(
@@ -574,6 +590,32 @@ SED = Program(
     ),
     program_file=frozenset({"-f", "--file"}),
 )
+_COPY_VALUES = frozenset({"target-directory", "suffix"})
+_COPY = Program(
+    options=Options(short_values="tS", long_values=_COPY_VALUES),
+    copies=True,
+    target=frozenset({"-t", "--target-directory"}),
+)
+"""cp, mv, ln: ``SOURCE... DEST`` or ``-t DIR SOURCE...``."""
+_INSTALL = Program(
+    options=Options(
+        short_values="tSmogM",
+        long_values=_COPY_VALUES | {"mode", "owner", "group", "strip-program"},
+    ),
+    copies=True,
+    target=frozenset({"-t", "--target-directory"}),
+)
+_UNZIP = Program(
+    options=Options(short_values="dxP"), extracts=frozenset({""}), into=frozenset({"-d"})
+)
+_CPIO = Program(
+    options=Options(
+        short_values="CEFHIMORDs",
+        long_values=frozenset({"directory", "file", "format", "pattern-file", "owner"}),
+    ),
+    extracts=frozenset({"-i", "--extract"}),
+    into=frozenset({"-D", "--directory"}),
+)
 _STDIN_ONLY = Program(stdin_program=True)
 """Programs that read the commands they run from stdin (``ed``'s ``!cmd``, ``dc``'s ``!``)."""
 
@@ -597,6 +639,10 @@ PROGRAMS: Mapping[str, Program] = {
     "gmake": MAKE,
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _AWK),
     "sed": SED,
+    **dict.fromkeys(("cp", "mv", "ln"), _COPY),
+    "install": _INSTALL,
+    "unzip": _UNZIP,
+    "cpio": _CPIO,
     "gsed": SED,
     **dict.fromkeys(("ed", "red", "ex", "dc", "sqlite3", "expect", "ftp", "lftp"), _STDIN_ONLY),
     "gdb": Program(

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolhooks import ApprovalRequest, BeforeToolCallResult, emit
+from toolhooks.analysis import EXTRACTING_PROGRAMS, LANDING_PROGRAMS, command_landing
 
 from ._calls import (
     CallMemo,
@@ -84,6 +85,8 @@ class Guarded:
 
     decision: Decision
     reason: str
+    title: str = "Change the file that holds toolhooks' config?"
+    """The approval's question, for an ask."""
 
     def result(self) -> BeforeToolCallResult:
         """The plugin's answer, after the ``rules.matched`` event a rule's match emits."""
@@ -98,7 +101,7 @@ class Guarded:
         if self.decision == "deny":
             return BeforeToolCallResult(block=True, block_reason=self.reason)
         request = ApprovalRequest(
-            title="Change the file that holds toolhooks' config?",
+            title=self.title,
             description=self.reason[:512],
             allowed_decisions=("allow-once", "deny"),
         )
@@ -219,8 +222,15 @@ class OwnState:
             return False
         for part in _SEPARATORS.split(bare):
             words = part.split()
-            removes = REMOVERS.intersection(words) or "find" in words
-            if removes and any(w in (".", "./", "~", "/") or w[:1] in "/~" for w in words):
+            names = {w.rpartition("/")[2] for w in words}  # /bin/rm is rm
+            if EXTRACTING_PROGRAMS.intersection(names) or ("git" in names and "clean" in names):
+                return False  # fills a folder with names it does not show
+            fills = LANDING_PROGRAMS.intersection(names) - {"git"}
+            removes = REMOVERS.intersection(names) or "find" in names
+            if (removes or fills) and any(
+                w in (".", "./", "~", "/") or w[:1] in "/~" or (fills and w[-1:] == "/")
+                for w in words
+            ):
                 return False
         return True
 
@@ -252,6 +262,10 @@ class OwnState:
         cli = _cli_guard(one, texts) if named else None
         if cli is not None:
             return cli
+        if one.program in LANDING_PROGRAMS:
+            landed = self._landed(one, memo)
+            if landed is not None:
+                return landed
         # `cat < toolhooks.toml` reads; a target it may write (`>`, `<>`, `> /dev/stdin`
         # after `<`, which reopens the file read for writing) makes the whole command a writer
         written = any(i not in one.read_redirects for i in range(len(one.redirects)))
@@ -273,6 +287,26 @@ class OwnState:
                 "folder that holds it (protect_own_state)",
             )
         return guarded
+
+    def _landed(self, one: Command, memo: CallMemo) -> Guarded | None:
+        """What a copy, an extraction or ``git clean -x`` puts where the command does not name
+        it: a name landing on the state is denied (``cp -a /tmp/.toolhooks .``); a folder that
+        holds the state, filled with names not shown (``tar -xf x.tar``, ``cp -r SRC/. .``),
+        asks: what the archive or folder holds is not known here."""
+        landing = command_landing(one, home=self.home, folders=memo.folders, seen=memo.seen)
+        guarded = _verdict(one.text, [(p, self.kind(p)) for p in landing.names], reads=False)
+        if guarded is not None:
+            return guarded
+        for folder in landing.filled:
+            if self.holds_state(folder):
+                return Guarded(
+                    decision="ask",
+                    title="Put files where toolhooks keeps its state? (protect_own_state)",
+                    reason=f"`{_clip(one.text)}` may put files it does not name into {folder}, "
+                    "which holds toolhooks' state: its config, hook settings or .toolhooks/ "
+                    "could be replaced (protect_own_state)",
+                )
+        return None
 
 
 def _words_of(commands: Iterable[Command]) -> Iterator[str]:

@@ -138,16 +138,21 @@ class RulesPlugin:
         # with the call (the files may change before the next one).
         memo = CallMemo() if is_exec(call.name) else None
         own = self._own
-        if own is not None and (guarded := own.check(call.name, call.params, call.spec, memo)):
+        guarded = None if own is None else own.check(call.name, call.params, call.spec, memo)
+        if guarded is not None and guarded.decision == "deny":
             return guarded.result()
+        # the guard's ask (a folder holding its state filled, its pyproject.toml written) still
+        # meets the rules: a rule's deny is stricter (curl URL | tar x)
         chosen = rules.for_tool(call.name, tags_of(call.spec))
         if not chosen.rules:
-            return None
+            return None if guarded is None else guarded.result()
         view = view_for(self._store_of, call) if chosen.has_history else None
         ruling = rules.decide(
             call.name, call.params, call.spec, rules=chosen, history=view, memo=memo
         )
         hit = ruling.hit
+        if guarded is not None and (hit is None or ruling.decision != "deny"):
+            return guarded.result()
         if hit is None or ruling.decision in (None, "allow"):
             return None
         emit(

@@ -259,3 +259,41 @@ def test_toolhooks_variables_set_earlier_count_for_the_later_commands(script):
     last = analyse(script).commands[-1]
     assert last.program == "claude"
     assert any((w.text or "").startswith("TOOLHOOKS_") for w in last.assignments)
+
+
+@pytest.mark.parametrize(
+    ("script", "names", "filled"),
+    [
+        ("cp -a /tmp/.toolhooks .", [f"{CWD}/.toolhooks"], []),
+        ("cp /tmp/a /tmp/b sub/", [f"{CWD}/sub/a", f"{CWD}/sub/b"], []),
+        ("cp -t sub /tmp/a", [f"{CWD}/sub/a"], []),
+        ("mv /tmp/a new-name", [f"{CWD}/new-name"], []),
+        ("cp -r /tmp/x/. .", [], [CWD]),
+        ("rsync -a /tmp/x/ ./", [], [CWD]),
+        ("rsync -a /tmp/x ./", [f"{CWD}/x"], []),
+        ("tar -xf x.tar", [], [CWD]),
+        ("tar xzf x.tgz", [], [CWD]),
+        ("tar xCf /opt x.tgz", [], ["/opt"]),
+        ("tar -xf x.tar a.txt", [f"{CWD}/a.txt"], []),
+        ("unzip -o x.zip -d /opt", [], ["/opt"]),
+        ("cpio -id < x.cpio", [], [CWD]),
+        ("git clean -fdx", [], [CWD]),
+        ("git clean -fX -- /opt", [], ["/opt"]),
+    ],
+)
+def test_where_a_command_puts_files_it_does_not_name(script, names, filled):
+    from toolhooks.analysis import command_landing
+
+    landing = command_landing(analyse(script).commands[0], home=HOME)
+    assert set(names) <= set(landing.names) and set(filled) <= set(landing.filled)
+    assert bool(landing.names) == bool(names) and bool(landing.filled) == bool(filled)
+
+
+@pytest.mark.parametrize(
+    "script", ["git clean -fd", "git clean -ndx", "tar -czf x.tgz src", "tar -tf x.tgz", "cp a"]
+)
+def test_a_command_that_puts_nothing_unnamed_has_no_landing(script):
+    from toolhooks.analysis import command_landing
+
+    landing = command_landing(analyse(script).commands[0], home=HOME)
+    assert not landing.names and not landing.filled

@@ -28,9 +28,6 @@ OPEN = {
     "match the paths named, not what a folder holds",
     "listfile": "file names a program reads from a file (tar -T, --files-from, cpio, a patch "
     "for git apply or patch) are not seen",
-    "into": "a program that writes into a folder (tar -x, unzip, cp -a SRC ., rsync DIR/ ./, git "
-    "clean -x) may replace toolhooks' state there: the guard sees the paths named, not the names "
-    "that land in the folder",
 }
 
 
