@@ -87,34 +87,34 @@ def _copied(
     dest = destination.text
     if ":" in dest.split("/", 1)[0] or "://" in dest:
         return [], []  # another host's folder (scp, rsync)
-    absolute = posixpath.join(cwd, home + dest[1:] if dest[:1] == "~" else dest)
-    is_folder = (
-        target is not None
-        or len(sources) > 1
-        or dest.endswith("/")
-        or posixpath.basename(dest) in (".", "..", "~")
-        or os.path.isdir(absolute)
-    )
+    folder = target is not None or len(sources) > 1 or _is_folder(dest, cwd, home)
     names: list[str] = []
     filled: list[str] = []
     for source in sources:
-        text = source.text
-        if text is None:
-            filled.append(dest)  # its name cannot be known
-            continue
-        trimmed = text.rstrip("/")
-        contents = (
-            trimmed.endswith("/.")
-            or trimmed == "."
-            or (table.slash_contents and text.endswith("/"))
-        )
-        if contents:
-            filled.append(dest)
-        elif is_folder:
+        if source.text is None or _contents(table, source.text):
+            filled.append(dest)  # names not shown: a folder's contents, or any name
+        elif folder:
+            trimmed = source.text.rstrip("/") or source.text
             names.append(posixpath.join(dest, posixpath.basename(trimmed) or trimmed))
         else:
             names.append(dest)
     return names, filled
+
+
+def _is_folder(dest: str, cwd: str, home: str) -> bool:
+    """Whether a copy's destination is a folder its sources land in (``.``, ``DIR/``, one that
+    exists)."""
+    if dest.endswith("/") or posixpath.basename(dest) in (".", "..", "~"):
+        return True
+    return os.path.isdir(posixpath.join(cwd, home + dest[1:] if dest[:1] == "~" else dest))
+
+
+def _contents(table: Program, source: str) -> bool:
+    """Whether a copy's source names a folder's contents (``SRC/.``; rsync's ``SRC/``)."""
+    trimmed = source.rstrip("/")
+    return (
+        trimmed.endswith("/.") or trimmed == "." or (table.slash_contents and source.endswith("/"))
+    )
 
 
 def _extracted(table: Program, argv: tuple[Word, ...]) -> tuple[list[str], list[str]]:
@@ -125,14 +125,8 @@ def _extracted(table: Program, argv: tuple[Word, ...]) -> tuple[list[str], list[
     words = operands(table, argv)
     first = argv[1].text if len(argv) > 1 else None
     if first and not first.startswith("-") and table.folders and words:
-        # tar's old form: the first word is a bundle of letters without a dash (tar xCf DIR
-        # x.tar): each letter that takes a value takes the next operand
+        words = _old_form(table, first, words[1:], seen)
         options |= {f"-{letter}" for letter in first}
-        words = words[1:]
-        for letter in first:
-            if letter in table.options.short_values and words:
-                value, words = words[0], words[1:]
-                seen.append((f"-{letter}", value))
     if "" not in table.extracts and not options & table.extracts:
         return [], []
     folder = next(
@@ -143,6 +137,18 @@ def _extracted(table: Program, argv: tuple[Word, ...]) -> tuple[list[str], list[
     if members and all(w.text is not None for w in members):
         return [posixpath.join(folder, w.text or "") for w in members], []
     return [], [folder]
+
+
+def _old_form(
+    table: Program, bundle: str, words: list[Word], seen: list[tuple[str, Word | None]]
+) -> list[Word]:
+    """tar's old form, a first word of letters without a dash (``tar xCf DIR x.tar``): each
+    letter that takes a value takes the next operand (added to ``seen``); the operands left."""
+    for letter in bundle:
+        if letter in table.options.short_values and words:
+            seen.append((f"-{letter}", words[0]))
+            words = words[1:]
+    return words
 
 
 def _git_clean(argv: tuple[Word, ...]) -> list[str]:
@@ -158,9 +164,13 @@ def _git_clean(argv: tuple[Word, ...]) -> list[str]:
     longs = {w.text for w in rest if w.text and w.text.startswith("--")}
     if "n" in letters or "--dry-run" in longs or not ({"x", "X"} & set(letters)):
         return []
+    return _pathspecs(rest) or ["."]
+
+
+def _pathspecs(rest: tuple[Word, ...]) -> list[str]:
+    """git clean's pathspecs (an unknown word: any folder, the working one at least)."""
     paths: list[str] = []
-    skip = False
-    ended = False
+    skip = ended = False
     for word in rest:
         text = word.text
         if skip:
@@ -173,4 +183,4 @@ def _git_clean(argv: tuple[Word, ...]) -> list[str]:
             skip = text in ("-e", "--exclude")
         else:
             paths.append(text)
-    return paths or ["."]
+    return paths

@@ -259,13 +259,9 @@ class OwnState:
     def _simple(self, one: Command, memo: CallMemo, named: bool) -> Guarded | None:
         """One simple command of a call's script (``named``: the script holds "toolhooks")."""
         texts = [w.text or "" for w in one.argv]
-        cli = _cli_guard(one, texts) if named else None
-        if cli is not None:
-            return cli
-        if one.program in LANDING_PROGRAMS:
-            landed = self._landed(one, memo)
-            if landed is not None:
-                return landed
+        first = self._before_paths(one, texts, memo, named)
+        if first is not None:
+            return first
         # `cat < toolhooks.toml` reads; a target it may write (`>`, `<>`, `> /dev/stdin`
         # after `<`, which reopens the file read for writing) makes the whole command a writer
         written = any(i not in one.read_redirects for i in range(len(one.redirects)))
@@ -287,6 +283,17 @@ class OwnState:
                 "folder that holds it (protect_own_state)",
             )
         return guarded
+
+    def _before_paths(
+        self, one: Command, texts: list[str], memo: CallMemo, named: bool
+    ) -> Guarded | None:
+        """What decides before the paths a command names: toolhooks' CLI, packages and
+        variables (only where the script holds "toolhooks"); where a copy or an extraction
+        puts files it does not name."""
+        first = _cli_guard(one, texts) if named else None
+        if first is None and one.program in LANDING_PROGRAMS:
+            first = self._landed(one, memo)
+        return first
 
     def _landed(self, one: Command, memo: CallMemo) -> Guarded | None:
         """What a copy, an extraction or ``git clean -x`` puts where the command does not name
