@@ -7,6 +7,7 @@ beside records: it imports nothing else of toolhooks.
 from ._analyse import analyse_argv, analyse_script, clear_cache
 from ._hosts import command_hosts, hosts_in_text, normalise_host
 from ._landing import EXTRACTING_PROGRAMS, LANDING_PROGRAMS, Landing, command_landing
+from ._listed import LISTING_PROGRAMS, list_sources
 from ._patches import patch_files
 from ._paths import command_paths, normalise_path
 from ._programs import value_options
@@ -16,6 +17,7 @@ from ._records import Command, Script, Word
 __all__ = [
     "EXTRACTING_PROGRAMS",
     "LANDING_PROGRAMS",
+    "LISTING_PROGRAMS",
     "Command",
     "Landing",
     "Script",
@@ -27,6 +29,7 @@ __all__ = [
     "command_landing",
     "command_paths",
     "hosts_in_text",
+    "list_sources",
     "normalise_host",
     "normalise_path",
     "patch_files",

@@ -140,6 +140,10 @@ def _candidates(command: Command) -> list[str]:
     table = PROGRAMS.get(command.program or "")
     if table is not None and table.reads:
         found.extend(files_read(table, argv))
+    if (table is not None and (table.lists or table.stdin_list)) or command.program == "git":
+        from ._listed import listed_names  # imported late: _listed reads _paths' neighbours
+
+        found.extend(listed_names(command))
     for word in command.redirects:
         found.extend(word.alternatives)
         if word.text:

@@ -42,6 +42,11 @@ WGETRC = "wgetrc"
 REPOSITORY = "repository"
 """A git repository: a URL, ``[user@]host:path`` or a remote's name."""
 
+NAMES = "names"
+"""A list of file names, one a line (``tar -T``, ``rsync --files-from``, ``cpio -o``)."""
+PATCH = "patch"
+"""A patch: the files its headers name (``patch -i``, ``git apply``)."""
+
 DESTINATION = "destination"
 """Its last operand, the folder it writes to (rsync's ``--delete``)."""
 SOURCES = "sources"
@@ -90,6 +95,14 @@ class Program:
     on its command line, it fills its folder with names not shown; ``""``: always (unzip)."""
     into: frozenset[str] = frozenset()
     """Options naming the folder it extracts into (``unzip -d``), besides ``folders``."""
+    lists: Mapping[str, str] = field(default_factory=dict)
+    """Options naming a file it reads the names of the files it touches from, each with what the
+    file is (NAMES, PATCH); ``-`` is its stdin."""
+    stdin_list: str | None = None
+    """What it reads from stdin when no ``lists`` option is given: NAMES or PATCH (in one of
+    ``stdin_modes``, or with fewer than two operands when there are none: patch)."""
+    stdin_modes: frozenset[str] = frozenset()
+    """Options in whose mode it reads ``stdin_list`` (``cpio -o``, ``zip -@``)."""
 
 
 _CURL_VALUES = frozenset(
@@ -410,6 +423,7 @@ RSYNC = Program(
     },
     copies=True,
     slash_contents=True,
+    lists={"--files-from": NAMES},
 )
 _GIT_VALUES = frozenset(
     {
@@ -546,6 +560,7 @@ TAR = Program(
     },
     folders=frozenset({"-C", "--directory"}),
     extracts=frozenset({"-x", "--extract", "--get"}),
+    lists={"-T": NAMES, "--files-from": NAMES},
 )
 MAKE = Program(
     options=Options(
@@ -615,7 +630,36 @@ _CPIO = Program(
     ),
     extracts=frozenset({"-i", "--extract"}),
     into=frozenset({"-D", "--directory"}),
+    stdin_list=NAMES,
+    stdin_modes=frozenset({"-o", "--create", "-p", "--pass-through"}),
 )
+_PATCH = Program(
+    options=Options(
+        short_values="iopBDdFrVYzg",
+        long_values=frozenset(
+            {
+                "input",
+                "output",
+                "strip",
+                "prefix",
+                "ifdef",
+                "directory",
+                "fuzz",
+                "reject-file",
+                "version-control",
+                "basename-prefix",
+                "suffix",
+                "get",
+                "quoting-style",
+                "reject-format",
+            }
+        ),
+    ),
+    folders=frozenset({"-d", "--directory"}),
+    lists={"-i": PATCH, "--input": PATCH},
+    stdin_list=PATCH,
+)
+"""patch: the patch from ``-i``, its second operand, or stdin."""
 _STDIN_ONLY = Program(stdin_program=True)
 """Programs that read the commands they run from stdin (``ed``'s ``!cmd``, ``dc``'s ``!``)."""
 
@@ -678,7 +722,12 @@ PROGRAMS: Mapping[str, Program] = {
         ("npx", "npm", "pnpm"),
         Program(runs={"-c": ("",), "--call": ("",)}),
     ),
-    "zip": Program(runs={"-TT": ("",), "--unzip-command": ("",)}),
+    "zip": Program(
+        runs={"-TT": ("",), "--unzip-command": ("",)},
+        stdin_list=NAMES,
+        stdin_modes=frozenset({"-@", "--names-stdin"}),
+    ),
+    "patch": _PATCH,
 }
 """Each program's table; a program not here has no facts beyond its words."""
 

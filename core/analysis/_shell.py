@@ -20,6 +20,8 @@ from ._hidden import hidden_commands, hidden_in_assignment, ssh_remote_command
 from ._interpreters import interpreter, program_source
 from ._limits import Budget, Limit
 from ._links import MAX_LINKS, symlinks_made
+from ._listed import list_sources, read_list
+from ._listed import stdin_file as this_stdin
 from ._network import options_from_file
 from ._options import read_options
 from ._programs import MAX_URL_GLOBS, PROGRAMS, carried, every_option, url_globs
@@ -744,6 +746,7 @@ class Walker:
         if program in _ASSIGNING:
             _forget_assigned(argv, scope)
         self._builtin(program, argv, scope, ctx, cwds)
+        self._lists(program, argv, ctx)
         self._interpreter(program, argv, ctx)
         self._symlinks(program, argv, cwds)
         self._hidden(program, argv, ctx, cwds)
@@ -847,6 +850,35 @@ class Walker:
             handler = _BUILTINS.get(program)
             if handler is not None:
                 handler(self, program, argv, scope, ctx, cwds)
+
+    def _lists(self, program: str, argv: tuple[Word, ...], ctx: _Ctx) -> None:
+        """A program reading the names of the files it touches from a file or its stdin (``tar
+        -T``, ``cpio -o``, ``git apply``): the names count as its paths (``command_paths``)
+        when that file can be read here; a pipe, a here-doc, an unknown word, a missing or long
+        file, or one an earlier command of the script names (it may have written it) cannot."""
+        sources = list_sources(program, argv)
+        if not sources:
+            return
+        this = self.commands[-1]
+        for _, word in sources:
+            if word is None and ctx.stdin in _STDIN_NAMES:
+                self.fail(f"{program} reads the names of its files from {_STDIN_NAMES[ctx.stdin]}")
+                return
+            name = this_stdin(this) if word is None else word.text
+            if word is not None and name is None:
+                self.fail(f"{program} reads the names of its files from a word not known")
+                return
+            if name is None:
+                continue  # the agent's own stdin: nothing to read
+            self.used_files = True
+            base = posixpath.basename(name)
+            earlier = (w.text for c in self.commands[:-1] for w in (*c.argv[1:], *c.redirects))
+            if any(t and posixpath.basename(t) == base for t in earlier):
+                self.fail(f"{program} reads names from {name}, which an earlier command names")
+                return
+            if read_list(posixpath.join(this.cwd, name)) is None:
+                self.fail(f"{program} reads the names of its files from {name}, not readable here")
+                return
 
     def _hash(
         self, program: str, argv: tuple[Word, ...], scope: Scope, ctx: _Ctx, cwds: tuple[str, ...]
@@ -1038,6 +1070,8 @@ _SPECIAL = frozenset(
     or table.stdin_program
     or table.url_globs
     or table.deletes
+    or table.lists
+    or table.stdin_list
 }
 """Programs the walker looks at beyond their record: shell builtins, and every program whose
 table says it runs a command, reads a file of URLs or its program, or changes folder."""

@@ -424,10 +424,10 @@ def _param_paths(
     if tool in PATCH_TOOLS:
         for text in strings(params, budget):
             named += patch_files(text)
-    if named or tool in FILE_TOOLS:
-        # A file tool reads a file:// URL in any of its params as the file (a `uri` param, a
-        # list of sources); its path params' URLs are read as paths below.
-        named += [text for text in strings(params, budget) if text[:7].lower() == "file://"]
+    # A file:// URL in any param names a file: a file tool's `uri` or list of sources, and a
+    # fetch tool's url (web_fetch file:///home/me/.ssh/id_rsa reads the key). Path params'
+    # URLs are read as paths below.
+    named += [text for text in strings(params, budget) if text[:7].lower() == "file://"]
     paths: list[str] = []
     if named:
         cwd = call_cwd(params, project)
@@ -444,6 +444,11 @@ def _param_hosts(params: Mapping[str, Any], budget: list[int]) -> list[str]:
     hosts: list[str] = []
     for value in strings(params, budget):
         hosts += hosts_in_text(value)
+        if value[:7].lower() == "file://":
+            # RFC 8089: a file URL's host is its authority, none meaning this machine; a tool
+            # that fetches it reads here (a shell's `curl file://` is read by the analysis)
+            authority = value[7:].split("/", 1)[0]
+            hosts.append(normalise_host(authority) or "localhost" if authority else "localhost")
     for name in HOST_PARAMS:
         for value in strings(params.get(name), budget):
             if value.startswith("//"):  # a scheme-relative URL: //host/path

@@ -36,7 +36,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolhooks import ApprovalRequest, BeforeToolCallResult, emit
-from toolhooks.analysis import EXTRACTING_PROGRAMS, LANDING_PROGRAMS, command_landing
+from toolhooks.analysis import (
+    EXTRACTING_PROGRAMS,
+    LANDING_PROGRAMS,
+    LISTING_PROGRAMS,
+    command_landing,
+    list_sources,
+)
 
 from ._calls import (
     CallMemo,
@@ -220,19 +226,7 @@ class OwnState:
         bare = text.replace("'", "").replace('"', "").replace("\\", "").lower()
         if "toolhooks" in bare or any(name in bare for name in self.markers):
             return False
-        for part in _SEPARATORS.split(bare):
-            words = part.split()
-            names = {w.rpartition("/")[2] for w in words}  # /bin/rm is rm
-            if EXTRACTING_PROGRAMS.intersection(names) or ("git" in names and "clean" in names):
-                return False  # fills a folder with names it does not show
-            fills = LANDING_PROGRAMS.intersection(names) - {"git"}
-            removes = REMOVERS.intersection(names) or "find" in names
-            if (removes or fills) and any(
-                w in (".", "./", "~", "/") or w[:1] in "/~" or (fills and w[-1:] == "/")
-                for w in words
-            ):
-                return False
-        return True
+        return not any(_may_reach(part.split()) for part in _SEPARATORS.split(bare))
 
     def _command(
         self, command: str | list[str], params: Mapping[str, Any], memo: CallMemo
@@ -293,6 +287,14 @@ class OwnState:
         first = _cli_guard(one, texts) if named else None
         if first is None and one.program in LANDING_PROGRAMS:
             first = self._landed(one, memo)
+        if (
+            first is None
+            and one.program in LISTING_PROGRAMS
+            and list_sources(one.program or "", one.argv)
+        ):
+            # the files a list or a patch names (tar -T, git apply): whatever the words say
+            paths = memo.paths(one, home=self.home)
+            first = _verdict(one.text, [(p, self.kind(p)) for p in paths], reads=False)
         return first
 
     def _landed(self, one: Command, memo: CallMemo) -> Guarded | None:
@@ -321,6 +323,26 @@ def _words_of(commands: Iterable[Command]) -> Iterator[str]:
     for one in commands:
         for word in (*one.argv, *one.redirects, *one.assignments):
             yield word.text or word.source
+
+
+def _may_reach(words: list[str]) -> bool:
+    """Whether one command's words (lower case, quotes dropped) may reach the state without
+    naming it: a remover or a copy with a word that could be a folder holding it (``.``,
+    ``/...``, ``~``, ``DIR/``), an extraction or ``git clean`` (names not shown), a program
+    reading its files from a list or a patch (``tar -T``, ``git apply``)."""
+    names = {w.rpartition("/")[2] for w in words}  # /bin/rm is rm
+    git = "git" in names
+    if EXTRACTING_PROGRAMS.intersection(names) or (git and "clean" in names):
+        return True
+    if (LISTING_PROGRAMS - {"git"}).intersection(names) or (
+        git and ("apply" in names or "am" in names)
+    ):
+        return True
+    fills = LANDING_PROGRAMS.intersection(names) - {"git"}
+    removes = REMOVERS.intersection(names) or "find" in names
+    return bool(removes or fills) and any(
+        w in (".", "./", "~", "/") or w[:1] in "/~" or (fills and w[-1:] == "/") for w in words
+    )
 
 
 @functools.lru_cache(maxsize=256)

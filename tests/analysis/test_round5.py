@@ -297,3 +297,37 @@ def test_a_command_that_puts_nothing_unnamed_has_no_landing(script):
 
     landing = command_landing(analyse(script).commands[0], home=HOME)
     assert not landing.names and not landing.filled
+
+
+def test_the_names_a_list_or_patch_file_holds_are_paths(tmp_path):
+    (tmp_path / "list").write_text(".env\nsrc/a.py\n")
+    (tmp_path / "x.patch").write_text("--- a/config/.env\n+++ b/config/.env\n@@ -1 +1 @@\n")
+    cwd = str(tmp_path)
+    for script, path in [
+        ("tar -cf x.tar -T list", f"{cwd}/.env"),
+        ("tar -cf x.tar --files-from=list", f"{cwd}/src/a.py"),
+        ("rsync -a --files-from=list src/ host:x", f"{cwd}/src/.env"),
+        ("cpio -o < list > x.cpio", f"{cwd}/.env"),
+        ("git apply x.patch", f"{cwd}/config/.env"),
+        ("patch -p1 < x.patch", f"{cwd}/config/.env"),
+        ("patch -p1 -i x.patch", f"{cwd}/.env"),  # -pN is not read: every strip counts
+    ]:
+        found = analyse(script, cwd=cwd)
+        assert found.opaque is None, script
+        assert path in {p for c in found.commands for p in command_paths(c, home=HOME)}, script
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "tar -cf x.tar -T missing",
+        "find . | tar -cf x.tar -T -",
+        "find . | cpio -o > x.cpio",
+        "git diff | git apply",
+        "echo .env > list; tar -cf x.tar -T list",
+        "tar -cf x.tar -T $LIST",
+    ],
+)
+def test_a_list_that_cannot_be_read_here_makes_the_script_opaque(script, tmp_path):
+    (tmp_path / "list").write_text("src/a.py\n")
+    assert analyse(script, cwd=str(tmp_path)).opaque is not None

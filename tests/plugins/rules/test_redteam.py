@@ -26,8 +26,6 @@ OPEN = {
     "redirect": "a redirect (curl -L) can lead anywhere: only the first host is checked",
     "folder": "a folder that holds a secret is read whole (grep -r ., tar ., cp -r): path rules "
     "match the paths named, not what a folder holds",
-    "listfile": "file names a program reads from a file (tar -T, --files-from, cpio, a patch "
-    "for git apply or patch) are not seen",
 }
 
 
@@ -154,14 +152,11 @@ def test_an_argv_list_gets_the_safe_decision(rt: Runtime, argv: list[str], expec
         "https://github.com\t.evil.example/",
         "https://github.com\n.evil.example/",
         "https://git\rhub.com.evil.example/",
-        pytest.param(
-            "file:///etc/passwd",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="fileurl: a file:// URL given to a fetch tool has no host for egress-web "
-                "and is no path for no-secrets (curl file://... in a command is a path)",
-            ),
-        ),
+        # a file: URL names this machine (RFC 8089), and its file is a path (no-secrets)
+        "file:///etc/passwd",
+        "FILE:///etc/passwd",
+        "file://localhost/etc/passwd",
+        "file:///home/x/.ssh/id_rsa",
     ],
 )
 def test_a_web_fetch_outside_the_allow_list_asks(rt: Runtime, url: str):
