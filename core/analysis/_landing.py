@@ -45,6 +45,8 @@ def command_landing(
     the working folder (it could be any folder)."""
     program = command.program or ""
     table = PROGRAMS.get(program)
+    names: list[str]
+    filled: list[str]
     if program == "git":
         names, filled = [], _git_clean(command.argv)
     elif table is not None and table.copies:
