@@ -9,6 +9,11 @@ written once the working folder is 2 s old), as on a user's machine after the fi
 ``--no-cache`` turns it off (every process scans the installed distributions). The rounds
 alternate the commands, so drift hits all alike.
 
+The two "floor" rows are the one-call process on the defaults plus what an exec call under a
+policy cannot do without: the bash grammar (tree-sitter) loaded and one command parsed, then the
+whole shell analysis package with it (what the starter-policy rows pay at the least, before any
+rule is read; the policy's own examples are shell commands, so its read-call row pays it too).
+
 ``--instructions`` counts each command's instructions under valgrind's callgrind instead (one
 run each; the same count whatever the machine's load, which makes it the measure to compare
 changes by).
@@ -49,11 +54,29 @@ STARTER_CALL = textwrap.dedent(
     rt.close()
     """
 )
+GRAMMAR = textwrap.dedent(
+    """
+    import tree_sitter, tree_sitter_bash
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    parser.parse(b"git status")
+    """
+)
+"""The bash grammar alone: loaded, and one command parsed."""
+ANALYSIS = textwrap.dedent(
+    """
+    import os
+    from toolhooks.analysis import analyse_script
+    analyse_script("git status", cwd=os.getcwd(), home=os.path.expanduser("~"))
+    """
+)
+"""The shell analysis an exec call needs (its package and the grammar), one command read."""
 COMMANDS = {
     "python -c pass": "pass",
     'python -c "import json"': "import json",
     'python -c "import pydantic"': "import pydantic",
     "toolhooks: Runtime from config, one call, close": ONE_CALL,
+    "floor: the defaults' process + the grammar": ONE_CALL + GRAMMAR,
+    "floor: the defaults' process + the shell analysis": ONE_CALL + ANALYSIS,
     "toolhooks: starter policy, one read call, close": STARTER_CALL
     % (STARTER, {"name": "read", "params": {"path": "README.md"}}),
     "toolhooks: starter policy, one exec call, close": STARTER_CALL
