@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from toolhooks import ToolhooksError
 from toolhooks.stores import LabelStore, Provenance
@@ -25,8 +25,6 @@ from ._argv import Found, Tri
 
 if TYPE_CHECKING:
     from ._tables import FromLabels
-
-MISSING: Final = object()
 
 
 def history_given(conditions: Any) -> bool:
@@ -119,7 +117,7 @@ class HistoryView:
         if history.params is None:
             values: Any = self.params
         else:
-            values = [v for path in history.params if (v := _dig(self.params, path)) is not MISSING]
+            values = [v for path in history.params for v in _dig(self.params, path)]
         # Imported here: a policy with no from condition never tokenises a value.
         from toolhooks.stores import names_host, value_tokens
 
@@ -145,10 +143,19 @@ def unless_gate(unless: History | None, history: HistoryView | None, verdict: Tr
     return history.check(unless).value
 
 
-def _dig(params: Mapping[str, Any], path: tuple[str, ...]) -> Any:
-    value: Any = params
+def _dig(params: Mapping[str, Any], path: tuple[str, ...]) -> list[Any]:
+    """The values at a dotted param name: a list on the way is each of its elements, at any
+    depth of lists (``to.iban`` of ``to=[{iban}, ...]``, a tool paying a list of transfers), as
+    the ``params`` condition reads a dotted name."""
+    nodes: list[Any] = [params]
     for part in path:
-        if not isinstance(value, Mapping) or part not in value:
-            return MISSING
-        value = value[part]
-    return value
+        found: list[Any] = []
+        while nodes:
+            node = nodes.pop()
+            if isinstance(node, Mapping):
+                if part in node:
+                    found.append(node[part])
+            elif isinstance(node, (list, tuple)):
+                nodes.extend(node)
+        nodes = found
+    return nodes

@@ -285,14 +285,10 @@ SPACED = " ".join("DE89370400440532013000")
                 "(the tokens are compared, not the value with every blank removed)",
             ),
         ),
-        pytest.param(
-            [{"iban": "DE89370400440532013000"}],
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="provenance: a from rule's params path (to.iban) does not go through a "
-                "list (a tool paying a list of transfers)",
-            ),
-        ),
+        # a from rule's params path (to.iban) goes through lists, as the params condition does
+        [{"iban": "DE89370400440532013000"}],
+        [{"iban": "DE00000000000000000000"}, {"iban": "DE89370400440532013000"}],
+        [[{"iban": "DE89 3704 0044 0532 0130 00"}]],
     ],
 )
 def test_an_untrusted_value_written_another_way_is_still_denied(project: Path, to: object):
