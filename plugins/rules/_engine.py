@@ -148,6 +148,7 @@ class RuleSet:
         is evaluated on every subject and its verdict kept (the program index only skips rules
         that would not hold)."""
         hits: list[Hit] = []
+        unmatched = False
         if facts.opaque is not None:
             hits.append(
                 Hit(
@@ -166,7 +167,10 @@ class RuleSet:
                     traces.append(_trace(rule, subject, found))
                 if found.holds is not False:
                     own.append(self._hit(rule, subject, found))
-            if not own and facts.exec_call:
+            if not own and facts.exec_call and not unmatched:
+                # only the first: a later command's `unmatched` hit can never be the first of
+                # the strictest, which is what the ruling takes (and nothing reads the others)
+                unmatched = True
                 own.append(
                     Hit(
                         decision=self.unmatched,

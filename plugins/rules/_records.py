@@ -116,6 +116,7 @@ class Ruling:
     """None: no rule covers the call (the rules have no opinion)."""
     hit: Hit | None
     hits: tuple[Hit, ...] = ()
+    """Every rule's hit, and the first command's ``unmatched`` one (a later one never decides)."""
     facts: CallFacts | None = None
     traces: tuple[RuleTrace, ...] = ()
 
