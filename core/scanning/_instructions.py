@@ -314,7 +314,8 @@ def _topics_by_paragraph(group: list[Cue], low: str) -> list[set[str]]:
 
 def _unglued(text: str, low: str) -> str:
     """``low`` with a space before each override verb glued to the word before it ("USAIgnore
-    your previous instructions" reads "US ignore ..."): the letter before it gives way, so the
+    your previous instructions" reads "US ignore ...", a channel "External_Ignore ..." reads
+    "External ignore ..."): the letter or underscore before it gives way, so the
     offsets stay those of ``text``. Only a capitalised opener after a letter counts (one
     substring search per opener): camelCase names in code (``ignorePreviousErrors``) stay."""
     glued: list[int] = []
@@ -324,7 +325,8 @@ def _unglued(text: str, low: str) -> str:
     # starts with the only capital it holds, so no two occurrences overlap.
     for candidate in _GLUED_SEARCH.finditer(text, 1):
         at = candidate.start()
-        if text[at - 1].isalpha() and any(
+        glue = text[at - 1]
+        if (glue.isalpha() or glue == "_") and any(
             text.startswith(opener, at)
             and (at + len(opener) == size or not text[at + len(opener)].isalpha())
             for opener in _GLUED
