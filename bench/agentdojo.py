@@ -1,6 +1,6 @@
 """AgentDojo replayed through toolhooks with no model: what a policy stops and what it costs.
 
-AgentDojo (``pip install -r bench/requirements-agentdojo.txt``, in a venv of its own) gives four
+AgentDojo (``pip install -r bench/requirements-agentdojo.txt``; requirements-dev.txt has it) gives four
 suites of tools over a simulated environment (workspace, travel, banking, slack), user tasks with
 their ground-truth calls, and injection tasks (what an attacker wants done) with theirs. This
 script needs no model: it replays

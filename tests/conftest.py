@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import select
 import shutil
@@ -47,6 +48,16 @@ def chromium() -> Iterator[Any]:
         )
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def agentdojo_installed() -> None:
+    """AgentDojo's real suites (requirements-dev.txt installs them, as bench/ uses them): a skip on
+    a machine without them, a failure under ``CI``."""
+    require(
+        importlib.util.find_spec("agentdojo") is not None,
+        "agentdojo is not installed (pip install -r bench/requirements-agentdojo.txt)",
+    )
 
 
 @pytest.fixture

@@ -1,8 +1,9 @@
 """bench/agentdojo.py on one suite: the no-rules replay gives AgentDojo's own figures, every
 attack text and both variations (reformatted values, injections in any result) run.
 
-AgentDojo is a bench requirement (bench/requirements-agentdojo.txt), not a test one: the tests
-that replay skip where it is not installed; the ones on the bench's own functions run anyway.
+AgentDojo (bench/requirements-agentdojo.txt, which requirements-dev.txt includes) is needed by the
+tests that replay: they skip, saying so, where it is not installed and fail under ``CI``; the ones
+on the bench's own functions run anyway.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from toolhooks.testing import require
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench" / "agentdojo.py"
@@ -48,8 +50,9 @@ def replay(tmp_path: Path, *args: str) -> dict[str, Any]:
     return json.loads((tmp_path / "out.json").read_text())["policies"]
 
 
-def test_banking_replay_with_no_rules_keeps_every_task_and_lets_the_attacks_through(tmp_path):
-    pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
+def test_banking_replay_with_no_rules_keeps_every_task_and_lets_the_attacks_through(
+    tmp_path, agentdojo_installed
+):
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "agentdojo.py"), "--suite", "banking", "--jobs", "1"],
         cwd=tmp_path,
@@ -66,8 +69,9 @@ def test_banking_replay_with_no_rules_keeps_every_task_and_lets_the_attacks_thro
     assert row.split()[2:6] == ["important_instructions", "all", "16/16", "141/144"]
 
 
-def test_banking_replay_with_the_provenance_policy_stops_every_attack(tmp_path):
-    pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
+def test_banking_replay_with_the_provenance_policy_stops_every_attack(
+    tmp_path, agentdojo_installed
+):
     policy = ROOT / "bench" / "policies" / "provenance.toml"
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "agentdojo.py"), "--suite", "banking",
@@ -83,11 +87,14 @@ def test_banking_replay_with_the_provenance_policy_stops_every_attack(tmp_path):
     assert row.split()[3:5] == ["14/16", "0/144"]
 
 
-def test_banking_replay_with_the_cedar_policy_blocks_what_provenance_blocks(tmp_path):
+def test_banking_replay_with_the_cedar_policy_blocks_what_provenance_blocks(
+    tmp_path, agentdojo_installed
+):
     """Issue #41: bench/policies/banking.cedar (context.from) against provenance.toml on the
     banking suite, in one run from another folder (the .cedar path is relative to its TOML)."""
-    pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
-    pytest.importorskip("toolhooks_cedar", reason="toolhooks-cedar is not installed")
+    require(
+        importlib.util.find_spec("toolhooks_cedar") is not None, "toolhooks-cedar is not installed"
+    )
     policies = ROOT / "bench" / "policies"
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "agentdojo.py"), "--suite", "banking",
@@ -145,11 +152,10 @@ def test_two_policies_joined_by_a_plus_are_one_with_both_rule_lists(tmp_path):
 # -- every attack text, with agentdojo ---------------------------------------------------------
 
 
-def test_libyaml_parses_every_injected_environment_as_agentdojo_does():
+def test_libyaml_parses_every_injected_environment_as_agentdojo_does(agentdojo_installed):
     """The bench parses AgentDojo's environments with libyaml's loader: the same values as the
     pure-Python one for the attack texts most likely to trip YAML (quotes, braces, dollars,
     brackets), in every vector of every suite."""
-    pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
     import yaml
     from agentdojo.task_suite.load_suites import get_suites
 
@@ -178,9 +184,8 @@ def test_libyaml_parses_every_injected_environment_as_agentdojo_does():
 
 
 def test_every_attack_text_goes_in_and_the_scanners_policy_stops_those_addressed_to_the_model(
-    tmp_path,
+    tmp_path, agentdojo_installed
 ):
-    pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
     runs = replay(tmp_path, "--config", "none", "--config", str(SCANNERS), "--attack", "all")
     bench = bench_module()
     assert set(runs["no rules"]["attacks"]) == set(bench.ATTACKS)
@@ -198,8 +203,7 @@ def test_every_attack_text_goes_in_and_the_scanners_policy_stops_those_addressed
 
 
 @pytest.mark.parametrize("option", [["--values", "reformatted"], ["--placement", "results"]])
-def test_reformatted_values_and_injections_in_any_result(tmp_path, option):
-    pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
+def test_reformatted_values_and_injections_in_any_result(tmp_path, option, agentdojo_installed):
     runs = replay(
         tmp_path, "--config", "none", "--config", str(SCANNERS), "--attack", "injecagent", *option
     )
@@ -214,8 +218,7 @@ def test_reformatted_values_and_injections_in_any_result(tmp_path, option):
     )
 
 
-def test_the_texts_are_the_attack_classes_own_reformatted_when_asked():
-    pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
+def test_the_texts_are_the_attack_classes_own_reformatted_when_asked(agentdojo_installed):
     from agentdojo.task_suite.load_suites import get_suites
 
     bench = bench_module()

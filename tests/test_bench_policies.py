@@ -3,8 +3,9 @@ chooses tools by tag only, it acts on what a result holds, and it names nothing 
 (tools, people, accounts, hosts, values, wording), so its figures there measure the policy, not
 a fit to the benchmark.
 
-The AgentDojo part reads the benchmark's own texts and skips where agentdojo is not installed (a
-bench requirement, bench/requirements-agentdojo.txt); the rest runs everywhere.
+The AgentDojo part reads the benchmark's own texts (bench/requirements-agentdojo.txt, which
+requirements-dev.txt includes): it skips, saying so, where agentdojo is not installed and fails
+under ``CI``; the rest runs everywhere.
 """
 
 from __future__ import annotations
@@ -125,7 +126,6 @@ def strings(value: Any) -> Iterator[str]:
 def agentdojo_texts() -> tuple[set[str], list[str]]:
     """AgentDojo's tool names, and every text it ships: environments, tasks' prompts and goals,
     tool descriptions, and every attack template."""
-    pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
     from agentdojo.attacks import baseline_attacks, important_instructions_attacks
     from agentdojo.task_suite.load_suites import get_suites
 
@@ -149,7 +149,7 @@ def agentdojo_texts() -> tuple[set[str], list[str]]:
     return tools, texts
 
 
-def test_no_agentdojo_tool_name_or_identifier_in_the_policy():
+def test_no_agentdojo_tool_name_or_identifier_in_the_policy(agentdojo_installed):
     tools, texts = agentdojo_texts()
     assert len(tools) > 60 and len(texts) > 1000
     words = set(WORD.findall(policy_text()))
@@ -159,7 +159,7 @@ def test_no_agentdojo_tool_name_or_identifier_in_the_policy():
     assert sorted(i for i in identifiers if i in text and not i.replace(".", "").isdigit()) == []
 
 
-def test_no_agentdojo_name_in_the_policy():
+def test_no_agentdojo_name_in_the_policy(agentdojo_installed):
     """Proper nouns: words AgentDojo writes capitalised mid-sentence and never in lower case
     (people, companies, places)."""
     _, texts = agentdojo_texts()
@@ -180,7 +180,7 @@ def test_no_agentdojo_name_in_the_policy():
     assert sorted(used & names) == []
 
 
-def test_no_agentdojo_wording_in_the_policy():
+def test_no_agentdojo_wording_in_the_policy(agentdojo_installed):
     """No run of four words of the policy (comments and reasons too) is in AgentDojo's texts."""
     _, texts = agentdojo_texts()
 

@@ -1,8 +1,8 @@
 """``instructions`` on AgentDojo: nothing in the tool results of its 97 user tasks run without
 injections, and every injection task's goal found in the attack texts that address the model.
 
-AgentDojo is a bench requirement (``pip install -r bench/requirements-agentdojo.txt``), not a
-test one: the tests skip, saying so, where it is not installed.
+AgentDojo's suites come from ``bench/requirements-agentdojo.txt``, which requirements-dev.txt
+includes: the tests skip, saying so, where it is not installed, and fail under ``CI``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from toolhooks.kit import find_hidden_text, find_instructions
 
 VERSION = "v1.2.1"
 
-# Before any test imports from it: each test's own imports come first in its body, so a skip
-# inside a helper came too late and a machine without agentdojo failed instead of skipping.
-pytest.importorskip("agentdojo", reason="agentdojo is a bench requirement, not installed")
+# Before any test body runs: each test's own imports come first in its body, so a skip inside
+# a helper came too late and a machine without agentdojo failed instead of skipping.
+pytestmark = pytest.mark.usefixtures("agentdojo_installed")
 
 
 def suites() -> dict[str, Any]:
