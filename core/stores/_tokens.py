@@ -16,7 +16,12 @@ Values written the ways people write them are read as the value too, on every si
 - an identifier printed in groups (letters and digits joined by single spaces, dashes, dots or
   underscores, from a group holding a digit to a group holding a digit, at most 12 groups and
   40 characters, and between them only groups with a digit or of at most 4 letters):
-  ``DE89 3704 0044 0532 0130 00`` also gives ``de89370400440532013000``;
+  ``DE89 3704 0044 0532 0130 00`` also gives ``de89370400440532013000``; a line break (with the
+  indentation around it, and YAML's ``\\`` escapes of a folded double-quoted string) stands for
+  the space where a printed identifier was wrapped, when the group before it has four characters
+  and a digit is next to it and the groups are printed in a line of groups (a separator on one
+  side: ``US13 3000 0001 2121\\n    2121 212``, as YAML folds a long string); a column of numbers,
+  one a line, stays apart; the hyphens of word processors (U+2010-U+2012, U+2212) are ``-``;
 - an address written to dodge filters: ``name at example dot com``, ``name(at)example.com``,
   ``name [at] example [dot] com``, ``www[.]host[.]com``, ``host(.)com``, ``hxxps://`` (the word
   forms only before a common top-level domain, so "polka dot dress" is no host);
@@ -80,6 +85,32 @@ _CHAIN_FROM_DIGIT: Final = re.compile(
     + r")[^\W_]*+(?:[ ._-](?:[^\W\d_]{1,4}(?![^\W_])|[^\W\d_]*+\d[^\W_]*+))++"
 )
 _SEPARATOR: Final = re.compile(r"[ ._-]")
+_SEPARATORS: Final = frozenset(" ._-")
+# A line break where a space was: a wrapped line, or YAML's fold of a long string (a double-quoted
+# one ends the line with ``\\`` and may start the next with an escaped space ``\\ ``). Both
+# patterns start at the ``\n`` (a literal, searched for in C), test the next line first (most
+# lines fail there, a few characters in) and then the character that ends the line before, past
+# a space, a ``\\`` or a ``\r`` (fixed-width lookbehinds); the rest is looked at in Python.
+_LINE_END_CHARS: Final = " \\\r"
+_NEXT_LINE: Final = r"[ \t]*(?:\\ )?"
+# A printed identifier wrapped onto the next line: a group of at most four starts the next line
+# and a letter or digit ends the line before (_unfolded decides the rest).
+_BREAK: Final = re.compile(
+    r"\n(?="
+    + _NEXT_LINE
+    + r"([^\W_]{1,4})(?![^\W_]))(?:(?<=[^\W_]\n)|(?<=[^\W_][ \\\r]\n))"
+    + _NEXT_LINE
+)
+_TWO_MORE_GROUPS: Final = re.compile(r" [^\W_]{4} [^\W_]")
+# An address's word forms across a break: "name" + break + "at host.com", or a line ending in a
+# word with a "t" ("name at" + break + "host.com"; _unbroken_words checks the word is at or dot).
+_WORD_BREAK: Final = re.compile(
+    r"\n" + _NEXT_LINE + r"(?=(?:at|dot) )|\n(?:(?<=(t)\n)|(?<=(t)[ \\\r]\n))" + _NEXT_LINE
+)
+_HYPHENS: Final = {0x2010: "-", 0x2011: "-", 0x2012: "-", 0x2212: "-"}
+"""Hyphens that NFKC keeps (a word processor's non-breaking hyphen holds an IBAN on one line; a
+figure dash is the phone-number one), read as ``-``. En and em dashes stay apart: they stand
+between words."""
 MAX_JOINED: Final = 40
 """Characters of one joined identifier (an IBAN has at most 34)."""
 _LETTER_GROUP: Final = 4
@@ -199,7 +230,9 @@ def _normal(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     folded = text.casefold()
     # Case-folding can leave a text that is not NFKC (a decomposed letter would then end a run).
-    return folded if folded.isascii() else unicodedata.normalize("NFKC", folded)
+    if folded.isascii():
+        return folded
+    return unicodedata.normalize("NFKC", folded).translate(_HYPHENS)
 
 
 def _runs(found: set[str], text: str) -> None:
@@ -255,6 +288,79 @@ def _joined(found: set[str], text: str) -> None:
             _add_joined(found, run)
 
 
+def _line_end(text: str, newline: int) -> int:
+    """Where the line before ``text[newline]`` ends: before a ``\\r``, a ``\\`` or a space."""
+    if newline and text[newline - 1] in _LINE_END_CHARS:
+        return newline - 1
+    return newline
+
+
+def _unbroken_words(text: str) -> str | None:
+    """The text with each break next to ``at`` or ``dot`` written as one space (None: none)."""
+    out: list[str] = []
+    done = 0
+    for match in _WORD_BREAK.finditer(text):
+        start = _line_end(text, match.start())
+        if match.lastindex:  # the line ends in a word with a t: is it at or dot?
+            word = _group_before(text, start)
+            if word != "at" and word != "dot":
+                continue
+        out.append(text[done:start])
+        out.append(" ")
+        done = match.end()
+    if not out:
+        return None
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _unfolded(text: str) -> str | None:
+    """The text with each line break that wraps a printed identifier written as a space, or
+    None when it has none.
+
+    Identifiers are printed in groups of four (IBANs, card numbers) and wrapped at a space
+    between groups. A break joins the group of four before it to the group after it when a digit
+    is in one of them and the break falls inside such a line of groups: the group before follows
+    a group of four holding a digit (``3704 0044`` + break), or it starts the line of groups and
+    the next line goes on with at least three groups, the first two of four (``US13`` + break +
+    ``3000 0001 2121 ...``). So a column of numbers, a date or a year at a line's end, and a
+    phone number's short groups stay apart.
+    """
+    out: list[str] = []
+    done = 0
+    for match in _BREAK.finditer(text):
+        start = _line_end(text, match.start())
+        group = start - 4
+        before, after = text[group:start], match.group(1)
+        if group < 0 or not before.isalnum() or (group and text[group - 1].isalnum()):
+            continue
+        if not any(char.isdigit() for char in before + after):
+            continue
+        separated = group >= 2 and text[group - 1] in _SEPARATORS
+        previous = _group_before(text, group - 1) if separated else ""
+        has_digit = any(char.isdigit() for char in previous)
+        if (text[group - 1] == " " and len(previous) == 4 and has_digit) or (
+            not has_digit
+            and len(after) == 4
+            and _TWO_MORE_GROUPS.match(text, match.end() + 4) is not None
+        ):
+            out.append(text[done:start])
+            out.append(" ")
+            done = match.end()
+    if not out:
+        return None
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _group_before(text: str, end: int) -> str:
+    """The letters and digits that end at ``end`` (at most five: a longer word is no group)."""
+    start = end
+    while start > 0 and end - start < 5 and text[start - 1].isalnum():
+        start -= 1
+    return text[start:end]
+
+
 def _add_joined(found: set[str], groups: list[str]) -> None:
     joined = "".join(groups)
     if MIN_TOKEN <= len(joined) <= MAX_JOINED:
@@ -275,6 +381,8 @@ def _unmasked(text: str) -> str | None:
         # A marker takes the spaces around it: "name [at] example [dot] com".
         marked = _BRACKETED.sub(lambda m: _PLAIN[m.group(1)], plain).split("\0")
         plain = "".join([part.rstrip() for part in marked[:-1]] + marked[-1:])
+    if "\n" in plain and (unbroken := _unbroken_words(plain)) is not None:
+        plain = unbroken  # "billing at" + break + "host.com": a wrapped line, YAML's fold
     if " dot " in plain or " at " in plain:
         plain = _word_forms(plain)
     return None if plain == text else plain
@@ -362,6 +470,8 @@ def text_tokens(text: str) -> set[str]:
         text = _normal(text)
     _runs(found, text)
     _joined(found, text)
+    if "\n" in text and (unfolded := _unfolded(text)) is not None:
+        _joined(found, unfolded)  # the chains of each line were joined above
     plain = _unmasked(text)
     if plain is not None:
         _runs(found, plain)
