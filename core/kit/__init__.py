@@ -14,6 +14,8 @@ is here, so a third-party plugin can do all they do.
 - Lazy config: :class:`LazyConfig`, :class:`ConfigOnRead` and :func:`lazy_exports` keep a
   plugin's pydantic model unbuilt until a table is given or someone reads it.
 - The logger: :class:`LazyLogger` (``logging`` imported only when something is really logged).
+- Records: :class:`Record`, a frozen, slotted, keyword-only record that compiles nothing when
+  its module is imported (a dataclass compiles its generated methods at every start).
 - Processes: :func:`toolhooks_argv` (the command line that starts toolhooks with the folder it
   starts in kept off the import path: for an MCP client's config, a hook, a daemon).
 - TOML text: :func:`toml_string` and :func:`toml_value` (config a person pastes, ASCII only,
@@ -79,6 +81,7 @@ if TYPE_CHECKING:
     from toolhooks.records._json import sanitize as sanitize
     from toolhooks.records._json import short_repr as short_repr
     from toolhooks.records._log import LazyLogger as LazyLogger
+    from toolhooks.records._plain import Record as Record
     from toolhooks.registry._names import Wildcards as Wildcards
     from toolhooks.registry._names import name_patterns as name_patterns
     from toolhooks.scanning._hidden import find_hidden_text as find_hidden_text
@@ -122,6 +125,7 @@ _EXPORTS = {
     "sanitize": "toolhooks.records._json",
     "short_repr": "toolhooks.records._json",
     "LazyLogger": "toolhooks.records._log",
+    "Record": "toolhooks.records._plain",
     "Wildcards": "toolhooks.registry._names",
     "name_patterns": "toolhooks.registry._names",
     "find_hidden_text": "toolhooks.scanning._hidden",

@@ -5,10 +5,10 @@ decide it)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from toolhooks.analysis import value_options
+from toolhooks.kit import Record
 
 from ._globs import Matcher, prefix_word
 
@@ -32,15 +32,24 @@ def either(a: Tri, b: Tri) -> Tri:
     return None if a is None or b is None else False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Found:
+class Found(Record):
     """A condition's answer on one subject and the item that decided it (for the reason)."""
 
+    __slots__ = ("item", "items", "kind", "value")
+
     value: Tri
-    item: str | None = None
-    kind: str = ""
-    items: tuple[str, ...] = ()
+    item: str | None
+    kind: str
+    items: tuple[str, ...]
     """Every item that matched, when asked for (the items an unless table is read over)."""
+
+    def __init__(
+        self, *, value: Tri, item: str | None = None, kind: str = "", items: tuple[str, ...] = ()
+    ) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "item", item)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "items", items)
 
 
 NO: Final = Found(value=False)
@@ -152,9 +161,10 @@ def _alternatives(words: Sequence[str]) -> Matcher:
     return lambda text: any(m(text) for m in matchers)
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
+class Parsed(Record):
     """A command's words sorted out: its flags, its non-option args, unknown words."""
+
+    __slots__ = ("args", "flags", "long_flags", "short_words", "unknown_arg", "unknown_option")
 
     flags: frozenset[str]
     long_flags: tuple[str, ...]
@@ -163,6 +173,23 @@ class Parsed:
     args: tuple[str, ...]
     unknown_option: bool
     unknown_arg: bool
+
+    def __init__(
+        self,
+        *,
+        flags: frozenset[str],
+        long_flags: tuple[str, ...],
+        short_words: tuple[str, ...],
+        args: tuple[str, ...],
+        unknown_option: bool,
+        unknown_arg: bool,
+    ) -> None:
+        object.__setattr__(self, "flags", flags)
+        object.__setattr__(self, "long_flags", long_flags)
+        object.__setattr__(self, "short_words", short_words)
+        object.__setattr__(self, "args", args)
+        object.__setattr__(self, "unknown_option", unknown_option)
+        object.__setattr__(self, "unknown_arg", unknown_arg)
 
 
 def parse_words(argv: Sequence[Any], start: int, cwd: str) -> Parsed:
@@ -209,6 +236,10 @@ def parse_words(argv: Sequence[Any], start: int, cwd: str) -> Parsed:
             args.append(alternative)
             args.append(os.path.relpath(alternative, cwd))
     return Parsed(
-        frozenset(flags), tuple(long_flags), tuple(short_words), tuple(args), unknown_option,
-        unknown_arg,
-    )  # fmt: skip
+        flags=frozenset(flags),
+        long_flags=tuple(long_flags),
+        short_words=tuple(short_words),
+        args=tuple(args),
+        unknown_option=unknown_option,
+        unknown_arg=unknown_arg,
+    )

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
 
@@ -31,6 +30,7 @@ from toolhooks.analysis import (
     patch_files,
     readings,
 )
+from toolhooks.kit import Record
 
 if TYPE_CHECKING:
     from toolhooks.analysis import Command, Script
@@ -118,9 +118,10 @@ class Reach:
         return found
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Subject:
+class Subject(Record):
     """One thing rules are matched against: a simple command of an exec call, or a whole call."""
+
+    __slots__ = ("command", "reach", "shown", "unknown")
 
     command: Command | None
     """The simple command (exec), else None (a rule with command / flags / args never holds)."""
@@ -128,8 +129,16 @@ class Subject:
     """What a reason names (the command as written, or the tool's name)."""
     reach: Reach
     """Its paths and hosts (see ``paths`` and ``hosts``), found when first asked for."""
-    unknown: bool = False
+    unknown: bool
     """A word of the command is unknown (``$X``): it could be any path, host, flag or arg."""
+
+    def __init__(
+        self, *, command: Command | None, shown: str, reach: Reach, unknown: bool = False
+    ) -> None:
+        object.__setattr__(self, "command", command)
+        object.__setattr__(self, "shown", shown)
+        object.__setattr__(self, "reach", reach)
+        object.__setattr__(self, "unknown", unknown)
 
     @property
     def paths(self) -> Items:
@@ -142,29 +151,59 @@ class Subject:
         return self.reach.hosts()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CallFacts:
+class CallFacts(Record):
     """What one call does: its subjects, and why its script is opaque (None: it is not)."""
+
+    __slots__ = ("cwd", "exec_call", "opaque", "script", "subjects")
 
     exec_call: bool
     subjects: tuple[Subject, ...]
-    opaque: str | None = None
-    script: Script | None = None
-    cwd: str | None = None
+    opaque: str | None
+    script: Script | None
+    cwd: str | None
+
+    def __init__(
+        self,
+        *,
+        exec_call: bool,
+        subjects: tuple[Subject, ...],
+        opaque: str | None = None,
+        script: Script | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "exec_call", exec_call)
+        object.__setattr__(self, "subjects", subjects)
+        object.__setattr__(self, "opaque", opaque)
+        object.__setattr__(self, "script", script)
+        object.__setattr__(self, "cwd", cwd)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CallMemo:
+class CallMemo(Record):
     """What the readings of one call share (the own-state guard's and the rules'): its script's
     analysis, resolved folders, each word's path forms. Made for one call and dropped with it,
     never kept longer: a file or a symlink may change between two calls."""
 
-    scripts: dict[tuple[str | tuple[str, ...], str, str], Script] = field(default_factory=dict)
-    folders: dict[str, str] = field(default_factory=dict)
-    seen: dict[tuple[str, str, str], tuple[str, ...]] = field(default_factory=dict)
-    found: dict[tuple[int, str], tuple[str, ...]] = field(default_factory=dict)
+    __slots__ = ("folders", "found", "scripts", "seen")
+
+    scripts: dict[tuple[str | tuple[str, ...], str, str], Script]
+    folders: dict[str, str]
+    seen: dict[tuple[str, str, str], tuple[str, ...]]
+    found: dict[tuple[int, str], tuple[str, ...]]
     """Each command's paths, by the command's identity: its script is kept in ``scripts``
     for as long as the memo lives, so an id names one command."""
+
+    def __init__(
+        self,
+        *,
+        scripts: dict[tuple[str | tuple[str, ...], str, str], Script] | None = None,
+        folders: dict[str, str] | None = None,
+        seen: dict[tuple[str, str, str], tuple[str, ...]] | None = None,
+        found: dict[tuple[int, str], tuple[str, ...]] | None = None,
+    ) -> None:
+        object.__setattr__(self, "scripts", {} if scripts is None else scripts)
+        object.__setattr__(self, "folders", {} if folders is None else folders)
+        object.__setattr__(self, "seen", {} if seen is None else seen)
+        object.__setattr__(self, "found", {} if found is None else found)
 
     def script(self, command: str | list[str], *, cwd: str, home: str) -> Script:
         """The analysis of ``command`` (a script or an argv), once per call: a script whose

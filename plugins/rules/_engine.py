@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ._argv import Tri, both
@@ -24,22 +23,41 @@ NO_RULING: Final = Ruling(decision=None, hit=None)
 CACHE_SIZE: Final = 4096
 
 
-@dataclass
 class RuleSet:
-    """Compiled rules plus the settings; per-tool selection cached."""
+    """Compiled rules plus the settings; per-tool selection cached (a plain class, not a
+    dataclass: its generated methods would be compiled at every start)."""
 
-    rules: tuple[CompiledRule, ...]
-    unmatched: DecisionName
-    opaque: DecisionName
-    project: str
-    home: str
-    groups: Mapping[str, Sequence[str]]
-    _by_tool: dict[str | tuple[str, frozenset[str]], Chosen] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-    _by_tags: bool = field(init=False)
+    __slots__ = (
+        "_by_tags",
+        "_by_tool",
+        "_lock",
+        "groups",
+        "home",
+        "opaque",
+        "project",
+        "rules",
+        "unmatched",
+    )
 
-    def __post_init__(self) -> None:
-        self._by_tags = any(uses_tags(r.tools, self.groups) for r in self.rules)
+    def __init__(
+        self,
+        *,
+        rules: tuple[CompiledRule, ...],
+        unmatched: DecisionName,
+        opaque: DecisionName,
+        project: str,
+        home: str,
+        groups: Mapping[str, Sequence[str]],
+    ) -> None:
+        self.rules = rules
+        self.unmatched = unmatched
+        self.opaque = opaque
+        self.project = project
+        self.home = home
+        self.groups = groups
+        self._by_tool: dict[str | tuple[str, frozenset[str]], Chosen] = {}
+        self._lock = threading.Lock()
+        self._by_tags = any(uses_tags(r.tools, groups) for r in rules)
 
     def for_tool(self, name: str, tags: frozenset[str] = NO_TAGS) -> Chosen:
         """The rules covering tool ``name`` (tagged ``tags``) and what they need of a call

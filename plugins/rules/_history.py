@@ -15,10 +15,10 @@ follow where a message goes, not every word in it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolhooks import ToolhooksError
+from toolhooks.kit import Record
 from toolhooks.stores import LabelStore, Provenance
 
 from ._argv import Found, Tri
@@ -33,13 +33,25 @@ def history_given(conditions: Any) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class History:
+class History(Record):
     """A conditions table's history conditions, compiled."""
 
-    session: frozenset[str] | None = None
-    source: FromLabels | None = None
-    params: tuple[tuple[str, ...], ...] | None = None
+    __slots__ = ("params", "session", "source")
+
+    session: frozenset[str] | None
+    source: FromLabels | None
+    params: tuple[tuple[str, ...], ...] | None
+
+    def __init__(
+        self,
+        *,
+        session: frozenset[str] | None = None,
+        source: FromLabels | None = None,
+        params: tuple[tuple[str, ...], ...] | None = None,
+    ) -> None:
+        object.__setattr__(self, "session", session)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "params", params)
 
     @classmethod
     def of(cls, conditions: Any) -> History | None:
@@ -64,17 +76,22 @@ class History:
         return frozenset(found)
 
 
-@dataclass
 class HistoryView:
-    """One call's view of its session's history; each store question asked once."""
+    """One call's view of its session's history; each store question asked once (a plain
+    class, not a dataclass: its generated methods would be compiled at every start)."""
 
-    store: Callable[[], LabelStore | None]
-    session: str
-    params: Mapping[str, Any]
-    _labels: frozenset[str] | None = None
-    _answers: dict[tuple[Any, ...], Provenance | None] = field(default_factory=dict)
-    used: list[dict[str, Any]] = field(default_factory=list)
-    """What the history conditions that held found (for the ``rules.matched`` event)."""
+    __slots__ = ("_answers", "_labels", "params", "session", "store", "used")
+
+    def __init__(
+        self, *, store: Callable[[], LabelStore | None], session: str, params: Mapping[str, Any]
+    ) -> None:
+        self.store = store
+        self.session = session
+        self.params = params
+        self._labels: frozenset[str] | None = None
+        self._answers: dict[tuple[Any, ...], Provenance | None] = {}
+        self.used: list[dict[str, Any]] = []
+        """What the history conditions that held found (for the ``rules.matched`` event)."""
 
     def check(self, history: History) -> Found:
         """Whether every history condition holds: True, False, or None (the store failed)."""

@@ -32,7 +32,6 @@ import functools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolhooks import ApprovalRequest, BeforeToolCallResult, emit
@@ -43,6 +42,7 @@ from toolhooks.analysis import (
     command_landing,
     list_sources,
 )
+from toolhooks.kit import Record
 
 from ._calls import (
     CallMemo,
@@ -85,14 +85,26 @@ KEY_FILES: Final = ("agentd.token", "desk-tokens.json")
 """Keys in ``.toolhooks/``: the HTTP hook's bearer token, the desk's token digests."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Guarded:
+class Guarded(Record):
     """One call that touches toolhooks' own state: what to do and why."""
+
+    __slots__ = ("decision", "reason", "title")
 
     decision: Decision
     reason: str
-    title: str = "Change the file that holds toolhooks' config?"
+    title: str
     """The approval's question, for an ask."""
+
+    def __init__(
+        self,
+        *,
+        decision: Decision,
+        reason: str,
+        title: str = "Change the file that holds toolhooks' config?",
+    ) -> None:
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "title", title)
 
     def result(self) -> BeforeToolCallResult:
         """The plugin's answer, after the ``rules.matched`` event a rule's match emits."""
@@ -114,9 +126,26 @@ class Guarded:
         return BeforeToolCallResult(require_approval=request)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OwnState:
+class OwnState(Record):
     """The paths toolhooks keeps, absolute, and how each is guarded."""
+
+    __slots__ = (
+        "asks",
+        "files",
+        "folded",
+        "folded_prefixes",
+        "folders",
+        "guarded",
+        "home",
+        "key_names",
+        "keys",
+        "markers",
+        "may_name_key",
+        "may_name_state",
+        "names",
+        "project",
+        "state_prefixes",
+    )
 
     project: str
     home: str
@@ -150,6 +179,41 @@ class OwnState:
     ``toolhooks.toml``, so a path the exact lookups miss is looked up in either case."""
     folded_prefixes: tuple[str, ...]
     """``state_prefixes``, case-folded."""
+
+    def __init__(
+        self,
+        *,
+        project: str,
+        home: str,
+        files: frozenset[str],
+        folders: tuple[str, ...],
+        keys: frozenset[str],
+        asks: frozenset[str],
+        names: tuple[str, ...],
+        markers: frozenset[str],
+        key_names: frozenset[str],
+        state_prefixes: tuple[str, ...],
+        guarded: tuple[str, ...],
+        may_name_state: re.Pattern[str],
+        may_name_key: re.Pattern[str],
+        folded: Mapping[str, str],
+        folded_prefixes: tuple[str, ...],
+    ) -> None:
+        object.__setattr__(self, "project", project)
+        object.__setattr__(self, "home", home)
+        object.__setattr__(self, "files", files)
+        object.__setattr__(self, "folders", folders)
+        object.__setattr__(self, "keys", keys)
+        object.__setattr__(self, "asks", asks)
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "markers", markers)
+        object.__setattr__(self, "key_names", key_names)
+        object.__setattr__(self, "state_prefixes", state_prefixes)
+        object.__setattr__(self, "guarded", guarded)
+        object.__setattr__(self, "may_name_state", may_name_state)
+        object.__setattr__(self, "may_name_key", may_name_key)
+        object.__setattr__(self, "folded", folded)
+        object.__setattr__(self, "folded_prefixes", folded_prefixes)
 
     # -- what a path is ---------------------------------------------------------------------
 
