@@ -1,7 +1,8 @@
 """The shell, path and host analysis the rules (and any plugin) reason with: a script's simple
 commands seen through quoting, wrappers and substitutions (tree-sitter-bash, loaded on first
-use), the paths and hosts each names. A script it cannot see through is opaque. The lowest layer
-beside records: it imports nothing else of toolhooks.
+use), the paths and hosts each names. A script it cannot see through is opaque. Just above
+records (its internal records derive from ``records``' ``Record``): it imports nothing else of
+toolhooks.
 """
 
 from ._analyse import analyse_argv, analyse_script, clear_cache

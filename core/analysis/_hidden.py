@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
+from ..records._plain import Record
 from ._git_runs import git_subcommand_scripts, joined
 from ._options import read_options
 from ._programs import (
@@ -133,22 +133,36 @@ def _ssh_hidden(program: str, words: tuple[Word, ...]) -> _Found:
     return found
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _CommandOptions:
+class _CommandOptions(Record):
     """Where a program takes a command in its options (its table's ``runs``), read the way getopt
     reads them. Every word is looked at, operands too: unlike ``read_options``, this reading
     never stops early, so nothing after an operand hides."""
 
-    short: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    __slots__ = ("long", "short", "short_values", "words")
+
+    short: Mapping[str, tuple[str, ...]]
     """Letters whose value is a command: ``-e CMD``, ``-eCMD``, and in a bundle, ``-ave CMD``."""
-    short_values: str = ""
+    short_values: str
     """The program's other letters that take a value: a bundle ends at one (``-fe`` is ``-f e``)."""
-    long: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    long: Mapping[str, tuple[str, ...]]
     """Long options whose value is a command (``--rsh CMD``, ``--rsh=CMD``, and any prefix:
     getopt takes an unambiguous one), each with the texts the command follows in its value
     (``exec=`` for tar's ``--checkpoint-action``; mostly none)."""
-    words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    words: Mapping[str, tuple[str, ...]]
     """Whole words whose next word is a command (zip's ``-TT``)."""
+
+    def __init__(
+        self,
+        *,
+        short: Mapping[str, tuple[str, ...]] | None = None,
+        short_values: str = "",
+        long: Mapping[str, tuple[str, ...]] | None = None,
+        words: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> None:
+        object.__setattr__(self, "short", {} if short is None else short)
+        object.__setattr__(self, "short_values", short_values)
+        object.__setattr__(self, "long", {} if long is None else long)
+        object.__setattr__(self, "words", {} if words is None else words)
 
 
 def _command_options(table: Program) -> _CommandOptions:

@@ -8,21 +8,26 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass
 
+from ..records._plain import Record
 from ._paths import Seen, normalise_path
 from ._programs import PROGRAMS, Program, every_option, operands
 from ._records import Command, Word
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Landing:
+class Landing(Record):
     """What a command writes beyond the paths it names: ``names`` land (a copy's source at
     ``DEST/NAME``), ``filled`` folders get names it does not show. Absolute, normalised as
     :func:`~toolhooks.analysis.command_paths` normalises (``..`` collapsed, symlinks)."""
 
-    names: tuple[str, ...] = ()
-    filled: tuple[str, ...] = ()
+    __slots__ = ("filled", "names")
+
+    names: tuple[str, ...]
+    filled: tuple[str, ...]
+
+    def __init__(self, *, names: tuple[str, ...] = (), filled: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "filled", filled)
 
 
 NOTHING = Landing()

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from ..records._plain import Record
 from ._records import Word
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Options:
+class Options(Record):
     """What a program's options look like: which take a value.
 
     Long options not listed make the reading fail (getopt accepts an unambiguous prefix, so an
@@ -16,26 +14,46 @@ class Options:
     it); unknown short options count as flags (the program would refuse them and run nothing).
     """
 
-    short_values: str = ""
-    long_values: frozenset[str] = frozenset()
-    long_flags: frozenset[str] = frozenset()
-    numeric: bool = False
+    __slots__ = ("long_flags", "long_values", "numeric", "plus", "short_values")
+
+    short_values: str
+    long_values: frozenset[str]
+    long_flags: frozenset[str]
+    numeric: bool
     """``-10`` is an option (nice)."""
-    plus: bool = False
+    plus: bool
     """``+o`` reads like ``-o`` (the shells)."""
 
+    def __init__(
+        self,
+        *,
+        short_values: str = "",
+        long_values: frozenset[str] = frozenset(),
+        long_flags: frozenset[str] = frozenset(),
+        numeric: bool = False,
+        plus: bool = False,
+    ) -> None:
+        object.__setattr__(self, "short_values", short_values)
+        object.__setattr__(self, "long_values", long_values)
+        object.__setattr__(self, "long_flags", long_flags)
+        object.__setattr__(self, "numeric", numeric)
+        object.__setattr__(self, "plus", plus)
 
-@dataclass(slots=True)
+
 class Read:
-    """The outcome of reading options from ``argv[start:]``."""
+    """The outcome of reading options from ``argv[start:]`` (a plain class, not a dataclass:
+    its generated methods would be compiled at every start)."""
 
-    index: int = 0
-    """The first operand (len(argv) when there is none)."""
-    seen: list[tuple[str, Word | None]] = field(default_factory=list)
-    """Each option, as ``-x`` or ``--long``, with its value."""
-    value_indexes: list[int] = field(default_factory=list)
-    """argv indexes that are the value of the option before them."""
-    problem: str | None = None
+    __slots__ = ("index", "problem", "seen", "value_indexes")
+
+    def __init__(self, *, index: int = 0) -> None:
+        self.index = index
+        """The first operand (len(argv) when there is none)."""
+        self.seen: list[tuple[str, Word | None]] = []
+        """Each option, as ``-x`` or ``--long``, with its value."""
+        self.value_indexes: list[int] = []
+        """argv indexes that are the value of the option before them."""
+        self.problem: str | None = None
 
 
 def read_options(argv: tuple[Word, ...], start: int, spec: Options) -> Read:

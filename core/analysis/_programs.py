@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from .._public import public
+from ..records._plain import Record
 from ._options import Options, read_options
 from ._records import Word
 
@@ -53,56 +53,117 @@ SOURCES = "sources"
 """Every operand but the last (rsync's ``--remove-source-files``)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Program:
+class Program(Record):
     """One program's facts. Option names are written as read: ``-x`` or ``--long``."""
 
-    options: Options = field(default_factory=Options)
+    __slots__ = (
+        "copies",
+        "deletes",
+        "extracts",
+        "folders",
+        "from_file",
+        "hosts",
+        "into",
+        "lists",
+        "options",
+        "program_file",
+        "reads",
+        "runs",
+        "slash_contents",
+        "stdin_list",
+        "stdin_modes",
+        "stdin_program",
+        "target",
+        "url_globs",
+    )
+
+    options: Options
     """Which options take a value (the getopt reading of every fact below)."""
-    reads: Mapping[str, str] = field(default_factory=dict)
+    reads: Mapping[str, str]
     """Options naming a file it reads or sends, each with how (FILE, AT, FORM)."""
-    runs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    runs: Mapping[str, tuple[str, ...]]
     """Options whose value is a command, each with the texts the command follows in its value
     (``("",)``: the whole value; strace's ``("|", "!")``: only a piped output). A key that is
     neither ``-x`` nor ``--long`` is a whole word (zip's ``-TT``)."""
-    hosts: Mapping[str, str] = field(default_factory=dict)
+    hosts: Mapping[str, str]
     """Options naming a host, each with how (PROXY, JUMP, SSH_OPTION, ...)."""
-    folders: frozenset[str] = frozenset()
+    folders: frozenset[str]
     """Options that change the folder its operands are read from (``tar -C``, ``make -C``)."""
-    from_file: frozenset[str] = frozenset()
+    from_file: frozenset[str]
     """Options by which it reads its URLs, hosts or options from a file (``curl -K``)."""
-    program_file: frozenset[str] = frozenset()
+    program_file: frozenset[str]
     """Options naming the file its program is read from; ``-`` or ``/dev/stdin`` is its stdin
     (``awk -f -``, ``make -f -``)."""
-    stdin_program: bool = False
+    stdin_program: bool
     """It reads commands it may run from stdin when given no program (``ed``, ``dc``)."""
-    url_globs: bool = False
+    url_globs: bool
     """Its URLs expand ``{a,b}`` and ``[a-z]`` (curl, unless ``-g``)."""
-    deletes: Mapping[str, str] = field(default_factory=dict)
+    deletes: Mapping[str, str]
     """Options by which it deletes what some of its operands hold, as ``rm -r`` would, each with
     which (DESTINATION, SOURCES): the command then also reads as ``rm -r -- THOSE`` (local
     operands only; a prefix of the option counts, as getopt takes one)."""
-    copies: bool = False
+    copies: bool
     """Its operands are ``SOURCE... DEST``: each source lands at ``DEST/NAME`` when DEST is a
     folder (or named by a ``target`` option), at DEST otherwise; a source naming a folder's
     contents (``SRC/.``) fills DEST with names its command line does not show."""
-    target: frozenset[str] = frozenset()
+    target: frozenset[str]
     """Options naming the folder its sources land in (``cp -t DIR``)."""
-    slash_contents: bool = False
+    slash_contents: bool
     """A source ending in ``/`` names the folder's contents (rsync), not the folder (cp)."""
-    extracts: frozenset[str] = frozenset()
+    extracts: frozenset[str]
     """Options by which it writes the names an archive holds (``tar -x``): with no member named
     on its command line, it fills its folder with names not shown; ``""``: always (unzip)."""
-    into: frozenset[str] = frozenset()
+    into: frozenset[str]
     """Options naming the folder it extracts into (``unzip -d``), besides ``folders``."""
-    lists: Mapping[str, str] = field(default_factory=dict)
+    lists: Mapping[str, str]
     """Options naming a file it reads the names of the files it touches from, each with what the
     file is (NAMES, PATCH); ``-`` is its stdin."""
-    stdin_list: str | None = None
+    stdin_list: str | None
     """What it reads from stdin when no ``lists`` option is given: NAMES or PATCH (in one of
     ``stdin_modes``, or with fewer than two operands when there are none: patch)."""
-    stdin_modes: frozenset[str] = frozenset()
+    stdin_modes: frozenset[str]
     """Options in whose mode it reads ``stdin_list`` (``cpio -o``, ``zip -@``)."""
+
+    def __init__(
+        self,
+        *,
+        options: Options | None = None,
+        reads: Mapping[str, str] | None = None,
+        runs: Mapping[str, tuple[str, ...]] | None = None,
+        hosts: Mapping[str, str] | None = None,
+        folders: frozenset[str] = frozenset(),
+        from_file: frozenset[str] = frozenset(),
+        program_file: frozenset[str] = frozenset(),
+        stdin_program: bool = False,
+        url_globs: bool = False,
+        deletes: Mapping[str, str] | None = None,
+        copies: bool = False,
+        target: frozenset[str] = frozenset(),
+        slash_contents: bool = False,
+        extracts: frozenset[str] = frozenset(),
+        into: frozenset[str] = frozenset(),
+        lists: Mapping[str, str] | None = None,
+        stdin_list: str | None = None,
+        stdin_modes: frozenset[str] = frozenset(),
+    ) -> None:
+        object.__setattr__(self, "options", Options() if options is None else options)
+        object.__setattr__(self, "reads", {} if reads is None else reads)
+        object.__setattr__(self, "runs", {} if runs is None else runs)
+        object.__setattr__(self, "hosts", {} if hosts is None else hosts)
+        object.__setattr__(self, "folders", folders)
+        object.__setattr__(self, "from_file", from_file)
+        object.__setattr__(self, "program_file", program_file)
+        object.__setattr__(self, "stdin_program", stdin_program)
+        object.__setattr__(self, "url_globs", url_globs)
+        object.__setattr__(self, "deletes", {} if deletes is None else deletes)
+        object.__setattr__(self, "copies", copies)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "slash_contents", slash_contents)
+        object.__setattr__(self, "extracts", extracts)
+        object.__setattr__(self, "into", into)
+        object.__setattr__(self, "lists", {} if lists is None else lists)
+        object.__setattr__(self, "stdin_list", stdin_list)
+        object.__setattr__(self, "stdin_modes", stdin_modes)
 
 
 _CURL_VALUES = frozenset(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from ..records._plain import Record
 from ._options import Options, Read, read_options
 from ._records import Word
 
@@ -37,17 +37,37 @@ SHELLS = frozenset(
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Seen:
+class Seen(Record):
     """One thing a wrapper runs: a command (``argv``), a script for a shell, or neither."""
 
+    __slots__ = ("argv", "assignments", "chdir", "opaque", "option_values", "script", "via")
+
     via: str
-    argv: tuple[Word, ...] = ()
-    option_values: tuple[int, ...] = ()
-    script: Word | None = None
-    chdir: Word | None = None
-    assignments: tuple[Word, ...] = ()
-    opaque: str | None = None
+    argv: tuple[Word, ...]
+    option_values: tuple[int, ...]
+    script: Word | None
+    chdir: Word | None
+    assignments: tuple[Word, ...]
+    opaque: str | None
+
+    def __init__(
+        self,
+        *,
+        via: str,
+        argv: tuple[Word, ...] = (),
+        option_values: tuple[int, ...] = (),
+        script: Word | None = None,
+        chdir: Word | None = None,
+        assignments: tuple[Word, ...] = (),
+        opaque: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "via", via)
+        object.__setattr__(self, "argv", argv)
+        object.__setattr__(self, "option_values", option_values)
+        object.__setattr__(self, "script", script)
+        object.__setattr__(self, "chdir", chdir)
+        object.__setattr__(self, "assignments", assignments)
+        object.__setattr__(self, "opaque", opaque)
 
 
 def _shell_on_stdin(via: str, source: str) -> Seen:

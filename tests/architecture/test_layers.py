@@ -9,8 +9,8 @@ from pathlib import Path
 CORE = Path(__file__).resolve().parents[2] / "core"
 
 LAYERS = [
-    ("analysis", "scanning"),
     ("records",),
+    ("analysis", "scanning"),
     ("registry",),
     ("events",),
     ("stores",),

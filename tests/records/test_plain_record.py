@@ -9,6 +9,7 @@ import dataclasses
 import pickle
 
 import pytest
+from toolhooks.analysis._options import Options
 from toolhooks.kit import Record
 from toolhooks.plugins.rules._records import Hit, Ruling
 
@@ -59,6 +60,8 @@ def test_pickled_and_copied() -> None:
     )
     for again in (pickle.loads(pickle.dumps(ruling)), copy.copy(ruling), copy.deepcopy(ruling)):
         assert again == ruling and again is not ruling
+    options = Options(short_values="ab", long_values=frozenset({"x"}))
+    assert pickle.loads(pickle.dumps(options)) == options
 
 
 def test_a_field_without_its_slot_is_an_error_at_import() -> None:
