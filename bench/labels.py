@@ -8,7 +8,10 @@ recorded, as ``rules`` records them) and
 the user's prompt as trusted input. Each timed check is what a ``from`` condition costs: the
 tokens of the call's params (``value_tokens``) and one ``provenance`` look-up. The params hold
 no tainted token (the worst case: every token is looked up). Median of ``--rounds`` rounds of
-``--checks`` checks, per store: memory, a SQLite file, Redis (skipped when unreachable).
+``--checks`` checks, per store: memory, a SQLite file, Redis (skipped when unreachable). Two
+floors are printed with them: ``value_tokens`` of the same params alone (what every store's check
+pays before its look-up) and a bare Redis round trip (``PING`` with the same client: a Redis check
+is one script call, so it cannot cost less).
 
 Usage: python bench/labels.py [--url redis://127.0.0.1:6379/0] [--checks 2000] [--rounds 5]
 """
@@ -22,6 +25,7 @@ import statistics
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +142,23 @@ def measure(
     return statistics.median(times), len(tokens)
 
 
+def floor(operation: Callable[[int], object], checks: int, rounds: int) -> float:
+    """Median over ``rounds`` of the time per call of ``operation`` (given the call's index)."""
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        for index in range(checks):
+            operation(index)
+        times.append((time.perf_counter() - started) / checks * 1e6)
+    return statistics.median(times)
+
+
+def round_trip(state: SharedState) -> Callable[[int], object]:
+    """A bare Redis round trip with the store's own client."""
+    client = state.client
+    return lambda index: client.ping()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="redis://127.0.0.1:6379/0")
@@ -150,6 +171,9 @@ def main() -> int:
         f"params: {len(repr(sample))} chars, {len(value_tokens(sample))} tokens; "
         "results: 1,000,000 chars"
     )
+    params = [params_of(rng, 1024) for _ in range(50)]
+    micros = floor(lambda index: value_tokens(params[index % 50]), args.checks, args.rounds)
+    print(f"{'tokens':<8} {'floor':<10} {micros:8.1f} us value_tokens of the params alone")
     with tempfile.TemporaryDirectory() as folder:
         stores: list[tuple[str, LabelStore]] = [
             ("memory", MemoryLabelStore()),
@@ -163,6 +187,9 @@ def main() -> int:
                     micros, tokens = measure(store, args.checks, args.rounds, formatted)
                     row = "formatted" if formatted else "plain"
                     print(f"{name:<8} {row:<10} {micros:8.1f} us a from check ({tokens} tokens)")
+                if name == "redis":
+                    micros = floor(round_trip(state), args.checks, args.rounds)
+                    print(f"{name:<8} {'floor':<10} {micros:8.1f} us a bare round trip (PING)")
             except StateUnavailable as exc:
                 print(f"{name:<8} skipped: {exc}")
                 continue

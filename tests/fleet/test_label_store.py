@@ -115,6 +115,50 @@ def test_a_token_the_user_said_is_trusted(opener: Opener) -> None:
     assert other.provenance("t", {"alice@example.com"}, ["web"]) is not None
 
 
+def test_a_token_is_found_as_itself_whatever_it_holds(opener: Opener) -> None:
+    # Redis sends a check's tokens joined by \0 in one argument: a token holding a \0 (no
+    # tokeniser's token does, any caller's may) is still looked up whole, never as its parts.
+    store = opener()
+    store.record("s", ["web"], {"tok\0en-one", "plain-token", ""})
+    store.trust("s", {"trusted\0value"})
+    other = opener()
+    assert other.provenance("s", {"tok", "en-one"}, ["web"]) is None
+    found = other.provenance("s", ["elsewhere", "tok\0en-one"], ["web"])
+    assert found is not None and found.token == "tok\0en-one"
+    found = other.provenance("s", ["", "nothing-here"], ["web"])
+    assert found is not None and found.token == ""
+    assert other.provenance("s", ["trusted\0value", "other"], ["web"]) is None
+
+
+def test_a_redis_check_is_one_command(state_table: dict[str, object]) -> None:
+    # One script call (one round trip) whatever the number of tokens: the look-ups stay on the
+    # server, and the reply is a few words.
+    state = SharedState(str(state_table["url"]), str(state_table["key_prefix"]))
+    store = RedisLabelStore(state)
+    store.record("s", ["web"], {f"result-token-{i}" for i in range(500)})
+    store.trust("s", {"said-by-user"})
+    store.provenance("s", {"warm-up"}, ["web"])  # the first call may load the script
+    client = state.client
+    sent: list[object] = []
+    real = client.execute_command
+
+    def counted(*args: Any, **options: Any) -> Any:
+        sent.append(args[0])
+        return real(*args, **options)
+
+    client.execute_command = counted
+    try:
+        tokens = [f"param-token-{i}" for i in range(200)]
+        assert store.provenance("s", tokens, ["web"]) is None
+        assert len(sent) == 1, sent
+        found = store.provenance("s", [*tokens, "result-token-7"], ["web"])
+        assert found is not None and found.token == "result-token-7"
+        assert len(sent) == 2, sent
+    finally:
+        del client.execute_command
+        state.close()
+
+
 def test_past_the_token_bound_the_store_fails_closed(opener: Opener) -> None:
     store = opener(max_tokens=10)
     first = {f"token-{i:03d}" for i in range(8)}
