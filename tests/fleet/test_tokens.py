@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolhooks.stores import names_host, result_tokens, text_tokens, value_tokens
-from toolhooks.stores._tokens import _CHAIN, _chains
+from toolhooks.stores._tokens import _CHAIN, _CHAIN_FROM_DIGIT, _CHAIN_FROM_DIGIT_ASCII, _chains
 
 
 def test_every_format_character_of_this_python_is_removed() -> None:
@@ -129,3 +129,18 @@ def test_chains_are_found_from_their_digits_as_the_word_boundary_pattern_finds_t
 ) -> None:
     # _chains starts at each digit (a C search) instead of trying every word boundary.
     assert _chains(text) == [m.group() for m in _CHAIN.finditer(text)]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*"ab cdXY0123456789 ._-_/@:\n", "DE89 ", "GB29 NWBK ", "  ", "id-", "q1"]),
+        max_size=40,
+    ).map("".join)
+)
+def test_ascii_text_gives_the_same_chains_with_the_ascii_pattern(text: str) -> None:
+    # ASCII text is searched with the classes spelled out as byte sets (no Unicode category
+    # look-ups): the same matches as the Unicode pattern.
+    assert [m.span() for m in _CHAIN_FROM_DIGIT_ASCII.finditer(text)] == [
+        m.span() for m in _CHAIN_FROM_DIGIT.finditer(text)
+    ]
