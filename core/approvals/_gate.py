@@ -63,7 +63,7 @@ def gate(
         if "allow-always" in request.allowed_decisions and ctx.store.is_granted(
             plugin=plugin, tool=call.name, sender=sender_id, session=call.session_id
         ):
-            remembered = Resolution("allow-always", None, remembered=True)
+            remembered = Resolution(decision="allow-always", reason=None, remembered=True)
             return apply(ctx, run, verdict, plugin, digest, None, remembered)
         pending = make_pending(
             call.with_params(frozen), plugin, request, digest, run.proposed, state.rewritten()
@@ -205,7 +205,7 @@ def record(
             ctx.store.add(stored)
     except Exception as exc:
         why = f"Approval unavailable (store: {type(exc).__name__}: {exc})"
-        return pending, Resolution("deny", why)
+        return pending, Resolution(decision="deny", reason=why)
     if reused is None and ctx.team is not None:
         ctx.team.tell(ctx.store, "approval.requested", stored)
     return pending, None
@@ -221,7 +221,9 @@ def close(ctx: Context, pending: PendingApproval, resolution: Resolution) -> Res
         used = ctx.store.consume(pending.id)
     except Exception as exc:
         why = f"Approval {pending.short_id} cannot be used: {type(exc).__name__}: {exc}"
-        return resolution if resolution.decision == "deny" else Resolution("deny", why)
+        return (
+            resolution if resolution.decision == "deny" else Resolution(decision="deny", reason=why)
+        )
     if used is None and resolution.decision != "deny" and not resolution.cancelled:
         return None
     return resolution

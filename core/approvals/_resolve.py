@@ -9,7 +9,6 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, cast
 
 from .._public import public
@@ -17,6 +16,7 @@ from ..pipeline._driver import AwaitIt, Pipeline, RunInThread, TimedOut
 from ..records._errors import ParamsError, ToolhooksError
 from ..records._frozen import freeze_params, thaw
 from ..records._models import ToolCall
+from ..records._plain import Record
 from ..records._results import (
     DECISIONS,
     ApprovalDecision,
@@ -37,17 +37,37 @@ class ApprovalUnavailable(ToolhooksError, RuntimeError):
     """Raised by an approver (or route) that has nobody to ask; the call is denied with its text."""
 
 
-@dataclass(frozen=True, slots=True)
-class Resolution:
+class Resolution(Record):
     """What the approval step decided; ``interrupted`` is re-raised once the call is recorded."""
+
+    __slots__ = ("by", "cancelled", "decision", "interrupted", "params", "reason", "remembered")
 
     decision: DecisionName
     reason: str | None
-    remembered: bool = False
-    by: str | None = None
-    params: dict[str, Any] | None = None
-    cancelled: bool = False
-    interrupted: BaseException | None = None
+    remembered: bool
+    by: str | None
+    params: dict[str, Any] | None
+    cancelled: bool
+    interrupted: BaseException | None
+
+    def __init__(
+        self,
+        *,
+        decision: DecisionName,
+        reason: str | None,
+        remembered: bool = False,
+        by: str | None = None,
+        params: dict[str, Any] | None = None,
+        cancelled: bool = False,
+        interrupted: BaseException | None = None,
+    ) -> None:
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "remembered", remembered)
+        object.__setattr__(self, "by", by)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "cancelled", cancelled)
+        object.__setattr__(self, "interrupted", interrupted)
 
 
 def _normalise(raw: Any) -> tuple[str | None, str | None, str | None, Any]:
@@ -80,22 +100,32 @@ def judge(
         decision != "defer" and decision not in request.allowed_decisions
     ):
         label = decision if decision is not None else shown
-        return Resolution("deny", f"{DENIED_BY_USER} (decision {label!r} is not allowed)", by=by)
+        return Resolution(
+            decision="deny", reason=f"{DENIED_BY_USER} (decision {label!r} is not allowed)", by=by
+        )
     if decision == "deny":
         return Resolution(
-            "deny", f"{DENIED_BY_USER}: {reason}" if reason else DENIED_BY_USER, by=by
+            decision="deny",
+            reason=f"{DENIED_BY_USER}: {reason}" if reason else DENIED_BY_USER,
+            by=by,
         )
     if decision == "edit":
         if not isinstance(params, Mapping):
             return Resolution(
-                "deny", f"{DENIED_BY_USER} (an edit must give the params to run)", by=by
+                decision="deny",
+                reason=f"{DENIED_BY_USER} (an edit must give the params to run)",
+                by=by,
             )
         try:
             edited = thaw(freeze_params(params))
         except (ParamsError, TypeError, ValueError) as exc:
-            return Resolution("deny", f"{DENIED_BY_USER} (edited params are invalid: {exc})", by=by)
-        return Resolution("edit", reason, by=by, params=edited)
-    return Resolution(cast(DecisionName, decision), reason, by=by)
+            return Resolution(
+                decision="deny",
+                reason=f"{DENIED_BY_USER} (edited params are invalid: {exc})",
+                by=by,
+            )
+        return Resolution(decision="edit", reason=reason, by=by, params=edited)
+    return Resolution(decision=cast(DecisionName, decision), reason=reason, by=by)
 
 
 def make_pending(
@@ -134,7 +164,7 @@ def ask(
     its end, then re-raises it unchanged.
     """
     if approver is None:
-        return Resolution("deny", NO_ROUTE)
+        return Resolution(decision="deny", reason=NO_ROUTE)
     request = pending.request
     try:
         if inspect.iscoroutinefunction(approver) or inspect.iscoroutinefunction(
@@ -147,22 +177,22 @@ def ask(
             if inspect.isawaitable(raw):
                 raw = yield AwaitIt(raw, max(0.001, pending.expires_at - time.time()))
     except TimedOut:
-        return Resolution("deny", TIMED_OUT)
+        return Resolution(decision="deny", reason=TIMED_OUT)
     except ApprovalUnavailable as exc:
-        return Resolution("deny", f"Approval unavailable ({exc})")
+        return Resolution(decision="deny", reason=f"Approval unavailable ({exc})")
     except GeneratorExit:
         raise
     except BaseException as exc:
         if (passthrough and isinstance(exc, passthrough)) or not isinstance(exc, Exception):
             why = f"Approval interrupted: {type(exc).__name__}"
-            return Resolution("deny", why, cancelled=True, interrupted=exc)
-        return Resolution("deny", f"Approval failed: {type(exc).__name__}: {exc}")
+            return Resolution(decision="deny", reason=why, cancelled=True, interrupted=exc)
+        return Resolution(decision="deny", reason=f"Approval failed: {type(exc).__name__}: {exc}")
     if time.time() > pending.expires_at + 0.5:
-        return Resolution("deny", TIMED_OUT)
+        return Resolution(decision="deny", reason=TIMED_OUT)
     try:
         decision, reason, by, params = _normalise(raw)
     except Exception as exc:  # a mapping that raises while it is read
-        return Resolution("deny", f"Approval failed: {type(exc).__name__}: {exc}")
+        return Resolution(decision="deny", reason=f"Approval failed: {type(exc).__name__}: {exc}")
     return judge(request, decision, reason, by, params, type(raw).__name__)
 
 

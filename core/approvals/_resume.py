@@ -242,12 +242,12 @@ def _recorded(
 ) -> Resolution:
     """The resolution of a decision given to resume (or recorded in the store), not asked now."""
     if row.state == "expired":
-        return Resolution("deny", TIMED_OUT)
+        return Resolution(decision="deny", reason=TIMED_OUT)
     if answered is not None and answered.decision == decision:
         return answered
     resolution = judge(row.request(), decision, reason, by, params, decision)
     if resolution.decision == "defer":  # recorded as a decision by someone: not one
-        return Resolution("deny", "Denied: 'defer' is not a final decision", by=by)
+        return Resolution(decision="deny", reason="Denied: 'defer' is not a final decision", by=by)
     return resolution
 
 

@@ -7,7 +7,6 @@ import contextlib
 import contextvars
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..events._events import EventDispatcher
@@ -29,38 +28,45 @@ PAUSED_LIMIT = 4096
 Execute = Callable[[dict[str, Any]], Any]
 
 
-@dataclass
 class Context:
-    """What the pipeline needs from the runtime; built once, shared by every call."""
+    """What the pipeline needs from the runtime; built once, shared by every call (a plain class,
+    not a dataclass: its generated methods would be compiled at every start)."""
 
-    registry: Registry
-    tools: dict[str, Tool]
-    events: EventDispatcher
-    store: ApprovalStore
-    approver: Approver | None
-    adjusted: AdjustedParams
-    """The final params of recent calls, by call id (bounded)."""
-    defer_ttl_s: float = DEFAULT_DEFER_TTL_S
-    shared_store: bool = False
-    """The store is shared with other processes: a call id may have been paused elsewhere."""
-    passthrough: tuple[type[BaseException], ...] = ()
-    paused: OrderedDict[str, str] = field(default_factory=OrderedDict)
-    """Call id -> approval id of calls this runtime paused (deferred, or decided as pending)."""
-    unasked: set[str] = field(default_factory=set)
-    """Approval ids ``decide`` stored that no approver was asked about yet."""
-    answered: OrderedDict[str, Resolution] = field(default_factory=OrderedDict)
-    """Approval id -> the approver's answer ``Runtime.ask`` recorded, applied as it was given."""
-    decided: OrderedDict[str, Run] = field(default_factory=OrderedDict)
-    """Calls ``decide`` screened (allowed or blocked), waiting for their ``call``."""
-    team: Team | None = None
-    """``[approvals]``' people and policies (None: no policy, one person decides)."""
-    emit: Emit = field(init=False)
-    record: Record = field(init=False)
-
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        registry: Registry,
+        tools: dict[str, Tool],
+        events: EventDispatcher,
+        store: ApprovalStore,
+        approver: Approver | None,
+        adjusted: AdjustedParams,
+        defer_ttl_s: float = DEFAULT_DEFER_TTL_S,
+    ) -> None:
+        self.registry = registry
+        self.tools = tools
+        self.events = events
+        self.store = store
+        self.approver = approver
+        self.adjusted = adjusted
+        """The final params of recent calls, by call id (bounded)."""
+        self.defer_ttl_s = defer_ttl_s
+        self.shared_store = False
+        """The store is shared with other processes: a call id may have been paused elsewhere."""
+        self.passthrough: tuple[type[BaseException], ...] = ()
+        self.paused: OrderedDict[str, str] = OrderedDict()
+        """Call id -> approval id of calls this runtime paused (deferred, or decided as pending)."""
+        self.unasked: set[str] = set()
+        """Approval ids ``decide`` stored that no approver was asked about yet."""
+        self.answered: OrderedDict[str, Resolution] = OrderedDict()
+        """Approval id -> the approver's answer ``Runtime.ask`` recorded, applied as it was given."""
+        self.decided: OrderedDict[str, Run] = OrderedDict()
+        """Calls ``decide`` screened (allowed or blocked), waiting for their ``call``."""
+        self.team: Team | None = None
+        """``[approvals]``' people and policies (None: no policy, one person decides)."""
         # Bound once here rather than once per call.
-        self.emit = self.events.emit
-        self.record = self.events.record
+        self.emit: Emit = events.emit
+        self.record: Record = events.record
 
 
 class Run(CallTrace):

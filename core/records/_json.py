@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .._public import public
+from ._plain import Record
 
 try:
     import orjson
@@ -112,13 +113,21 @@ def _line_default(value: Any) -> Any:
         dump = getattr(value, "model_dump", None)
         if callable(dump) and not isinstance(value, type):
             return dump(mode="json")
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return {
-                f.name: short_repr(getattr(value, f.name, None)) for f in dataclasses.fields(value)
-            }
+        names = _field_names(value)
+        if names is not None:
+            return {name: short_repr(getattr(value, name, None)) for name in names}
     except Exception:
         pass
     return short_repr(value)
+
+
+def _field_names(value: Any) -> Iterable[str] | None:
+    """A record's field names: a dataclass instance's, or a ``Record``'s (read the same way)."""
+    if isinstance(value, Record):
+        return value._fields
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [f.name for f in dataclasses.fields(value)]
+    return None
 
 
 _STDLIB_LINE = json.JSONEncoder(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
 import pluggy
 
 from .._public import public
+from ..records._plain import Record
 from ..spec import PROJECT
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -16,11 +16,25 @@ OPTIONS_ATTR = "toolhooks_options"
 _pluggy_marker = pluggy.HookimplMarker(PROJECT)
 
 
-@dataclass(frozen=True)
-class ImplOptions:
-    priority: int | None = None
-    tools: tuple[str, ...] | None = None
-    timeout: float | None = None
+class ImplOptions(Record):
+    """What ``hookimpl`` was given, kept on the decorated function."""
+
+    __slots__ = ("priority", "timeout", "tools")
+
+    priority: int | None
+    tools: tuple[str, ...] | None
+    timeout: float | None
+
+    def __init__(
+        self,
+        *,
+        priority: int | None = None,
+        tools: tuple[str, ...] | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        object.__setattr__(self, "priority", priority)
+        object.__setattr__(self, "tools", tools)
+        object.__setattr__(self, "timeout", timeout)
 
 
 @overload
@@ -68,7 +82,9 @@ def hookimpl(
         patterns = tuple(tools)
         if not all(isinstance(p, str) and p for p in patterns):
             raise ValueError("hookimpl(tools=) must be a list of non-empty tool name patterns")
-    options = ImplOptions(priority, patterns, None if timeout is None else float(timeout))
+    options = ImplOptions(
+        priority=priority, tools=patterns, timeout=None if timeout is None else float(timeout)
+    )
 
     def mark(func: F) -> F:
         setattr(func, OPTIONS_ATTR, options)

@@ -12,7 +12,6 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable, Container
-from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Literal
 
@@ -46,30 +45,69 @@ _UNHONOURED = {
 }
 
 
-@dataclass
 class PluginSettings:
-    """The framework-level knobs of one plugin, from ``[plugins.<name>]`` or ``register()``."""
+    """The framework-level knobs of one plugin, from ``[plugins.<name>]`` or ``register()`` (a
+    plain class, not a dataclass: its generated methods would be compiled at every start)."""
 
-    priority: int | None = None
-    mode: Literal["enforce", "audit"] | None = None
-    on_error: Literal["block", "ignore"] | None = None
-    timeout_s: float | None = None
-    enabled: bool = True
-    tools: tuple[str, ...] | None = None
+    __slots__ = ("enabled", "mode", "on_error", "priority", "timeout_s", "tools")
+
+    def __init__(
+        self,
+        priority: int | None = None,
+        mode: Literal["enforce", "audit"] | None = None,
+        on_error: Literal["block", "ignore"] | None = None,
+        timeout_s: float | None = None,
+        enabled: bool = True,
+        tools: tuple[str, ...] | None = None,
+    ) -> None:
+        self.priority = priority
+        self.mode = mode
+        self.on_error = on_error
+        self.timeout_s = timeout_s
+        self.enabled = enabled
+        self.tools = tools
 
 
-@dataclass
 class PluginRecord:
-    name: str
-    plugin: Any
-    source: str  # "built-in", "entry point" or "registered"
-    settings: PluginSettings
-    seq: int
-    distribution: str | None = None
-    version: str | None = None
-    entry_point: str | None = None
-    hooks: tuple[str, ...] = ()
-    handlers: list[Handler] = field(default_factory=list)
+    """A registered plugin: its object, where it came from, its settings and handlers (a plain
+    class, as ``PluginSettings``)."""
+
+    __slots__ = (
+        "distribution",
+        "entry_point",
+        "handlers",
+        "hooks",
+        "name",
+        "plugin",
+        "seq",
+        "settings",
+        "source",
+        "version",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        plugin: Any,
+        source: str,  # "built-in", "entry point" or "registered"
+        settings: PluginSettings,
+        seq: int,
+        distribution: str | None = None,
+        version: str | None = None,
+        entry_point: str | None = None,
+        hooks: tuple[str, ...] = (),
+        handlers: list[Handler] | None = None,
+    ) -> None:
+        self.name = name
+        self.plugin = plugin
+        self.source = source
+        self.settings = settings
+        self.seq = seq
+        self.distribution = distribution
+        self.version = version
+        self.entry_point = entry_point
+        self.hooks = hooks
+        self.handlers: list[Handler] = [] if handlers is None else handlers
 
 
 class Handler:

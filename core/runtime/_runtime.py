@@ -80,12 +80,12 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
         self._registry.on_change = self._plugins_changed
         store = approval_store if approval_store is not None else self._default_store()
         self._context = Context(
-            self._registry,
-            self._tools,
-            self._events,
-            store,
-            approver if approver is not None else self._route_approver(store),
-            self._adjusted,
+            registry=self._registry,
+            tools=self._tools,
+            events=self._events,
+            store=store,
+            approver=approver if approver is not None else self._route_approver(store),
+            adjusted=self._adjusted,
             defer_ttl_s=self.config.approvals.defer_ttl_s,
         )
         self._context.shared_store = not isinstance(self._context.store, MemoryStore)

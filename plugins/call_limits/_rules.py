@@ -6,11 +6,10 @@ import functools
 import hashlib
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from toolhooks import ConfigError, ToolCall
-from toolhooks.kit import Wildcards
+from toolhooks.kit import Record, Wildcards
 
 from ._rate import parse_rate
 
@@ -23,9 +22,10 @@ NO_SCOPE = "(none)"
 _SCOPE_WORDS = {"run": "run", "session": "session", "sender": "sender", "global": "everyone"}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Limit:
+class Limit(Record):
     """One compiled limit. ``window_ms``: the rate's window, or a count's idle expiry."""
+
+    __slots__ = ("calls", "digest", "index", "label", "rate", "scope", "window_ms")
 
     index: int
     label: str
@@ -35,6 +35,25 @@ class Limit:
     window_ms: int
     digest: str
     """A short hash of the label: the limit's part of a counter key."""
+
+    def __init__(
+        self,
+        *,
+        index: int,
+        label: str,
+        scope: str,
+        rate: bool,
+        calls: int,
+        window_ms: int,
+        digest: str,
+    ) -> None:
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "rate", rate)
+        object.__setattr__(self, "calls", calls)
+        object.__setattr__(self, "window_ms", window_ms)
+        object.__setattr__(self, "digest", digest)
 
     def scope_value(self, call: ToolCall) -> str:
         """The id that selects this limit's counter for ``call`` (hashed: ids are caller text)."""

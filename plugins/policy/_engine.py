@@ -74,12 +74,12 @@ class Policy:
         }
         self._profiles = Profiles(user_profiles, groups)
         self._global = Layer(
-            "tools",
-            config.profile,
-            "profile",
-            self._list(config.allow),
-            self._list(config.also_allow),
-            self._list(config.deny),
+            path="tools",
+            profile=config.profile,
+            profile_key="profile",
+            allow=self._list(config.allow),
+            also_allow=self._list(config.also_allow),
+            deny=self._list(config.deny),
         )
         self._by_agent = {
             key: self._narrowing(f"tools.by_agent.{toml_key(key)}", rules)
@@ -104,7 +104,12 @@ class Policy:
 
     def _narrowing(self, path: str, rules: NarrowingRules) -> Layer:
         return Layer(
-            path, rules.profile, "profile", self._list(rules.allow), _NONE, self._list(rules.deny)
+            path=path,
+            profile=rules.profile,
+            profile_key="profile",
+            allow=self._list(rules.allow),
+            also_allow=_NONE,
+            deny=self._list(rules.deny),
         )
 
     def verdict(
@@ -142,8 +147,20 @@ class Policy:
             steps.append(self._elevated_step(sender))
         for step in steps:
             if step.effect == "deny":
-                return ToolVerdict(name, False, step.rule, step.detail, tuple(steps))
-        return ToolVerdict(name, True, granted.rule, granted.detail, tuple(steps))
+                return ToolVerdict(
+                    tool=name,
+                    allowed=False,
+                    decided_by=step.rule,
+                    detail=step.detail,
+                    steps=tuple(steps),
+                )
+        return ToolVerdict(
+            tool=name,
+            allowed=True,
+            decided_by=granted.rule,
+            detail=granted.detail,
+            steps=tuple(steps),
+        )
 
     @staticmethod
     def _origin_step(name: str, tags: frozenset[str], origin: Origin) -> PolicyStep:

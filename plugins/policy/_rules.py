@@ -10,10 +10,9 @@ A wildcard entry never grants a ``side_effect`` tool (it can still deny one).
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import NamedTuple
 
-from toolhooks.kit import Wildcards
+from toolhooks.kit import Record, Wildcards
 
 from ._builtins import BUILTIN_PROFILES, FULL_PROFILE, GROUP_PREFIX, canonical_name
 
@@ -26,12 +25,17 @@ class LayerAnswer(NamedTuple):
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(Record):
     """Which config entry matched a tool; ``pattern`` is the wildcard that did, if one did."""
 
+    __slots__ = ("entry", "pattern")
+
     entry: str
-    pattern: str | None = None
+    pattern: str | None
+
+    def __init__(self, *, entry: str, pattern: str | None = None) -> None:
+        object.__setattr__(self, "entry", entry)
+        object.__setattr__(self, "pattern", pattern)
 
     def describe(self) -> str:
         if self.pattern is None:
@@ -66,7 +70,7 @@ class EntryList:
         for entry in self.entries:
             for member in expand(entry, groups):
                 if "*" in member:
-                    patterns.append((Wildcards([member]), Match(entry, member)))
+                    patterns.append((Wildcards([member]), Match(entry=entry, pattern=member)))
                 else:
                     exact.setdefault(canonical_name(member), entry)
         self._exact = exact
@@ -80,7 +84,7 @@ class EntryList:
         canonical = canonical_name(name)
         entry = self._exact.get(canonical)
         if entry is not None:
-            return Match(entry)
+            return Match(entry=entry)
         for pattern, match in self._patterns:
             if name in pattern or canonical in pattern:
                 return match
@@ -90,9 +94,10 @@ class EntryList:
         return frozenset(self._exact)
 
 
-@dataclass(frozen=True, slots=True)
-class Layer:
+class Layer(Record):
     """One compiled set definition; ``path`` is its config path (``tools.by_agent.x``)."""
+
+    __slots__ = ("allow", "also_allow", "deny", "path", "profile", "profile_key")
 
     path: str
     profile: str | None
@@ -100,6 +105,23 @@ class Layer:
     allow: EntryList
     also_allow: EntryList
     deny: EntryList
+
+    def __init__(
+        self,
+        *,
+        path: str,
+        profile: str | None,
+        profile_key: str,
+        allow: EntryList,
+        also_allow: EntryList,
+        deny: EntryList,
+    ) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "profile_key", profile_key)
+        object.__setattr__(self, "allow", allow)
+        object.__setattr__(self, "also_allow", also_allow)
+        object.__setattr__(self, "deny", deny)
 
 
 class Profiles:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
+
+from toolhooks.kit import Record
 
 Effect = Literal["allow", "deny"]
 
@@ -18,8 +19,7 @@ class PolicyStep(NamedTuple):
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolVerdict:
+class ToolVerdict(Record):
     """The policy's verdict on one tool for one (sender, agent, origin).
 
     ``decided_by`` is the config path of the deciding rule: for a denied tool the first step
@@ -27,11 +27,28 @@ class ToolVerdict:
     block reason a call gets (None when allowed).
     """
 
+    __slots__ = ("allowed", "decided_by", "detail", "steps", "tool")
+
     tool: str
     allowed: bool
     decided_by: str
     detail: str
     steps: tuple[PolicyStep, ...]
+
+    def __init__(
+        self,
+        *,
+        tool: str,
+        allowed: bool,
+        decided_by: str,
+        detail: str,
+        steps: tuple[PolicyStep, ...],
+    ) -> None:
+        object.__setattr__(self, "tool", tool)
+        object.__setattr__(self, "allowed", allowed)
+        object.__setattr__(self, "decided_by", decided_by)
+        object.__setattr__(self, "detail", detail)
+        object.__setattr__(self, "steps", steps)
 
     @property
     def reason(self) -> str | None:

@@ -8,9 +8,10 @@ error or summary patterns.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
+
+from toolhooks.kit import Record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -71,12 +72,17 @@ def notice(omitted: int, ref: str | None, offset: int, summary: bool) -> str:
     return line
 
 
-@dataclass(frozen=True, slots=True)
-class Cut:
+class Cut(Record):
     """Where the text is cut: ``text[:head_end]`` and ``text[tail_start:]`` are kept."""
+
+    __slots__ = ("head_end", "tail_start")
 
     head_end: int
     tail_start: int
+
+    def __init__(self, *, head_end: int, tail_start: int) -> None:
+        object.__setattr__(self, "head_end", head_end)
+        object.__setattr__(self, "tail_start", tail_start)
 
 
 def snap_head(text: str, end: int, window: int) -> int:
@@ -132,7 +138,7 @@ class Trimmer:
         if tail_chars:
             start = len(text) - tail_chars
             tail_start = snap_tail(text, start, min(self._snap, tail_chars // 4))
-        return Cut(head_end, tail_start)
+        return Cut(head_end=head_end, tail_start=tail_start)
 
     def trim(self, text: str, budget: int, ref: str | None) -> tuple[str, int]:
         """The trimmed text (at most ``budget`` characters unless the notice alone is longer)

@@ -77,3 +77,17 @@ def test_a_field_without_its_slot_is_an_error_at_import() -> None:
         class Unnamed(Record):
             __slots__ = ("a", "b")
             a: int
+
+
+def test_a_log_line_shows_a_record_as_its_fields() -> None:
+    from toolhooks.kit import sanitize
+
+    hit = Hit(decision="deny", rule="r", kind="rule", subject="s", matched="m")
+    assert sanitize({"hit": hit})["hit"] == {
+        "decision": "'deny'",
+        "rule": "'r'",
+        "kind": "'rule'",
+        "subject": "'s'",
+        "matched": "'m'",
+        "reason": "None",
+    }
