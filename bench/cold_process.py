@@ -56,12 +56,12 @@ STARTER_CALL = textwrap.dedent(
 )
 GRAMMAR = textwrap.dedent(
     """
-    import tree_sitter, tree_sitter_bash
-    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-    parser.parse(b"git status")
+    from toolhooks.analysis._grammar import parse
+    parse(b"git status")
     """
 )
-"""The bash grammar alone: loaded, and one command parsed."""
+"""The bash grammar alone, loaded as the analysis loads it (tree-sitter-bash's binding without
+its package's ``importlib.resources``), and one command parsed."""
 ANALYSIS = textwrap.dedent(
     """
     import os
