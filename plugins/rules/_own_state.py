@@ -168,10 +168,10 @@ class OwnState(Record):
     """What a path under a guarded folder or a database's journal starts with."""
     guarded: tuple[str, ...]
     """Every guarded path (files, folders, keys, asks): what a glob is matched against."""
-    may_name_state: re.Pattern[str]
-    """A glob character or one of ``markers``: one search over a command's words instead of
-    one ``in`` per word and marker (the guard runs on every exec call)."""
-    may_name_key: re.Pattern[str]
+    may_name_state: Names
+    """A glob character or one of ``markers``, searched over a command's words as one text
+    (the guard runs on every exec call)."""
+    may_name_key: Names
     """The same for ``key_names``."""
     folded: Mapping[str, str]
     """Every guarded file and key, case-folded, with its kind ("key", "state", "ask"): a
@@ -194,8 +194,8 @@ class OwnState(Record):
         key_names: frozenset[str],
         state_prefixes: tuple[str, ...],
         guarded: tuple[str, ...],
-        may_name_state: re.Pattern[str],
-        may_name_key: re.Pattern[str],
+        may_name_state: Names,
+        may_name_key: Names,
         folded: Mapping[str, str],
         folded_prefixes: tuple[str, ...],
     ) -> None:
@@ -244,11 +244,11 @@ class OwnState(Record):
         return any(p.startswith(prefix) and os.path.lexists(p) for p in every)
 
     @staticmethod
-    def _may_name(texts: list[str], pattern: re.Pattern[str]) -> bool:
-        """Whether a command's words could name a guarded path (``pattern``: one of its last
+    def _may_name(texts: list[str], names: Names) -> bool:
+        """Whether a command's words could name a guarded path (``names``: one of its last
         parts, or a glob, whose matches are found with the paths). The words are searched as
         one text: NUL separates them, and no name holds one."""
-        return pattern.search("\x00".join(texts[1:])) is not None
+        return names.found_in("\x00".join(texts[1:]))
 
     def basenames(self) -> frozenset[str]:
         """The last part of every guarded path (what a ``find -name`` test would select)."""
@@ -714,12 +714,45 @@ def _guard(
     )
 
 
-def _any_of(names: frozenset[str]) -> re.Pattern[str]:
+class Names(Record):
+    """A search for a glob character or any of some names as a substring, in either case
+    (``TOOLHOOKS.TOML`` on a case-insensitive disk)."""
+
+    __slots__ = ("pattern", "plain")
+
+    pattern: re.Pattern[str]
+    """The names as one case-insensitive pattern: what any text is searched with."""
+    plain: tuple[str, ...] | None
+    """The same names in lower case when all are ASCII (else None): an ASCII text is then
+    lowered and searched with ``in``, one per name, about ten times faster than the pattern
+    (whose ignored case costs most of its time) and the same answer: for ASCII text and ASCII
+    names, ignoring case is comparing lower case (the Unicode folds that the pattern also
+    matches, the Kelvin sign for ``k``, the long s for ``s``, are never ASCII)."""
+
+    def __init__(self, *, pattern: re.Pattern[str], plain: tuple[str, ...] | None) -> None:
+        object.__setattr__(self, "pattern", pattern)
+        object.__setattr__(self, "plain", plain)
+
+    def found_in(self, text: str) -> bool:
+        plain = self.plain
+        if plain is None or not text.isascii():
+            return self.pattern.search(text) is not None
+        text = text.lower()
+        if "*" in text or "?" in text or "[" in text:
+            return True
+        for name in plain:  # noqa: SIM110 (a loop: any(genexpr) costs more than the searches)
+            if name in text:
+                return True
+        return False
+
+
+def _any_of(names: frozenset[str]) -> Names:
     """A search for a glob character or any of ``names`` as a substring. A name that holds
     another is left out (the shorter one finds it): fewer branches to try at each character."""
-    kept = [n for n in names if not any(o != n and o in n for o in names)]
-    pattern = "|".join(["[*?[]", *(re.escape(n) for n in sorted(kept))])
-    return re.compile(pattern, re.IGNORECASE)  # TOOLHOOKS.TOML on a case-insensitive disk
+    kept = sorted(n for n in names if not any(o != n and o in n for o in names))
+    pattern = "|".join(["[*?[]", *(re.escape(n) for n in kept)])
+    plain = tuple(n.lower() for n in kept) if all(n.isascii() for n in kept) else None
+    return Names(pattern=re.compile(pattern, re.IGNORECASE), plain=plain)
 
 
 def _settings(

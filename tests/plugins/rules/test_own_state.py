@@ -298,3 +298,26 @@ def test_no_rule_no_guard(project):
     (project / "toolhooks.toml").write_text('[tools]\ndeny = ["web_fetch"]\n')
     with Runtime(config=load_config(project / "toolhooks.toml")) as rt:
         assert exec_(rt, "rm -f .toolhooks/labels.db") == "allow"
+
+
+def test_the_quick_search_for_guarded_names_gives_the_patterns_answer():
+    """The guard's search for a guarded name in a command's words (its ``in`` per name on
+    lowered ASCII text, the case-insensitive pattern otherwise) answers as the pattern alone,
+    Unicode case folds included (the Kelvin sign is a ``k``, the long s an ``s``)."""
+    from toolhooks.plugins.rules._own_state import _any_of
+
+    names = _any_of(frozenset({"toolhooks.toml", "labels.db", "hooks", "agentd.token", "Kit"}))
+    assert names.plain is not None
+    accented = _any_of(frozenset({"hooks", "projekt-\u017fx"}))
+    assert accented.plain is None  # a non-ASCII name: the pattern answers every text
+    texts = [
+        "rm\x00-f\x00TOOLHOOKS.TOML", "cat\x00notes.txt", "ls\x00*.db", "echo\x00a?b",
+        "x\x00[ab]", "cp\x00.Claude/Hooks/x\x00y", "cat\x00agentd.tok", "cat\x00\u212ait",
+        "rm\x00\u017fettings", "rm\x00HOO\u212aS", "cat\x00labels.d", "rm\x00LABELS.DB-wal",
+        "mv\x00projekt-sx\x00y", "mv\x00PROJEKT-\u017fX\x00y", "", "\u00e9\x00hooks",
+    ]  # fmt: skip
+    for search in (names, accented):
+        for text in texts:
+            assert search.found_in(text) == (search.pattern.search(text) is not None), text
+    assert names.found_in("cat\x00\u212ait") and names.found_in("rm\x00-f\x00TOOLHOOKS.TOML")
+    assert not names.found_in("cat\x00notes.txt")
