@@ -76,6 +76,11 @@ def _forms(path: str, cwd: str, home: str, folders: dict[str, str] | None) -> tu
     memo: dict[str, str] = {} if folders is None else folders
     if "/" not in path and path not in _NOT_NAMES and _collapsed(cwd):
         return _name_forms(path, cwd, memo)
+    name = path[2:]
+    if path[:2] == "./" and name and "/" not in name and name not in _NOT_NAMES and _collapsed(cwd):
+        # ./NAME is NAME (`rm -rf ./dist`, `./run.sh`): "." names the folder itself, whether
+        # or not it is reached through a symlink, so both forms are the bare name's
+        return _name_forms(name, cwd, memo)
     absolute = posixpath.join(cwd, _home(path, home))
     forms = [_collapse(absolute)]
     try:
@@ -119,11 +124,18 @@ def _resolved(path: str, folders: dict[str, str]) -> str:
     if name in ("", ".", ".."):
         real = os.path.realpath(path)
     else:
+        if "/." in folder and ".." not in folder.split("/"):
+            # `cwd/./x`'s folder is cwd's: "." and "//" change nothing after a symlink either
+            # (only ".." does), so cwd's resolution, often found already, is used again
+            folder = posixpath.normpath(folder)
         real_folder = folders.get(folder)
         if real_folder is None:
             real_folder = folders[folder] = os.path.realpath(folder)
         joined = posixpath.join(real_folder, name)
-        real = os.path.realpath(joined) if os.path.islink(joined) else joined
+        known = folders.get(joined) if joined != path else None
+        if known is None:
+            known = folders[joined] = os.path.realpath(joined) if os.path.islink(joined) else joined
+        real = known
     folders[path] = real
     return real
 

@@ -88,3 +88,26 @@ def test_a_redirection_says_whether_its_target_is_only_read():
     assert _directions("sudo cat < a 2> e") == [("a", True), ("e", False)]
     assert _directions("{ cat; } < a > b") == [("a", True), ("b", False)]
     assert _directions("{ cat < c; } > b") == [("b", False), ("c", True)]
+
+
+def test_a_word_gives_the_forms_of_its_text_and_of_realpath_whatever_the_shared_memo(tmp_path):
+    """``./NAME`` read as ``NAME`` and a ``cwd/./x`` folder read as ``cwd`` (both quick ways of
+    one decision) give what the text and ``os.path.realpath`` give, with or without the
+    folders other words of the call resolved before, through a symlinked working folder too."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "secret").write_text("x")
+    (tmp_path / "real" / "link").symlink_to(tmp_path / "real" / "secret")
+    (tmp_path / "real" / "sub").mkdir()
+    (tmp_path / "here").symlink_to(tmp_path / "real")
+    words = ["./link", "link", "./secret", "./sub/link", "./.", "./", "./..", "./~", "sub/./x",
+             "./sub/../link", ".//link", "x/./../link", "./missing", "/./" + str(tmp_path)[1:]]  # fmt: skip
+    for cwd in (str(tmp_path / "here"), str(tmp_path / "real"), str(tmp_path / "here") + "/."):
+        shared: dict[str, str] = {}
+        for order in (words, list(reversed(words))):
+            for word in order:
+                joined = os.path.join(cwd, word)
+                collapsed = os.path.normpath(joined)
+                want = tuple(dict.fromkeys((collapsed, os.path.realpath(joined))))
+                alone = normalise_path(word, cwd=cwd, home=HOME, folders={})
+                assert alone == want, (cwd, word)
+                assert normalise_path(word, cwd=cwd, home=HOME, folders=shared) == want
