@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import posixpath
+import stat
 from urllib.parse import unquote
 
 from .._public import public
@@ -107,10 +108,18 @@ def _name_forms(name: str, cwd: str, folders: dict[str, str]) -> tuple[str, ...]
             if real_folder is None:
                 real_folder = folders[cwd] = os.path.realpath(cwd)
             joined = real_folder + "/" + name if real_folder != "/" else "/" + name
-            real = folders[text] = os.path.realpath(joined) if os.path.islink(joined) else joined
+            real = folders[text] = os.path.realpath(joined) if _is_link(joined) else joined
     except (OSError, ValueError, RuntimeError):
         return (text,)
     return (text,) if real == text or not real else (text, real)
+
+
+def _is_link(path: str) -> bool:
+    """``os.path.islink`` (one ``lstat``; a path that cannot be read is no link)."""
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _resolved(path: str, folders: dict[str, str]) -> str:
@@ -134,7 +143,7 @@ def _resolved(path: str, folders: dict[str, str]) -> str:
         joined = posixpath.join(real_folder, name)
         known = folders.get(joined) if joined != path else None
         if known is None:
-            known = folders[joined] = os.path.realpath(joined) if os.path.islink(joined) else joined
+            known = folders[joined] = os.path.realpath(joined) if _is_link(joined) else joined
         real = known
     folders[path] = real
     return real

@@ -295,7 +295,7 @@ def _items(
             return Found(value=None if unknown else False, kind=kind)
         return Found(value=None if unknown else True, kind=kind)
     if kind in narrowed:
-        matching = tuple(item for item in items if matcher(item))
+        matching = tuple([item for item in items if matcher(item)])  # no generator
         if matching:
             return Found(value=True, item=matching[0], kind=kind, items=matching)
         return Found(value=None if unknown else False, kind=kind)
