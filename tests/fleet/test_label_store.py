@@ -159,6 +159,30 @@ def test_a_redis_check_is_one_command(state_table: dict[str, object]) -> None:
         state.close()
 
 
+def test_a_redis_check_without_smismember_looks_each_token_up(
+    state_table: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SMISMEMBER is Redis 6.2: on an older server (here, the command's name made unknown) the
+    # script looks each token up with SISMEMBER and answers the same.
+    from toolhooks.stores import _labels_redis
+
+    monkeypatch.setattr(
+        _labels_redis, "CHECK", _labels_redis.CHECK.replace("'SMISMEMBER'", "'NO-SUCH-COMMAND'")
+    )
+    assert "NO-SUCH-COMMAND" in _labels_redis.CHECK
+    state = SharedState(str(state_table["url"]), str(state_table["key_prefix"]))
+    store = RedisLabelStore(state)
+    store.record("s", ["web"], {"from-a-page", "also-said-by-user"})
+    store.record("s", ["mail"], {"from-a-mail"})
+    store.trust("s", {"also-said-by-user"})
+    tokens = [f"param-token-{i}" for i in range(50)]
+    assert store.provenance("s", tokens, ["web", "mail"]) is None
+    assert store.provenance("s", [*tokens, "also-said-by-user"], ["web"]) is None
+    found = store.provenance("s", [*tokens, "from-a-mail", "from-a-page"], ["web", "mail"])
+    assert found is not None and found.token == "from-a-mail" and found.labels == {"mail"}
+    state.close()
+
+
 def test_past_the_token_bound_the_store_fails_closed(opener: Opener) -> None:
     store = opener(max_tokens=10)
     first = {f"token-{i:03d}" for i in range(8)}
