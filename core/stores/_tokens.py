@@ -39,7 +39,6 @@ import ipaddress
 import json
 import math
 import re
-import string
 import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -50,9 +49,9 @@ MIN_TOKEN = 6
 _RUN = re.compile(r"[\w@.%+\-/:]{" + str(MIN_TOKEN) + ",}")
 _EDGES = "._%+-/:@"
 _PIECES = re.compile(r"[/:]+")
-_KEEP = frozenset(string.ascii_letters + string.digits + "@._%+-/:")
-_ASCII_GAPS = {code: " " for code in range(128) if chr(code) not in _KEEP}
-"""For ASCII text, every character that cannot be in a token, as a space (the fast path)."""
+_ASCII_RUN = re.compile(r"[0-9A-Za-z@._%+\-/:]{" + str(MIN_TOKEN) + ",}")
+"""_RUN for ASCII text, its classes spelled out as a byte set: the matcher tests a table, not
+Unicode categories (a 25-character param 0.15 us, where str.translate + split took 0.7 us)."""
 
 # Characters a reader does not see: Unicode's format characters (Cf) and the other default
 # ignorable code points (variation selectors, Hangul fillers, the combining grapheme joiner, tag
@@ -250,16 +249,14 @@ def _normal(text: str) -> str:
 def _runs(found: set[str], text: str) -> None:
     """The plain runs of an already normalised text."""
     if text.isascii():
-        # translate + split runs in C, several times faster than the regex (BENCHMARKS.md,
-        # choices made for speed), and the same runs (ASCII \w is letters, digits and _).
+        # The same runs as _RUN's (ASCII \w is letters, digits and _).
         add = found.add
-        for run in text.translate(_ASCII_GAPS).split():
+        for run in _ASCII_RUN.findall(text):
+            run = run.strip(_EDGES)  # _add, inlined: most runs are a word or an id
             if len(run) >= MIN_TOKEN:
-                run = run.strip(_EDGES)  # _add, inlined: most runs are a word or an id
-                if len(run) >= MIN_TOKEN:
-                    add(run)
-                    if run[0] == "0" or "/" in run or ":" in run:
-                        _add_forms(found, run)
+                add(run)
+                if run[0] == "0" or "/" in run or ":" in run:
+                    _add_forms(found, run)
         return
     for match in _RUN.finditer(text):
         _add(found, match.group())
