@@ -48,7 +48,6 @@ MIN_TOKEN = 6
 
 _RUN = re.compile(r"[\w@.%+\-/:]{" + str(MIN_TOKEN) + ",}")
 _EDGES = "._%+-/:@"
-_PIECES = re.compile(r"[/:]+")
 _ASCII_RUN = re.compile(r"[0-9A-Za-z@._%+\-/:]{" + str(MIN_TOKEN) + ",}")
 """_RUN for ASCII text, its classes spelled out as a byte set: the matcher tests a table, not
 Unicode categories (a 25-character param 0.15 us, where str.translate + split took 0.7 us)."""
@@ -95,7 +94,6 @@ _CHAIN_FROM_DIGIT: Final = re.compile(_chain_from_digit(r"\d", r"[^\W\d_]", r"[^
 _CHAIN_FROM_DIGIT_ASCII: Final = re.compile(
     _chain_from_digit("[0-9]", "[A-Za-z]", "[0-9A-Za-z]", "[0-9A-Za-z_]")
 )
-_SEPARATOR: Final = re.compile(r"[ ._-]")
 _SEPARATORS: Final = frozenset(" ._-")
 # A line break where a space was: a wrapped line, or YAML's fold of a long string (a double-quoted
 # one ends the line with ``\\`` and may start the next with an escaped space ``\\ ``). Both
@@ -209,7 +207,9 @@ def _add_forms(found: set[str], run: str) -> None:
     if run.count(":") >= 2 and _V6_CANDIDATE.fullmatch(run) is not None:
         _add_v6(found, run)
     if "/" in run or ":" in run:
-        for piece in _PIECES.split(run):
+        # the pieces between runs of / and : (str.split, a third of a regex split's cost; the
+        # empty pieces between two separators are short)
+        for piece in run.replace(":", "/").split("/"):
             piece = piece.strip(_EDGES)
             if len(piece) >= MIN_TOKEN:
                 found.add(piece)
@@ -279,18 +279,22 @@ def _joined(found: set[str], text: str) -> None:
     groups holding a digit at both ends, gives its whole join and the join of each run of groups
     that all hold a digit (``555 1234 or 555 9876`` gives both numbers), of 6 to 40 characters.
     """
-    split = _SEPARATOR.split
     chain = _CHAIN_FROM_DIGIT_ASCII if text.isascii() else _CHAIN_FROM_DIGIT
     for match in chain.finditer(text):  # _chains, inlined (no list of chains)
         start = match.start()
         while start > 0 and text[start - 1].isalnum():  # the (at most four) letters before
             start -= 1
-        piece = split(text[start : match.end()])
+        # the groups: a chain's separators ([ ._-]) are single, so str.split finds them (a regex
+        # split costs three times as much)
+        spaced = text[start : match.end()].replace(".", " ").replace("_", " ").replace("-", " ")
+        piece = spaced.split(" ")
         while piece[-1].isalpha():  # a group of letters and digits holds a digit unless alpha
             piece.pop()
         if len(piece) < 2:
             continue
         _add_joined(found, piece)
+        if not any(map(str.isalpha, piece)):
+            continue  # every group holds a digit: the one run of them is the whole join
         run: list[str] = []
         for group in piece:
             if not group.isalpha():
