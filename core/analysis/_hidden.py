@@ -12,14 +12,14 @@ from ._git_runs import git_subcommand_scripts, joined
 from ._options import read_options
 from ._programs import (
     DESTINATION,
-    GIT_RUN_KEYS,
     GIT_SUBCOMMAND_RUNS,
-    GIT_UNSEEN_KEYS,
     PROGRAMS,
     SSH,
     SSH_OPTION,
     Program,
     every_option,
+    git_run_key,
+    git_unseen_key,
     operands,
 )
 from ._records import Word
@@ -377,9 +377,7 @@ def _may_set_config(source: str) -> bool:
 def _git_flag(words: tuple[Word, ...], i: int, text: str, source: str) -> tuple[str, Word] | None:
     if text.startswith("--config-env="):
         key = text.split("=", 2)[1].lower() if text.count("=") >= 2 else ""
-        return (
-            ("git --config-env", Word(text=None, source=text)) if GIT_RUN_KEYS.match(key) else None
-        )
+        return ("git --config-env", Word(text=None, source=text)) if git_run_key(key) else None
     if text.startswith("--exec-path="):
         # the folder git runs its subcommands from: what runs there cannot be seen
         return ("git --exec-path", Word(text=None, source=source))
@@ -404,10 +402,10 @@ def _git_config_pair(words: tuple[Word, ...], i: int, pair: Word) -> _Found:
         found.append((f"git -c {key}", Word(text=remote, source=pair.source)))
     if key.lower().startswith("alias.") and not value.lstrip().startswith("!"):
         found.append((f"git -c {key}", _git_alias(key[6:], value, words, pair.source)))
-    elif GIT_UNSEEN_KEYS.match(key.lower()):
+    elif git_unseen_key(key.lower()):
         # a folder of hook scripts git runs, a config file it includes: unseen
         found.append((f"git -c {key}", Word(text=None, source=pair.source)))
-    elif GIT_RUN_KEYS.match(key.lower()):
+    elif git_run_key(key.lower()):
         found.append((f"git -c {key}", _script_value(_literal(value, pair.source))))
     return found
 
@@ -433,13 +431,13 @@ def _git_config_command(words: tuple[Word, ...]) -> _Found:
         remote = _remote_url(name, setting.text)
         if remote is not None:
             found.append((f"git config {name}", Word(text=remote, source=setting.source)))
-    if GIT_RUN_KEYS.match(name.lower()):
+    if git_run_key(name.lower()):
         found.append(_git_config_setting(name, setting))
     return found
 
 
 def _git_config_setting(name: str, setting: Word) -> tuple[str, Word]:
-    if GIT_UNSEEN_KEYS.match(name.lower()):
+    if git_unseen_key(name.lower()):
         return (f"git config {name}", Word(text=None, source=setting.source))
     if name.lower().startswith("alias.") and not (setting.text or "!").lstrip().startswith("!"):
         return (f"git config {name}", _git_alias("", setting.text or "", (), name))

@@ -526,7 +526,7 @@ GIT = Program(
     folders=frozenset({"-C"}),
 )
 """git's global options (before the subcommand); its subcommands' are in GIT_SUBCOMMAND_RUNS
-and GIT_SUBCOMMAND_HOSTS, its config keys in GIT_RUN_KEYS."""
+and GIT_SUBCOMMAND_HOSTS, its config keys in ``git_run_key``."""
 
 GIT_CONFIG_OPTIONS = frozenset({"-c", "--config"})
 """Options of git and of ``git clone`` that set ``KEY=VALUE`` for the command."""
@@ -544,7 +544,7 @@ GIT_SUBCOMMAND_RUNS: Mapping[str, tuple[str, ...]] = {
 (``--smtp-server`` is a program when it is a path)."""
 GIT_SUBCOMMAND_HOSTS: Mapping[str, str] = {"--repo": REPOSITORY}
 """Options of git's subcommands naming a repository (``git push --repo=host:x``)."""
-GIT_RUN_KEYS = re.compile(
+_GIT_RUN_KEYS = (
     r"(core\.(sshcommand|pager|editor|fsmonitor|askpass|gitproxy)|sequence\.editor|alias\..+|"
     r"credential(\..+)?\.helper|gpg(\..+)?\.program|diff\.external|diff\..+\.(command|textconv)|"
     r"merge\..+\.driver|(merge|diff)tool\..+\.(cmd|path)|filter\..+\.(clean|smudge|process)|"
@@ -555,9 +555,21 @@ GIT_RUN_KEYS = re.compile(
     r"protocol\.(ext\.)?allow)\Z"
 )
 """git config keys whose value is a command (``!`` before an alias or helper runs a shell), or
-that let one run (a hooks folder, an included config file, the ``ext::`` transport)."""
-GIT_UNSEEN_KEYS = re.compile(r"(core\.hookspath|include\.path|includeif\..+\.path|protocol\..*)\Z")
-"""Of GIT_RUN_KEYS, those whose value is no command but lets unseen code run: opaque."""
+that let one run (a hooks folder, an included config file, the ``ext::`` transport). A pattern
+compiled when first matched (about 5 M instructions: most processes never see ``git -c``)."""
+_GIT_UNSEEN_KEYS = r"(core\.hookspath|include\.path|includeif\..+\.path|protocol\..*)\Z"
+"""Of those, the keys whose value is no command but lets unseen code run: opaque."""
+
+
+def git_run_key(key: str) -> bool:
+    """Whether git config key ``key`` (lower case) holds a command or lets one run."""
+    return re.match(_GIT_RUN_KEYS, key) is not None
+
+
+def git_unseen_key(key: str) -> bool:
+    """Whether git config key ``key`` (lower case) lets code run that no command line shows."""
+    return re.match(_GIT_UNSEEN_KEYS, key) is not None
+
 
 TAR = Program(
     options=Options(
@@ -882,7 +894,8 @@ def operands(table: Program, argv: tuple[Word, ...]) -> list[Word]:
 
 MAX_URL_GLOBS = 256
 """A curl URL glob expands to at most this many URLs here; past it the script is opaque."""
-_RANGE = re.compile(r"([a-zA-Z])-([a-zA-Z])(?::(\d+))?\Z|(\d+)-(\d+)(?::(\d+))?\Z")
+_RANGE = r"([a-zA-Z])-([a-zA-Z])(?::(\d+))?\Z|(\d+)-(\d+)(?::(\d+))?\Z"
+"""A curl URL range (compiled when first matched)."""
 
 
 def url_globs(text: str) -> list[str] | None:
@@ -927,7 +940,7 @@ def url_globs(text: str) -> list[str] | None:
 
 
 def _range(body: str) -> list[str] | None:
-    found = _RANGE.match(body)
+    found = re.match(_RANGE, body)
     if found is None:
         return None
     step = int(found.group(3) or found.group(6) or 1) or 1
