@@ -60,11 +60,12 @@ def quote(part: str) -> str:
     return part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else f'"{part}"'
 
 
-_KEY_PART = re.compile(r'"([^"]*)"|\'([^\']*)\'|([^.\s"\']+)')
+_KEY_PART = r'"([^"]*)"|\'([^\']*)\'|([^.\s"\']+)'
+"""A dotted key's part (compiled when a dotted key is first split)."""
 
 
 def _split_dotted(text: str) -> tuple[str, ...]:
-    return tuple(next(g for g in m.groups() if g is not None) for m in _KEY_PART.finditer(text))
+    return tuple(next(g for g in m.groups() if g is not None) for m in re.finditer(_KEY_PART, text))
 
 
 def locate(source: Path, path: tuple[str, ...]) -> int | None:

@@ -54,8 +54,9 @@ _MAX_DEPTH = 300  # deeper than the fast paths nest (orjson 254, pydantic_core 2
 _PLAIN_DEPTH = 200  # deeper values go to the stdlib, which cuts them at _MAX_DEPTH
 _PLAIN_INT = 1 << 64  # wider ints go to the stdlib (it describes those str() refuses)
 _DESCRIBE_LIMIT = 2_000
-_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_ADDRESS = r" at 0x[0-9A-Fa-f]+"
+_SURROGATE = "[\ud800-\udfff]"
+"""(Both compiled when first used: a lone surrogate or an object's address is rare.)"""
 _DIGITS = frozenset(b"0123456789")
 
 
@@ -171,7 +172,7 @@ def _utf8(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub(_escape_surrogate, text).encode("utf-8")
+        return re.sub(_SURROGATE, _escape_surrogate, text).encode("utf-8")
 
 
 def sanitize(
@@ -374,7 +375,7 @@ def _describe(value: Any) -> dict[str, str]:
         text = "<unrepresentable>"
     return {
         "$object": f"{kind.__module__}.{kind.__qualname__}",
-        "repr": _ADDRESS.sub("", text[:_DESCRIBE_LIMIT]),
+        "repr": re.sub(_ADDRESS, "", text[:_DESCRIBE_LIMIT]),
     }
 
 

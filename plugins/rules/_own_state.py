@@ -515,8 +515,8 @@ pip``, or through a wrapper the analysis sees through)."""
 PACKAGE_VERBS: Final = frozenset(
     {"install", "uninstall", "remove", "rm", "add", "upgrade", "reinstall", "inject", "uninject"}
 )
-_OWN_DISTRIBUTION: Final = re.compile(
-    r"(?:.*[/=])?toolhooks(?:[-_.][\w.-]*)?(?:\[[^\]]*\])?(?:\s*[<>=!~;@].*)?\Z", re.I
+_OWN_DISTRIBUTION: Final = (
+    r"(?:.*[/=])?toolhooks(?:[-_.][\w.-]*)?(?:\[[^\]]*\])?(?:\s*[<>=!~;@].*)?\Z"
 )
 """A requirement, path or URL naming one of toolhooks' distributions (``toolhooks==0.0.1``,
 ``ToolHooks[web]``, ``toolhooks_mcp``, ``./toolhooks-fork``, ``git+https://host/x/toolhooks.git``)."""
@@ -534,7 +534,7 @@ def _package_guard(one: Command, texts: list[str]) -> Guarded | None:
     if at is None:
         return None
     verb = next((i for i in range(at + 1, len(texts)) if texts[i] in PACKAGE_VERBS), None)
-    if verb is None or not any(_OWN_DISTRIBUTION.match(t) for t in texts[verb + 1 :]):
+    if verb is None or not any(re.match(_OWN_DISTRIBUTION, t, re.I) for t in texts[verb + 1 :]):
         return None
     return Guarded(
         decision="deny",
