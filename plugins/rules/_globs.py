@@ -118,6 +118,20 @@ class PathGlobs:
             self._known[path] = known
         return known
 
+    def matching(self, paths: Iterable[str]) -> list[str]:
+        """The ``paths`` that match, in order: ``[p for p in paths if self(p)]`` with each kept
+        answer read here, not through a call per path (a call's subjects ask about the same few
+        paths again and again)."""
+        known = self._known
+        found: list[str] = []
+        for path in paths:
+            hit = known.get(path)
+            if hit is None:
+                hit = self(path)
+            if hit:
+                found.append(path)
+        return found
+
 
 def path_globs(
     patterns: Iterable[str], *, project: str, home: str, fold: bool = False

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from ._argv import NO, Found, Parsed, Prefix, Tri, both, parse_words
 from ._calls import Subject
-from ._globs import Matcher, host_glob, path_globs, word_glob
+from ._globs import Matcher, PathGlobs, host_glob, path_globs, word_glob
 from ._tables import ConditionsTable
 
 Check = Callable[[Subject, Mapping[str, Any], Any], Found]
@@ -295,7 +295,10 @@ def _items(
             return Found(value=None if unknown else False, kind=kind)
         return Found(value=None if unknown else True, kind=kind)
     if kind in narrowed:
-        matching = tuple([item for item in items if matcher(item)])  # no generator
+        if isinstance(matcher, PathGlobs):
+            matching = tuple(matcher.matching(items))
+        else:
+            matching = tuple([item for item in items if matcher(item)])  # no generator
         if matching:
             return Found(value=True, item=matching[0], kind=kind, items=matching)
         return Found(value=None if unknown else False, kind=kind)

@@ -17,6 +17,19 @@ def test_path_and_host_globs_do_not_backtrack():
     assert hosts("a." * 3000 + "y") is False and hosts("a." * 3000 + "x") is True
 
 
+def test_path_globs_matching_answers_as_a_call_per_path():
+    """``PathGlobs.matching`` (the rules' quick way over a subject's paths) keeps the paths a
+    call per path keeps, in order, whether their answers were kept already or not."""
+    globs = path_globs(["**/.env", "~/.ssh/**", "secrets"], project="/p", home="/h")
+    paths = ["/p/.env", "/p/src/a.py", "/h/.ssh/id_rsa", "/p/x/secrets/k", "/p/.env.x", "/p/.env"]
+    want = [p for p in paths if path_globs(["**/.env", "~/.ssh/**", "secrets"], project="/p",
+                                               home="/h")(p)]  # fmt: skip
+    assert want == ["/p/.env", "/h/.ssh/id_rsa", "/p/x/secrets/k", "/p/.env"]
+    assert globs.matching(paths) == want  # nothing kept yet
+    assert globs.matching(paths) == want  # every answer kept
+    assert globs.matching([]) == []
+
+
 def test_an_exec_call_with_very_many_options_is_decided():
     rule = {"id": "p", "command": ["git", "push"], "flags": ["-f"], "decision": "deny"}
     with Runtime(config={"rules": [rule], "plugins": {"only": ["rules"]}}) as rt:
