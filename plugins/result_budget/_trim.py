@@ -7,8 +7,8 @@ error or summary patterns.
 
 from __future__ import annotations
 
+import math
 import re
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from toolhooks.kit import Record
@@ -20,6 +20,23 @@ if TYPE_CHECKING:
     from ._defaults import ResultBudgetDefaults, TierDefaults
 
 
+def decimal_ratio(value: float) -> tuple[int, int]:
+    """``value`` as written in decimal (``str(value)``), as a reduced fraction: what
+    ``fractions.Fraction(str(value))`` gives, without importing ``fractions`` and ``decimal``
+    (9 M instructions at every start; tests/plugins/test_result_budget.py compares the two)."""
+    mantissa, _, exponent = str(value).lower().partition("e")
+    whole, _, digits = mantissa.partition(".")
+    numerator = int(whole + digits)
+    denominator = 10 ** len(digits)
+    shift = int(exponent) if exponent else 0
+    if shift >= 0:
+        numerator *= 10**shift
+    else:
+        denominator *= 10**-shift
+    common = math.gcd(numerator, denominator)
+    return numerator // common, denominator // common
+
+
 class Budget:
     """The character budget for a context window size, precomputed from the config."""
 
@@ -27,9 +44,11 @@ class Budget:
 
     def __init__(self, config: ResultBudgetConfig | ResultBudgetDefaults) -> None:
         # Exact arithmetic: 0.3 * 4 is 1.2000000000000002 in floats, 6/5 here.
-        share = Fraction(str(config.context_share)) * Fraction(str(config.chars_per_token))
-        self._num = share.numerator
-        self._den = share.denominator
+        share_num, share_den = decimal_ratio(config.context_share)
+        token_num, token_den = decimal_ratio(config.chars_per_token)
+        common = math.gcd(share_num * token_num, share_den * token_den)
+        self._num = share_num * token_num // common
+        self._den = share_den * token_den // common
         self._floor = config.floor
         tiers: Sequence[Tier | TierDefaults] = config.tiers
         self._tiers: tuple[tuple[int, int], ...] = tuple(

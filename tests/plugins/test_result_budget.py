@@ -1293,3 +1293,18 @@ def test_retention_through_the_plugin_config(tmp_path):
     ]
     with pytest.raises(ValidationError, match="artifact_max_bytes"):
         ResultBudgetConfig(artifact_max_bytes=-1)
+
+
+def test_the_budgets_exact_ratio_is_the_decimal_one_fractions_gives() -> None:
+    import random
+    from fractions import Fraction
+
+    from toolhooks.plugins.result_budget._trim import decimal_ratio
+
+    draw = random.Random(44)
+    values: list[float] = [0.3, 4, 4.0, 0.1, 1e-05, 2.5e-7, 1.5e20, 0.0, 1, 3.3333333333333335]
+    values += [draw.random() * 10 ** draw.randint(-12, 12) for _ in range(5000)]
+    values += [draw.randint(1, 10**6) for _ in range(500)]
+    for value in values:
+        exact = Fraction(str(value))
+        assert decimal_ratio(value) == (exact.numerator, exact.denominator), value
