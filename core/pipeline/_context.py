@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -13,7 +14,6 @@ from ..events._events import EventDispatcher
 from ..events._scope import CallScope, current_scope
 from ..records._models import ToolCall
 from ..registry._registry import Registry
-from ..stores._contract import DEFAULT_DEFER_TTL_S, ApprovalStore
 from ._adjusted import AdjustedParams
 from ._invoke import CallTrace, Emit, Record
 from ._state import CallState
@@ -23,6 +23,7 @@ from ._verdict import Verdict
 if TYPE_CHECKING:  # the approvals layer sits above the stages; only its types are named here
     from ..approvals._resolve import Approver, Resolution
     from ..approvals._team import Team
+    from ..stores._contract import ApprovalStore
 
 PAUSED_LIMIT = 4096
 Execute = Callable[[dict[str, Any]], Any]
@@ -38,15 +39,20 @@ class Context:
         registry: Registry,
         tools: dict[str, Tool],
         events: EventDispatcher,
-        store: ApprovalStore,
+        store: ApprovalStore | None,
+        make_store: Callable[[], ApprovalStore] | None = None,
         approver: Approver | None,
         adjusted: AdjustedParams,
-        defer_ttl_s: float = DEFAULT_DEFER_TTL_S,
+        defer_ttl_s: float,
     ) -> None:
+        if (store is None) == (make_store is None):
+            raise TypeError("Context takes a store or a way to make one, not both or neither")
         self.registry = registry
         self.tools = tools
         self.events = events
-        self.store = store
+        self._store = store
+        self._make_store = make_store
+        self._store_lock = threading.Lock()
         self.approver = approver
         self.adjusted = adjusted
         """The final params of recent calls, by call id (bounded)."""
@@ -67,6 +73,25 @@ class Context:
         # Bound once here rather than once per call.
         self.emit: Emit = events.emit
         self.record: Record = events.record
+
+    @property
+    def store(self) -> ApprovalStore:
+        """The approval store; the default one (memory, where nothing can fail) is made at its
+        first use: most processes never pause a call, and its module and records cost a start
+        about 25 M instructions (BENCHMARKS.md, "Issue #44 item 4")."""
+        store = self._store
+        if store is None:
+            with self._store_lock:  # two first approvals at once share one store
+                store = self._store
+                if store is None:
+                    assert self._make_store is not None  # __init__ has one or the other
+                    store = self._store = self._make_store()
+        return store
+
+    def close_store(self) -> None:
+        """Close the store, if it was ever made."""
+        if self._store is not None:
+            self._store.close()
 
 
 class Run(CallTrace):

@@ -13,14 +13,16 @@ block); a paused call is taken up again from its stored row by ``CallState.from_
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..records._errors import HookResultError, ParamsError
 from ..records._frozen import FrozenDict, freeze_params, freeze_value
 from ..records._models import REMOVE, ToolCall, ToolSpec
 from ..records._results import ApprovalRequest, BeforeToolCallResult
-from ..stores._contract import StoredApproval
 from ._invoke import describe_error
+
+if TYPE_CHECKING:  # a stored row is read only when a paused call resumes (not at start-up)
+    from ..stores._contract import StoredApproval
 
 Notice = tuple[str, str, dict[str, Any]]
 """An event a step of the fold adds to the call's trace: name, plugin, data."""

@@ -6,11 +6,10 @@ A mixin so that ``_runtime`` stays about plugins, tools and calls; ``Runtime`` i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..approvals._ask import run_ask
 from ..approvals._decide import run_decide
-from ..approvals._resolve import Approver
 from ..approvals._resume import run_resume
 from ..config._settings import LoadedConfig
 from ..pipeline._context import Context, Execute
@@ -21,8 +20,10 @@ from ..records._models import Origin, ToolCall, ToolSpec
 from ..records._results import Decision, Outcome
 from ..records._sender import Sender
 from ..registry._registry import Registry
-from ..stores._contract import ApprovalStore, StoreError
-from ..stores._memory import MemoryStore
+
+if TYPE_CHECKING:
+    from ..approvals._resolve import Approver
+    from ..stores._contract import ApprovalStore
 
 
 class RuntimeApprovals:
@@ -153,8 +154,9 @@ class RuntimeApprovals:
         """Forget allow-always grants that match (None matches anything); returns how many."""
         return self._context.store.revoke(plugin=plugin, tool=tool, sender=sender)
 
-    def _default_store(self) -> ApprovalStore:
-        """[state] url: the shared Redis store; the queue route: its SQLite file; else memory."""
+    def _default_store(self) -> ApprovalStore | None:
+        """[state] url: the shared Redis store; the queue route: its SQLite file, opened (a bad
+        file is a ConfigError now); else None: the memory store, made at its first use."""
         table = self.config.approvals
         state = getattr(self, "state", None)
         if state is not None:
@@ -162,6 +164,7 @@ class RuntimeApprovals:
 
             return RedisStore(state, retention_s=table.retention_s)
         if table.route == "queue":
+            from ..stores._contract import StoreError
             from ..stores._sqlite import SQLiteStore
 
             store = SQLiteStore(
@@ -171,4 +174,10 @@ class RuntimeApprovals:
                 return store.open()  # a bad file fails here, not at the first approval
             except StoreError as exc:
                 raise self.config.error(str(exc), "approvals", "db") from None
-        return MemoryStore(retention_s=table.retention_s)
+        return None
+
+    def _memory_store(self) -> ApprovalStore:
+        """The default store: this process's memory (nothing to open, nothing that can fail)."""
+        from ..stores._memory import MemoryStore
+
+        return MemoryStore(retention_s=self.config.approvals.retention_s)

@@ -9,7 +9,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._public import public
-from ..approvals._resolve import Approver
 from ..config._settings import LoadedConfig, discover, load_config
 from ..events._events import EventDispatcher
 from ..loading._build import build
@@ -37,8 +36,6 @@ from ..records._log import LazyLogger
 from ..records._models import ToolCall, ToolSpec
 from ..records._results import Outcome
 from ..registry._registry import PluginRecord, Registry
-from ..stores._contract import ApprovalStore
-from ..stores._memory import MemoryStore
 from ..stores._state import SharedState, state_from
 from ._approvals import RuntimeApprovals
 from ._call import run_call
@@ -46,7 +43,9 @@ from ._labels import RuntimeLabels
 from ._tools import RuntimeTools
 
 if TYPE_CHECKING:
+    from ..approvals._resolve import Approver
     from ..loading._lock_file import PluginLock
+    from ..stores._contract import ApprovalStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 logger = LazyLogger("toolhooks")
@@ -78,17 +77,23 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
         self._adjusted = AdjustedParams()
         self._skipped: list[PluginInfo] = []
         self._registry.on_change = self._plugins_changed
+        # A store that can fail (given, Redis, the queue's SQLite file) is made and opened here;
+        # the default memory store, which cannot, at its first use (Context.store).
         store = approval_store if approval_store is not None else self._default_store()
         self._context = Context(
             registry=self._registry,
             tools=self._tools,
             events=self._events,
             store=store,
-            approver=approver if approver is not None else self._route_approver(store),
+            make_store=self._memory_store if store is None else None,
+            approver=None,
             adjusted=self._adjusted,
             defer_ttl_s=self.config.approvals.defer_ttl_s,
         )
-        self._context.shared_store = not isinstance(self._context.store, MemoryStore)
+        if approver is None and self.config.approvals.route != "none":
+            approver = self._route_approver(self._context.store)  # makes the store now
+        self._context.approver = approver
+        self._context.shared_store = store is not None and not _is_memory_store(store)
         if self.config.approvals.policies:
             from ..approvals._team import Team
 
@@ -227,7 +232,7 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
             closer = getattr(record.plugin, "close", None)
             if callable(closer) and not inspect.ismodule(record.plugin):
                 closer()
-        self._context.store.close()
+        self._context.close_store()
         self._background.close()
 
     def __enter__(self) -> Runtime:
@@ -293,6 +298,12 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
         from ..approvals._routes import approver_for_route
 
         return approver_for_route(route, self.config, store)
+
+
+def _is_memory_store(store: ApprovalStore) -> bool:
+    from ..stores._memory import MemoryStore  # a store was made or given: its module is loaded
+
+    return isinstance(store, MemoryStore)
 
 
 public("toolhooks", Runtime)
