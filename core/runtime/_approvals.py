@@ -8,9 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..approvals._ask import run_ask
-from ..approvals._decide import run_decide
-from ..approvals._resume import run_resume
 from ..config._settings import LoadedConfig
 from ..pipeline._context import Context, Execute
 from ..pipeline._driver import BackgroundLoop, drive_async, drive_sync
@@ -81,6 +78,10 @@ class RuntimeApprovals:
         Never raises for a bad id or decision: the Outcome says what went wrong and nothing runs.
         """
         self._first_use()
+        # The approvals' modules (and the store's records they import) are imported where an
+        # approval is used, not at start: most processes never pause a call.
+        from ..approvals._resume import run_resume
+
         pipeline = run_resume(self._context, approval_id, decision, params, execute, by, reason)
         return drive_sync(pipeline, self._background)
 
@@ -96,6 +97,8 @@ class RuntimeApprovals:
     ) -> Outcome:
         """:meth:`resume`, awaited on the caller's event loop."""
         self._first_use()
+        from ..approvals._resume import run_resume
+
         pipeline = run_resume(self._context, approval_id, decision, params, execute, by, reason)
         return await drive_async(pipeline)
 
@@ -106,11 +109,15 @@ class RuntimeApprovals:
         a call that needs approval is stored as pending (``Decision.pending``).
         """
         self._first_use()
+        from ..approvals._decide import run_decide
+
         return drive_sync(run_decide(self._context, call), self._background)
 
     async def adecide(self, call: ToolCall | Mapping[str, Any]) -> Decision:
         """:meth:`decide`, awaited on the caller's event loop."""
         self._first_use()
+        from ..approvals._decide import run_decide
+
         return await drive_async(run_decide(self._context, call))
 
     def ask(self, approval_id: str) -> str:
@@ -121,11 +128,15 @@ class RuntimeApprovals:
         finishes the call with it. For frameworks that pause only before a tool call starts.
         """
         self._first_use()
+        from ..approvals._ask import run_ask
+
         return drive_sync(run_ask(self._context, approval_id), self._background)
 
     async def aask(self, approval_id: str) -> str:
         """:meth:`ask`, awaited on the caller's event loop."""
         self._first_use()
+        from ..approvals._ask import run_ask
+
         return await drive_async(run_ask(self._context, approval_id))
 
     def is_visible(

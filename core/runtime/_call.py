@@ -10,9 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..approvals._gate import gate
-from ..approvals._pause import approval_failed, defer
-from ..approvals._resume import rejoin
 from ..events._scope import current_scope
 from ..pipeline._conclude import conclude
 from ..pipeline._context import Context, Execute, Run
@@ -38,6 +35,10 @@ def run_call(
     except Exception as exc:  # a bad proposal is an Outcome, never an exception
         return rejected(ctx, raw, exc)
     if (ctx.paused or ctx.decided or ctx.shared_store) and not made_here(raw):
+        # The approvals' modules are imported by the calls that may need them (a pause to
+        # rejoin, an approval to ask for), not at start: most processes never pause a call.
+        from ..approvals._resume import rejoin
+
         rejoined = yield from rejoin(ctx, call, tool, execute)
         if rejoined is not None:
             return rejoined
@@ -48,6 +49,9 @@ def run_call(
             ctx.record(run, "tool.proposed", None, proposed_data(call))
         verdict = yield from screen(ctx, run)
         if verdict.status == "go" and run.state.approval_plugin is not None:
+            from ..approvals._gate import gate
+            from ..approvals._pause import approval_failed, defer
+
             try:
                 gated = yield from gate(ctx, run, verdict)
                 if isinstance(gated, PendingApproval):
