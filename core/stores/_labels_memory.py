@@ -6,7 +6,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterable
 
-from ._contract import StoreError
 from ._labels import (
     DEFAULT_MAX_LABELS,
     DEFAULT_MAX_SESSIONS,
@@ -65,6 +64,9 @@ class MemoryLabelStore:
     def _add_labels(self, state: _Session, session: str, labels: tuple[str, ...]) -> None:
         new = set(labels) - state.labels
         if new and len(state.labels) + len(new) > self.max_labels:
+            # Imported here: the approval store's module is not otherwise needed at start.
+            from ._contract import StoreError
+
             raise StoreError(f"session {session!r} would carry more than {self.max_labels} labels")
         state.labels |= new
 
