@@ -1,0 +1,77 @@
+"""What a runtime leaves for first use: the default approval store and the approvals' modules are
+made and imported when a call needs an approval, not at start (issue #44 item 4), and a call
+that needs one still pauses into a memory store built from the config."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from toolhooks import MemoryStore, Runtime, hookimpl
+
+START_AND_CALL = textwrap.dedent(
+    """
+    import sys
+    from toolhooks import Runtime, hookimpl
+
+    class Asks:
+        @hookimpl
+        def before_tool_call(self, call):
+            if call.name == "write":
+                return {"require_approval": {"title": "Write?", "description": "writes"}}
+            return None
+
+    rt = Runtime(
+        plugins=[Asks()], config={}, load_entrypoints=False, approver=lambda pending: "defer"
+    )
+    late = ("toolhooks.stores._contract", "toolhooks.stores._memory", "toolhooks.approvals._gate",
+            "toolhooks.approvals._pause", "toolhooks.approvals._resume")
+    paused = late[:4]
+    rt.call({"name": "read", "params": {}}, execute=lambda p: "text")
+    assert not [m for m in late if m in sys.modules], [m for m in late if m in sys.modules]
+    assert rt._context._store is None
+    out = rt.call({"name": "write", "params": {}}, execute=lambda p: "done")
+    assert out.status == "pending", out
+    assert [m for m in paused if m not in sys.modules] == []
+    assert rt.approvals.get(out.pending.id).state == "pending"
+    resumed = rt.resume(out.pending.id, "allow-once", execute=lambda p: "done")
+    assert resumed.status == "ok" and resumed.content == "done", resumed
+    assert "toolhooks.approvals._resume" in sys.modules
+    rt.close()
+    """
+)
+
+
+def test_a_call_without_approval_imports_no_store_and_one_with_approval_still_pauses():
+    done = subprocess.run(
+        [sys.executable, "-c", START_AND_CALL], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_default_store_is_made_once_from_the_config_at_first_use():
+    class Asks:
+        @hookimpl
+        def before_tool_call(self, call):
+            return {"require_approval": {"title": "Run?", "description": "always"}}
+
+    config = {"approvals": {"retention_s": 123.0}}
+    with Runtime(
+        plugins=[Asks()], config=config, load_entrypoints=False, approver=lambda p: "defer"
+    ) as rt:
+        store = rt.approvals
+        assert isinstance(store, MemoryStore)
+        assert store.retention_s == 123.0
+        assert rt.approvals is store
+        out = rt.call({"name": "t", "params": {}}, execute=lambda p: "ran")
+        assert out.status == "pending"
+        assert store.get(out.pending.id).state == "pending"
+        assert rt._context.shared_store is False
+
+
+def test_a_given_store_is_used_at_once_and_is_not_shared_when_it_is_a_memory_store():
+    store = MemoryStore()
+    with Runtime(config={}, load_entrypoints=False, approval_store=store) as rt:
+        assert rt.approvals is store
+        assert rt._context.shared_store is False
