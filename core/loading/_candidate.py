@@ -4,11 +4,11 @@ what the entry-point cache keeps (``_scan_cache``), and ``load_target`` imports 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..records._plain import Record
 from . import _scan_cache
 
 if TYPE_CHECKING:
@@ -18,21 +18,85 @@ _REFERENCE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<ex
 """``importlib.metadata.EntryPoint.pattern``: what an entry point's value may be."""
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """An entry point that names a plugin, before anything is imported."""
+class Candidate(Record):
+    """An entry point that names a plugin, before anything is imported.
 
+    A plain record, not a dataclass (its generated methods would be compiled at every start:
+    docs/decisions/plain-records.md). Equal and hashed by what the entry point says, without
+    ``found`` and ``folder``; shown without ``found``, as the dataclass it was."""
+
+    __slots__ = (
+        "builtin",
+        "distribution",
+        "folder",
+        "found",
+        "name",
+        "requires",
+        "value",
+        "version",
+    )
     name: str
     value: str
     distribution: str | None
     version: str | None
     builtin: bool
-    requires: tuple[str, ...] = ()
+    requires: tuple[str, ...]
     """A third party's Requires-Dist (its range on toolhooks is checked before it is imported)."""
-    found: metadata.Distribution | None = field(default=None, compare=False, repr=False)
+    found: metadata.Distribution | None
     """The distribution when this process scanned; None when the candidate came from the cache."""
-    folder: str | None = field(default=None, compare=False)
+    folder: str | None
     """The distribution's metadata folder (``*.dist-info``), when it has one."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        value: str,
+        distribution: str | None,
+        version: str | None,
+        builtin: bool,
+        requires: tuple[str, ...] = (),
+        found: metadata.Distribution | None = None,
+        folder: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "distribution", distribution)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "builtin", builtin)
+        object.__setattr__(self, "requires", requires)
+        object.__setattr__(self, "found", found)
+        object.__setattr__(self, "folder", folder)
+
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.name, self.value, self.distribution, self.version, self.builtin, self.requires)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__ or not isinstance(other, Candidate):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={getattr(self, name)!r}" for name in self._fields if name != "found"
+        )
+        return f"Candidate({shown})"
+
+    def with_builtin(self, builtin: bool) -> Candidate:
+        """This candidate with ``builtin`` replaced (``dataclasses.replace``, for a record)."""
+        return Candidate(
+            name=self.name,
+            value=self.value,
+            distribution=self.distribution,
+            version=self.version,
+            builtin=builtin,
+            requires=self.requires,
+            found=self.found,
+            folder=self.folder,
+        )
 
     @property
     def label(self) -> str:
@@ -84,11 +148,11 @@ class Candidate:
     @classmethod
     def from_row(cls, row: _scan_cache.Row) -> Candidate:
         return cls(
-            row["name"],
-            row["value"],
-            row["distribution"],
-            row["version"],
-            row["builtin"],
-            tuple(row["requires"]),
+            name=row["name"],
+            value=row["value"],
+            distribution=row["distribution"],
+            version=row["version"],
+            builtin=row["builtin"],
+            requires=tuple(row["requires"]),
             folder=row.get("folder"),
         )

@@ -8,7 +8,6 @@ plugin's code never runs.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -84,11 +83,7 @@ def _from_cache(rows: list[_scan_cache.Row]) -> list[Candidate] | None:
     builtins = _own_candidates(folder)
     if not builtins:
         return None
-    others = [
-        dataclasses.replace(Candidate.from_row(row), builtin=False)
-        for row in rows
-        if not row["builtin"]
-    ]
+    others = [Candidate.from_row(row).with_builtin(False) for row in rows if not row["builtin"]]
     return builtins + others
 
 
