@@ -722,10 +722,14 @@ class Names(Record):
     """A search for a glob character or any of some names as a substring, in either case
     (``TOOLHOOKS.TOML`` on a case-insensitive disk)."""
 
-    __slots__ = ("pattern", "plain")
+    __slots__ = ("pattern", "plain", "source")
 
-    pattern: re.Pattern[str]
-    """The names as one case-insensitive pattern: what any text is searched with."""
+    source: str
+    """The names as one pattern's text, searched ignoring case."""
+    pattern: re.Pattern[str] | None
+    """``source`` compiled: at once when every text is searched with it (a name that is not
+    ASCII), else at the first text that is not ASCII, and kept (most processes never see one,
+    and compiling it cost every start about 3 M instructions)."""
     plain: tuple[str, ...] | None
     """The same names in lower case when all are ASCII (else None): an ASCII text is then
     lowered and searched with ``in``, one per name, about ten times faster than the pattern
@@ -733,14 +737,21 @@ class Names(Record):
     names, ignoring case is comparing lower case (the Unicode folds that the pattern also
     matches, the Kelvin sign for ``k``, the long s for ``s``, are never ASCII)."""
 
-    def __init__(self, *, pattern: re.Pattern[str], plain: tuple[str, ...] | None) -> None:
+    def __init__(
+        self, *, source: str, pattern: re.Pattern[str] | None, plain: tuple[str, ...] | None
+    ) -> None:
+        object.__setattr__(self, "source", source)
         object.__setattr__(self, "pattern", pattern)
         object.__setattr__(self, "plain", plain)
 
     def found_in(self, text: str) -> bool:
         plain = self.plain
         if plain is None or not text.isascii():
-            return self.pattern.search(text) is not None
+            pattern = self.pattern
+            if pattern is None:  # the same pattern whichever thread compiles it first
+                pattern = re.compile(self.source, re.IGNORECASE)
+                object.__setattr__(self, "pattern", pattern)
+            return pattern.search(text) is not None
         text = text.lower()
         if "*" in text or "?" in text or "[" in text:
             return True
@@ -754,9 +765,10 @@ def _any_of(names: frozenset[str]) -> Names:
     """A search for a glob character or any of ``names`` as a substring. A name that holds
     another is left out (the shorter one finds it): fewer branches to try at each character."""
     kept = sorted(n for n in names if not any(o != n and o in n for o in names))
-    pattern = "|".join(["[*?[]", *(re.escape(n) for n in kept)])
-    plain = tuple(n.lower() for n in kept) if all(n.isascii() for n in kept) else None
-    return Names(pattern=re.compile(pattern, re.IGNORECASE), plain=plain)
+    source = "|".join(["[*?[]", *(re.escape(n) for n in kept)])
+    if all(n.isascii() for n in kept):
+        return Names(source=source, pattern=None, plain=tuple(n.lower() for n in kept))
+    return Names(source=source, pattern=re.compile(source, re.IGNORECASE), plain=None)
 
 
 def _settings(

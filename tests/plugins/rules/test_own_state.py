@@ -7,6 +7,7 @@ labels database, the starter policy of the how-to."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -308,8 +309,10 @@ def test_the_quick_search_for_guarded_names_gives_the_patterns_answer():
 
     names = _any_of(frozenset({"toolhooks.toml", "labels.db", "hooks", "agentd.token", "Kit"}))
     assert names.plain is not None
+    assert names.pattern is None  # compiled at the first text that is not ASCII, not at start
     accented = _any_of(frozenset({"hooks", "projekt-\u017fx"}))
     assert accented.plain is None  # a non-ASCII name: the pattern answers every text
+    assert accented.pattern is not None
     texts = [
         "rm\x00-f\x00TOOLHOOKS.TOML", "cat\x00notes.txt", "ls\x00*.db", "echo\x00a?b",
         "x\x00[ab]", "cp\x00.Claude/Hooks/x\x00y", "cat\x00agentd.tok", "cat\x00\u212ait",
@@ -317,7 +320,9 @@ def test_the_quick_search_for_guarded_names_gives_the_patterns_answer():
         "mv\x00projekt-sx\x00y", "mv\x00PROJEKT-\u017fX\x00y", "", "\u00e9\x00hooks",
     ]  # fmt: skip
     for search in (names, accented):
+        pattern = re.compile(search.source, re.IGNORECASE)
         for text in texts:
-            assert search.found_in(text) == (search.pattern.search(text) is not None), text
+            assert search.found_in(text) == (pattern.search(text) is not None), text
+    assert names.pattern is not None and names.pattern.pattern == names.source
     assert names.found_in("cat\x00\u212ait") and names.found_in("rm\x00-f\x00TOOLHOOKS.TOML")
     assert not names.found_in("cat\x00notes.txt")
