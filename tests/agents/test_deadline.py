@@ -263,11 +263,27 @@ def test_a_daemon_that_never_replies_is_a_deny_at_the_deadline(hostile, agent):
     assert "deadline" in denied(agent, code, out, err)
 
 
+def headroom(pid: int | None) -> int:
+    """How far the process's address space may still grow under its own limit, in bytes."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    size = next(
+        int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmSize:")
+    )
+    limits = Path(f"/proc/{pid}/limits").read_text()
+    soft = next(
+        line.split()[3] for line in limits.splitlines() if line.startswith("Max address space")
+    )
+    return (1 << 62) if soft == "unlimited" else int(soft) - size
+
+
 def test_a_run_that_eats_memory_in_the_daemon_is_a_deny_and_the_daemon_goes_on(hostile):
     code, out, err = run(hostile, "claude-code", how="allocate")
     assert denied("claude-code", code, out, err)
     pid = hostile.pid()
     wait_for(lambda: b"MemoryError" in (hostile.state / "agentd.log").read_bytes(), "the limit")
+    # The deny reaches the hook before the failed run's frames (and the hoard they hold) are
+    # dropped: the daemon goes on once it has its headroom back, not in the same instant.
+    wait_for(lambda: headroom(pid) >= 1 << 30, "the daemon giving the hoard back")
     code, out, err = run(hostile, "claude-code")
     assert (code, json.loads(out)) == (0, {}), err
     assert hostile.pid() == pid is not None  # the same daemon answered
