@@ -115,16 +115,24 @@ def classify(
     events: list[Event],
     resumed: int | None = None,
     labels: list[str] | None = None,
+    resumed_index: int | None = None,
 ) -> CallReport:
     """Explain ``outcome`` with the events recorded for its call (``resumed``: the number of the
-    line whose paused call this line finished; ``labels``: what the session gained with it)."""
+    line whose paused call this line finished, ``resumed_index`` that call's row number in the
+    table, when it has one; ``labels``: what the session gained with it)."""
     decision = CallReport(
         index, line, outcome.tool, dict(outcome.params or proposed), outcome.status, outcome.call_id
     )
     if resumed is not None:
         deferred = _first(events, "approval.deferred")
         which = f" (approval {deferred.data.get('short_id')})" if deferred is not None else ""
-        decision.add("resumed", f"finishes the call of line {resumed}{which}, under its call id")
+        # The table numbers calls, the transcript numbers lines (a user's prompt is a line
+        # too): name both, so a reader can find the call in either.
+        row = f"#{resumed_index}, " if resumed_index is not None else ""
+        decision.add(
+            "resumed",
+            f"finishes the call of {row}line {resumed} of the transcript{which}, under its call id",
+        )
     asked = _approval_asked(events)
     asked_text = f"{asked.plugin} asked {_shown(asked.data['require_approval'])}" if asked else ""
     if outcome.status == "blocked":

@@ -130,8 +130,18 @@ def replay(
         params = call.get("params") or {}
         index = len(decisions) + 1
         added = _labels_added(runtime, labelled, call.get("session_id"))
+        row = next((d.index for d in decisions if d.line == line.resume), None)
         decisions.append(
-            classify(index, line.number, params, outcome, events, line.resume, labels=added)
+            classify(
+                index,
+                line.number,
+                params,
+                outcome,
+                events,
+                line.resume,
+                labels=added,
+                resumed_index=row,
+            )
         )
 
     try:

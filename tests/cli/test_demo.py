@@ -96,7 +96,10 @@ def test_demo_shows_every_kind_of_decision(cli, tmp_path):
     assert "approval pending" in rows[18]
     short_id = re.search(r"deferred: approval ([0-9a-f]{8}) waits for a decision", rows[18])[1]
     assert "resumed + approval granted" in rows[20]
-    assert f"finishes the call of line 19 (approval {short_id}), under its call id" in rows[20]
+    assert (
+        f"finishes the call of #18, line 19 of the transcript (approval {short_id}), under its call id"
+        in rows[20]
+    )
     assert "answered allow-once" in rows[20]
     # The paused call and its resume are one call.
     assert "19 calls: 12 ok, 6 blocked, 1 denied" in out

@@ -262,7 +262,7 @@ def test_a_deferred_call_is_finished_by_the_line_that_resumes_it(cli):
     assert result.json()["summary"]["by_status"] == {"ok": 2, "pending": 1}
     table = cli("replay", str(path)).out
     assert "paused.jsonl (3 calls)" in table and "3 calls: 2 ok, 1 pending" in table
-    assert "finishes the call of line 1 (approval " in table
+    assert "finishes the call of #1, line 1 of the transcript (approval " in table
     failing = cli("replay", str(path), "--fail-on", "pending", "--json")
     assert failing.code == 1 and failing.json()["failed"] == [2]
 
