@@ -85,19 +85,6 @@ class Candidate(Record):
         )
         return f"Candidate({shown})"
 
-    def with_builtin(self, builtin: bool) -> Candidate:
-        """This candidate with ``builtin`` replaced (``dataclasses.replace``, for a record)."""
-        return Candidate(
-            name=self.name,
-            value=self.value,
-            distribution=self.distribution,
-            version=self.version,
-            builtin=builtin,
-            requires=self.requires,
-            found=self.found,
-            folder=self.folder,
-        )
-
     @property
     def label(self) -> str:
         return f"{self.name} = {self.value}"

@@ -83,7 +83,7 @@ def _from_cache(rows: list[_scan_cache.Row]) -> list[Candidate] | None:
     builtins = _own_candidates(folder)
     if not builtins:
         return None
-    others = [Candidate.from_row(row).with_builtin(False) for row in rows if not row["builtin"]]
+    others = [Candidate.from_row({**row, "builtin": False}) for row in rows if not row["builtin"]]
     return builtins + others
 
 

@@ -44,5 +44,5 @@ def test_frozen_and_rebuilt_from_its_row():
         c.name = "other"  # type: ignore[misc]
     again = Candidate.from_row(c.row())
     assert again == c and again.folder == c.folder and again.found is None
-    flipped = c.with_builtin(True)
+    flipped = Candidate.from_row({**c.row(), "builtin": True})  # how the cache's rows are read
     assert flipped.builtin is True and flipped.folder == c.folder and c.builtin is False
