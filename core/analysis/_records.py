@@ -3,9 +3,11 @@
 from dataclasses import dataclass
 
 from .._public import public
+from ..records._methods import dataclass_methods
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
 class Word:
     """One word of a command after quote removal.
 
@@ -18,7 +20,8 @@ class Word:
     alternatives: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
 class Command:
     """One simple command; a wrapper seen through gives one more, with the wrapper in ``via``.
 
@@ -43,7 +46,8 @@ class Command:
     read_redirects: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
 class Script:
     """A script's simple commands in order; ``opaque`` says why it cannot be seen through."""
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._public import public
 from ..records._errors import ConfigError
+from ..records._methods import dataclass_methods
 from ..registry._registry import PluginSettings
 from ..stores._state import STATE_DEFAULTS, StateDefaults
 from ._defaults import (
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
     from ._tables import ApprovalsTable, PluginsTable, StateTable
 
 
-@dataclass
+@dataclass_methods(frozen=False)
+@dataclass(repr=False, eq=False)
 class LoadedConfig:
     """A validated config: the raw tables plus the file it came from (None for a mapping)."""
 

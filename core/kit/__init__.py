@@ -15,7 +15,10 @@ is here, so a third-party plugin can do all they do.
   plugin's pydantic model unbuilt until a table is given or someone reads it.
 - The logger: :class:`LazyLogger` (``logging`` imported only when something is really logged).
 - Records: :class:`Record`, a frozen, slotted, keyword-only record that compiles nothing when
-  its module is imported (a dataclass compiles its generated methods at every start).
+  its module is imported (a dataclass compiles its generated methods at every start), and
+  :func:`dataclass_methods`, which gives a dataclass made with ``repr=False, eq=False`` the
+  ``__repr__``, ``__eq__`` and ``__hash__`` ``@dataclass`` would have compiled (for a record
+  users call ``dataclasses.replace`` or ``fields`` on).
 - Processes: :func:`toolhooks_argv` (the command line that starts toolhooks with the folder it
   starts in kept off the import path: for an MCP client's config, a hook, a daemon).
 - TOML text: :func:`toml_string` and :func:`toml_value` (config a person pastes, ASCII only,
@@ -81,6 +84,7 @@ if TYPE_CHECKING:
     from toolhooks.records._json import sanitize as sanitize
     from toolhooks.records._json import short_repr as short_repr
     from toolhooks.records._log import LazyLogger as LazyLogger
+    from toolhooks.records._methods import dataclass_methods as dataclass_methods
     from toolhooks.records._plain import Record as Record
     from toolhooks.registry._names import Wildcards as Wildcards
     from toolhooks.registry._names import name_patterns as name_patterns
@@ -125,6 +129,7 @@ _EXPORTS = {
     "sanitize": "toolhooks.records._json",
     "short_repr": "toolhooks.records._json",
     "LazyLogger": "toolhooks.records._log",
+    "dataclass_methods": "toolhooks.records._methods",
     "Record": "toolhooks.records._plain",
     "Wildcards": "toolhooks.registry._names",
     "name_patterns": "toolhooks.registry._names",

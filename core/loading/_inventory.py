@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .._public import public
 from ..config._settings import LoadedConfig, did_you_mean
 from ..records._errors import ConfigError, PluginLoadError
+from ..records._methods import dataclass_methods
 from ..registry._registry import Handler, PluginRecord, Registry
 from ._entry_points import Candidate, NotConfigured, load, why_skipped
 from ._lock import refusal, refusal_error
@@ -19,7 +20,8 @@ Discovered = tuple[list[Candidate], list[tuple[Candidate, str]]]
 """What ``_loader.find_entry_points()`` returns: the candidates, and the duplicates with why."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
 class PluginInfo:
     """One row of ``Runtime.plugins()`` (and of ``toolhooks plugins``)."""
 
@@ -40,7 +42,8 @@ class PluginInfo:
     (switched off by the config)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
 class HandlerInfo:
     """One handler of a chain, with every option resolved (``Runtime.handlers()``)."""
 

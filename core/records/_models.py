@@ -8,6 +8,7 @@ from .._public import public
 from ._call_fields import MAPPING_KEYS, MAX_TOOL_NAME, id_problem, name_problem, new_id
 from ._errors import InvalidToolCall
 from ._frozen import EMPTY_PARAMS, FrozenDict, freeze_params
+from ._methods import dataclass_methods
 from ._sender import Sender
 
 Origin = Literal["agent", "external"]
@@ -34,7 +35,8 @@ UNSET: Any = _Sentinel("UNSET")
 """Marks an ``AfterToolCallResult.value`` that was not given (``None`` is a real value)."""
 
 
-@dataclass(frozen=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class ToolSpec:
     """A tool as the model sees it. ``parameters`` is a JSON Schema object."""
 
@@ -44,7 +46,8 @@ class ToolSpec:
     tags: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, init=False)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class ToolCall:
     """One proposed tool call: an immutable record. ``params`` is a read-only deep copy.
 

@@ -15,6 +15,7 @@ from ._approval_request import ApprovalRequest as ApprovalRequest
 from ._approval_request import ApprovalRequestError
 from ._approval_request import DecisionName as DecisionName
 from ._errors import HookResultError
+from ._methods import dataclass_methods
 from ._models import UNSET, Status, ToolCall, slot_setters
 
 
@@ -26,7 +27,8 @@ class ToolError(Exception):
         self.content = str(content)
 
 
-@dataclass(slots=True)
+@dataclass_methods(frozen=False)
+@dataclass(slots=True, repr=False, eq=False)
 class BeforeToolCallResult:
     """A before_tool_call decision. Every field left at its default means "no opinion"."""
 
@@ -36,7 +38,8 @@ class BeforeToolCallResult:
     require_approval: ApprovalRequest | Mapping[str, Any] | None = None
 
 
-@dataclass(slots=True)
+@dataclass_methods(frozen=False)
+@dataclass(slots=True, repr=False, eq=False)
 class AfterToolCallResult:
     """An after_tool_call change to the result. ``value`` is UNSET unless given."""
 
@@ -150,7 +153,8 @@ def _labels(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class ToolResult:
     """The running result after-hooks see, read-only; earlier handlers' changes are applied.
 
@@ -191,7 +195,8 @@ class ToolResult:
         s_labels(self, labels)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
 class PendingApproval:
     """An approval the runtime is waiting on; ``call`` carries the frozen params.
 
@@ -229,7 +234,8 @@ class PendingApproval:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, init=False)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class Outcome:
     """What ``Runtime.call`` returns: the decision and the text for the conversation."""
 
@@ -341,7 +347,8 @@ _RESULT_SETTERS = slot_setters(ToolResult)
 _OUTCOME_SETTERS = slot_setters(Outcome)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
 class Decision:
     """What ``Runtime.decide`` found: allowed (final params), blocked (reason), or pending."""
 
@@ -367,7 +374,8 @@ class Decision:
         return self.status == "pending"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ApprovalDecision:
     """An approver may return this instead of a bare decision string.
 

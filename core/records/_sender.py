@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._public import public
+from ._methods import dataclass_methods
 
 
-@dataclass(frozen=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Sender:
     """Who the call is made for: the human or service on the other side of the agent."""
 

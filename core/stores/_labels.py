@@ -22,6 +22,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from ..records._methods import dataclass_methods
+
 DEFAULT_MAX_TOKENS = 200_000
 """(token, label) pairs per session: about 2 MB of result text at 10 bytes a token."""
 DEFAULT_MAX_TRUSTED = 20_000
@@ -30,7 +32,8 @@ DEFAULT_MAX_SESSIONS = 10_000
 DEFAULT_TTL_S = 86_400
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
 class Provenance:
     """Why a value counts as coming from a labelled result."""
 

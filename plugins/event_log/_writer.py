@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from toolhooks.kit import LazyLogger
+from toolhooks.kit import LazyLogger, dataclass_methods
 
 from ._chain import Chain
 from ._files import FILE_MODE, NO_FOLLOW, lock_file, shift_backups, tail_is_torn, unlock_file
@@ -57,7 +57,8 @@ _FIRST_GUESS = (
 _writers: weakref.WeakSet[JsonlWriter] = weakref.WeakSet()
 
 
-@dataclass(frozen=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class EventLogStats:
     """Counters since the writer was created."""
 

@@ -10,6 +10,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from toolhooks.kit import dataclass_methods
+
 ENCODING = "utf-8"
 ERRORS = "surrogatepass"
 CHUNK = 1 << 20  # characters per encoded write, bytes per read
@@ -43,7 +45,8 @@ def recall(digest: str) -> tuple[int, bool] | None:
         return _meta.get(digest)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass_methods(frozen=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ArtifactPage:
     """One page of an artifact: ``text`` starts at character ``offset`` of ``total_chars``."""
 

@@ -75,3 +75,44 @@ def test_a_given_store_is_used_at_once_and_is_not_shared_when_it_is_a_memory_sto
     with Runtime(config={}, load_entrypoints=False, approval_store=store) as rt:
         assert rt.approvals is store
         assert rt._context.shared_store is False
+
+
+COMPILED_AT_START = textwrap.dedent(
+    """
+    import builtins, sys
+    compiled = []
+
+    def seen(frame, event, arg):
+        if event == "c_call" and arg in (builtins.exec, builtins.eval, builtins.compile):
+            caller = frame.f_back.f_code.co_name if frame.f_back else ""
+            compiled.append(f"{frame.f_code.co_filename}:{caller}")
+
+    sys.setprofile(seen)
+    from toolhooks import Runtime
+    rt = Runtime.from_config(sys.argv[1])
+    rt.call({"name": "exec", "params": {"command": "git status"}}, execute=lambda p: "text")
+    rt.close()
+    sys.setprofile(None)
+    print("\\n".join(compiled))
+    """
+)
+
+
+def test_a_start_on_the_starter_policy_compiles_no_dataclass_repr_eq_or_hash(tmp_path):
+    """The public records get these methods from ``dataclass_methods``: ``@dataclass`` compiles
+    none of them (each about 0.8 M instructions) in a start on the starter policy."""
+    from toolhooks.plugins.rules import starter_policy
+
+    config = tmp_path / "toolhooks.toml"
+    config.write_text(starter_policy("deny-list"), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", COMPILED_AT_START, str(config)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    made = [line.rsplit(":", 1)[1] for line in done.stdout.splitlines() if "dataclasses" in line]
+    assert made, "the test sees what dataclasses compiles"
+    assert not {"_repr_fn", "_cmp_fn", "_hash_fn"} & set(made), made
