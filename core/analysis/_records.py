@@ -7,7 +7,7 @@ from ..records._methods import dataclass_methods
 
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class Word:
     """One word of a command after quote removal.
 
@@ -19,9 +19,20 @@ class Word:
     source: str
     alternatives: tuple[str, ...] = ()
 
+    def __init__(
+        self,
+        *,
+        text: str | None,
+        source: str,
+        alternatives: tuple[str, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "alternatives", alternatives)
+
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class Command:
     """One simple command; a wrapper seen through gives one more, with the wrapper in ``via``.
 
@@ -45,15 +56,51 @@ class Command:
     assignments: tuple[Word, ...] = ()
     read_redirects: tuple[int, ...] = ()
 
+    def __init__(
+        self,
+        *,
+        program: str | None,
+        argv: tuple[Word, ...],
+        redirects: tuple[Word, ...],
+        cwd: str,
+        via: tuple[str, ...],
+        text: str,
+        option_values: tuple[int, ...] = (),
+        cwds: tuple[str, ...] = (),
+        assignments: tuple[Word, ...] = (),
+        read_redirects: tuple[int, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "program", program)
+        object.__setattr__(self, "argv", argv)
+        object.__setattr__(self, "redirects", redirects)
+        object.__setattr__(self, "cwd", cwd)
+        object.__setattr__(self, "via", via)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "option_values", option_values)
+        object.__setattr__(self, "cwds", cwds)
+        object.__setattr__(self, "assignments", assignments)
+        object.__setattr__(self, "read_redirects", read_redirects)
+
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class Script:
     """A script's simple commands in order; ``opaque`` says why it cannot be seen through."""
 
     source: str
     commands: tuple[Command, ...]
     opaque: str | None
+
+    def __init__(
+        self,
+        *,
+        source: str,
+        commands: tuple[Command, ...],
+        opaque: str | None,
+    ) -> None:
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "commands", commands)
+        object.__setattr__(self, "opaque", opaque)
 
 
 _new = object.__new__

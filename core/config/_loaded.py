@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._public import public
 from ..records._errors import ConfigError
-from ..records._methods import dataclass_methods
+from ..records._methods import FACTORY, dataclass_methods
 from ..registry._registry import PluginSettings
 from ..stores._state import STATE_DEFAULTS, StateDefaults
 from ._defaults import (
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 
 @dataclass_methods(frozen=False)
-@dataclass(repr=False, eq=False)
+@dataclass(init=False, repr=False, eq=False)
 class LoadedConfig:
     """A validated config: the raw tables plus the file it came from (None for a mapping)."""
 
@@ -46,6 +46,26 @@ class LoadedConfig:
     """A given ``[agents]`` table; None: its defaults, built when :attr:`agents` is first read."""
     tables: dict[str, BaseModel] = field(default_factory=dict)
     """Add-on tables (``[mcp]``), each validated by the model its distribution registered."""
+
+    def __init__(
+        self,
+        data: dict[str, Any] = FACTORY,
+        source: Path | None = None,
+        prefix: tuple[str, ...] = (),
+        plugins: PluginsTable | PluginsDefaults = PLUGINS_DEFAULTS,
+        approvals: ApprovalsTable | ApprovalsDefaults = APPROVALS_DEFAULTS,
+        state: StateTable | StateDefaults = STATE_DEFAULTS,
+        _agents: AgentsTable | None = None,
+        tables: dict[str, BaseModel] = FACTORY,
+    ) -> None:
+        self.data = {} if data is FACTORY else data
+        self.source = source
+        self.prefix = prefix
+        self.plugins = plugins
+        self.approvals = approvals
+        self.state = state
+        self._agents = _agents
+        self.tables = {} if tables is FACTORY else tables
 
     @property
     def agents(self) -> AgentsTable:

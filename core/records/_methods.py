@@ -5,15 +5,21 @@ generate for a public record, made without compiling source.
 made: about 0.8 M instructions a method for a record of eight fields (callgrind); for these three,
 27 M of a start on the starter policy (21 public records on its path). The public
 records must stay dataclasses (users call ``dataclasses.replace``, ``fields`` and ``asdict`` on
-them, pydantic reads their fields), so they are still made by ``@dataclass``, with ``repr=False,
-eq=False``, and this decorator then gives them the same three methods as closures over their field
-names, whose code comes from this module's ``.pyc`` (docs/decisions/plain-records.md)::
+them, pydantic reads their fields), so they are still made by ``@dataclass``, with ``init=False,
+repr=False, eq=False``: each writes its ``__init__`` (``FACTORY`` is the default of an argument
+whose field has a ``default_factory``), and this decorator gives them the other three methods as
+closures over their field names, whose code comes from this module's ``.pyc``
+(docs/decisions/plain-records.md)::
 
     @dataclass_methods(frozen=True)
-    @dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+    @dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
     class Span:
         start: int
         end: int = 0
+
+        def __init__(self, *, start: int, end: int = 0) -> None:
+            object.__setattr__(self, "start", start)
+            object.__setattr__(self, "end", end)
 
 What they do is what ``@dataclass(eq=True, repr=True)`` gives (tests/records/test_methods.py
 compares them on every public record): ``repr`` shows the fields whose ``repr`` is true, guarded
@@ -31,6 +37,18 @@ from typing import Any, TypeVar
 from .._public import public
 
 C = TypeVar("C", bound=type)
+
+
+class _Factory:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+FACTORY: Any = _Factory()
+"""The default of a hand-written ``__init__``'s argument whose field has a ``default_factory``
+(the ``__init__`` then calls it): shown as ``<factory>``, as in a generated ``__init__``."""
 
 
 def dataclass_methods(*, frozen: bool) -> Callable[[C], C]:

@@ -8,7 +8,7 @@ from .._public import public
 from ._call_fields import MAPPING_KEYS, MAX_TOOL_NAME, id_problem, name_problem, new_id
 from ._errors import InvalidToolCall
 from ._frozen import EMPTY_PARAMS, FrozenDict, freeze_params
-from ._methods import dataclass_methods
+from ._methods import FACTORY, dataclass_methods
 from ._sender import Sender
 
 Origin = Literal["agent", "external"]
@@ -36,7 +36,7 @@ UNSET: Any = _Sentinel("UNSET")
 
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(frozen=True, init=False, repr=False, eq=False)
 class ToolSpec:
     """A tool as the model sees it. ``parameters`` is a JSON Schema object."""
 
@@ -44,6 +44,22 @@ class ToolSpec:
     description: str = ""
     parameters: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
     tags: frozenset[str] = frozenset()
+
+    def __init__(
+        self,
+        name: str,
+        description: str = "",
+        parameters: Mapping[str, Any] = FACTORY,
+        tags: frozenset[str] = frozenset(),
+    ) -> None:
+        # Written here, as the public records' are: a generated __init__ is compiled from source
+        # at every start (docs/decisions/plain-records.md).
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "description", description)
+        if parameters is FACTORY:
+            parameters = {"type": "object"}
+        object.__setattr__(self, "parameters", parameters)
+        object.__setattr__(self, "tags", tags)
 
 
 @dataclass_methods(frozen=True)

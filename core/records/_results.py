@@ -15,7 +15,7 @@ from ._approval_request import ApprovalRequest as ApprovalRequest
 from ._approval_request import ApprovalRequestError
 from ._approval_request import DecisionName as DecisionName
 from ._errors import HookResultError
-from ._methods import dataclass_methods
+from ._methods import FACTORY, dataclass_methods
 from ._models import UNSET, Status, ToolCall, slot_setters
 
 
@@ -28,7 +28,7 @@ class ToolError(Exception):
 
 
 @dataclass_methods(frozen=False)
-@dataclass(slots=True, repr=False, eq=False)
+@dataclass(slots=True, init=False, repr=False, eq=False)
 class BeforeToolCallResult:
     """A before_tool_call decision. Every field left at its default means "no opinion"."""
 
@@ -37,9 +37,23 @@ class BeforeToolCallResult:
     params: Mapping[str, Any] | None = None
     require_approval: ApprovalRequest | Mapping[str, Any] | None = None
 
+    def __init__(
+        self,
+        block: bool = False,
+        block_reason: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        require_approval: ApprovalRequest | Mapping[str, Any] | None = None,
+    ) -> None:
+        # The public records' __init__ is written in the class: a generated one is compiled
+        # from source at every start (docs/decisions/plain-records.md).
+        self.block = block
+        self.block_reason = block_reason
+        self.params = params
+        self.require_approval = require_approval
+
 
 @dataclass_methods(frozen=False)
-@dataclass(slots=True, repr=False, eq=False)
+@dataclass(slots=True, init=False, repr=False, eq=False)
 class AfterToolCallResult:
     """An after_tool_call change to the result. ``value`` is UNSET unless given."""
 
@@ -51,6 +65,22 @@ class AfterToolCallResult:
     labels: tuple[str, ...] | None = None
     """Labels for the result (``"secret"``, ``"outside"``): a scanner says what it found, and
     rules act on it (``session`` and ``from`` conditions). Given labels add up across handlers."""
+
+    def __init__(
+        self,
+        content: str | None = None,
+        value: Any = UNSET,
+        note: str | None = None,
+        truncated: bool | None = None,
+        artifact: str | None = None,
+        labels: tuple[str, ...] | None = None,
+    ) -> None:
+        self.content = content
+        self.value = value
+        self.note = note
+        self.truncated = truncated
+        self.artifact = artifact
+        self.labels = labels
 
 
 _BEFORE_KEYS = {
@@ -196,7 +226,7 @@ class ToolResult:
 
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class PendingApproval:
     """An approval the runtime is waiting on; ``call`` carries the frozen params.
 
@@ -216,6 +246,33 @@ class PendingApproval:
     proposed_params: dict[str, Any] = field(default_factory=dict)
     rewritten_by: dict[str, str] = field(default_factory=dict)
     schema: dict[str, Any] | None = None
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        short_id: str = "",
+        call: ToolCall,
+        plugin: str,
+        request: ApprovalRequest,
+        digest: str,
+        expires_at: float,
+        proposed_params: dict[str, Any] = FACTORY,
+        rewritten_by: dict[str, str] = FACTORY,
+        schema: dict[str, Any] | None = None,
+    ) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "short_id", short_id)
+        object.__setattr__(self, "call", call)
+        object.__setattr__(self, "plugin", plugin)
+        object.__setattr__(self, "request", request)
+        object.__setattr__(self, "digest", digest)
+        object.__setattr__(self, "expires_at", expires_at)
+        object.__setattr__(
+            self, "proposed_params", {} if proposed_params is FACTORY else proposed_params
+        )
+        object.__setattr__(self, "rewritten_by", {} if rewritten_by is FACTORY else rewritten_by)
+        object.__setattr__(self, "schema", schema)
 
     def to_dict(self) -> dict[str, Any]:
         from ._frozen import thaw
@@ -348,7 +405,7 @@ _OUTCOME_SETTERS = slot_setters(Outcome)
 
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class Decision:
     """What ``Runtime.decide`` found: allowed (final params), blocked (reason), or pending."""
 
@@ -360,6 +417,27 @@ class Decision:
     reason: str | None = None
     blocked_by: str | None = None
     pending: PendingApproval | None = None
+
+    def __init__(
+        self,
+        *,
+        status: Literal["allowed", "blocked", "pending"],
+        call_id: str,
+        trace_id: str,
+        tool: str,
+        params: dict[str, Any] | None = None,
+        reason: str | None = None,
+        blocked_by: str | None = None,
+        pending: PendingApproval | None = None,
+    ) -> None:
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "call_id", call_id)
+        object.__setattr__(self, "trace_id", trace_id)
+        object.__setattr__(self, "tool", tool)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "blocked_by", blocked_by)
+        object.__setattr__(self, "pending", pending)
 
     @property
     def allowed(self) -> bool:
@@ -375,7 +453,7 @@ class Decision:
 
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class ApprovalDecision:
     """An approver may return this instead of a bare decision string.
 
@@ -386,6 +464,18 @@ class ApprovalDecision:
     reason: str | None = None
     by: str | None = None
     params: dict[str, Any] | None = None
+
+    def __init__(
+        self,
+        decision: str,
+        reason: str | None = None,
+        by: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "by", by)
+        object.__setattr__(self, "params", params)
 
 
 public(

@@ -10,7 +10,7 @@ from ._methods import dataclass_methods
 
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(frozen=True, init=False, repr=False, eq=False)
 class Sender:
     """Who the call is made for: the human or service on the other side of the agent."""
 
@@ -22,6 +22,25 @@ class Sender:
     tenant: str | None = None
     """The organisation the sender belongs to, where one deployment serves several (an OAuth
     token's tenant claim, for the MCP proxy)."""
+
+    def __init__(
+        self,
+        id: str,
+        name: str | None = None,
+        channel: str | None = None,
+        roles: tuple[str, ...] = (),
+        is_owner: bool = False,
+        tenant: str | None = None,
+    ) -> None:
+        # Written here (a generated __init__ is compiled at every start): the same fields, then
+        # __post_init__, as the generated one.
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "channel", channel)
+        object.__setattr__(self, "roles", roles)
+        object.__setattr__(self, "is_owner", is_owner)
+        object.__setattr__(self, "tenant", tenant)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         # Plugins and policies trust these fields (``is_owner`` above all), and a sender often

@@ -33,7 +33,7 @@ DEFAULT_TTL_S = 86_400
 
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
 class Provenance:
     """Why a value counts as coming from a labelled result."""
 
@@ -44,6 +44,17 @@ class Provenance:
     overflow: bool = False
     """True when the token was not found but the session's results with these labels went past
     the store's bound, so the token may have come from one of them."""
+
+    def __init__(
+        self,
+        *,
+        token: str,
+        labels: frozenset[str],
+        overflow: bool = False,
+    ) -> None:
+        object.__setattr__(self, "token", token)
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "overflow", overflow)
 
     def describe(self) -> str:
         labels = ", ".join(sorted(self.labels))

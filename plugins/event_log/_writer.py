@@ -58,7 +58,7 @@ _writers: weakref.WeakSet[JsonlWriter] = weakref.WeakSet()
 
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, repr=False, eq=False)
+@dataclass(frozen=True, init=False, repr=False, eq=False)
 class EventLogStats:
     """Counters since the writer was created."""
 
@@ -68,6 +68,22 @@ class EventLogStats:
     rotations: int
     buffered: int
     last_error: str | None
+
+    def __init__(
+        self,
+        written: int,
+        dropped: int,
+        bytes_written: int,
+        rotations: int,
+        buffered: int,
+        last_error: str | None,
+    ) -> None:
+        object.__setattr__(self, "written", written)
+        object.__setattr__(self, "dropped", dropped)
+        object.__setattr__(self, "bytes_written", bytes_written)
+        object.__setattr__(self, "rotations", rotations)
+        object.__setattr__(self, "buffered", buffered)
+        object.__setattr__(self, "last_error", last_error)
 
 
 WAKE_FRACTION = 4

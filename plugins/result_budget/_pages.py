@@ -46,7 +46,7 @@ def recall(digest: str) -> tuple[int, bool] | None:
 
 
 @dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class ArtifactPage:
     """One page of an artifact: ``text`` starts at character ``offset`` of ``total_chars``."""
 
@@ -56,6 +56,20 @@ class ArtifactPage:
     total_chars: int
     next_offset: int | None
     """Where the next page starts, or None when this page reaches the end."""
+
+    def __init__(
+        self,
+        ref: str,
+        text: str,
+        offset: int,
+        total_chars: int,
+        next_offset: int | None,
+    ) -> None:
+        object.__setattr__(self, "ref", ref)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "offset", offset)
+        object.__setattr__(self, "total_chars", total_chars)
+        object.__setattr__(self, "next_offset", next_offset)
 
     def header(self) -> str:
         """A one-line description of the page, as ``read_artifact_tool`` shows it."""

@@ -21,11 +21,20 @@ from toolhooks.stores import Provenance
 
 def generated(cls: type, *, frozen: bool) -> Any:
     """A dataclass with ``cls``'s fields and the methods ``@dataclass`` generates for them."""
-    specs = [
-        (f.name, f.type, dataclasses.field(repr=f.repr, compare=f.compare, hash=f.hash))
-        for f in dataclasses.fields(cls)
-    ]
+    specs = []
+    for f in dataclasses.fields(cls):
+        options: dict[str, Any] = {"repr": f.repr, "compare": f.compare, "hash": f.hash}
+        if f.default is not dataclasses.MISSING:
+            options["default"] = f.default
+        if f.default_factory is not dataclasses.MISSING:
+            options["default_factory"] = f.default_factory
+        specs.append((f.name, f.type, dataclasses.field(kw_only=f.kw_only, **options)))
     return dataclasses.make_dataclass(cls.__name__, specs, frozen=frozen)
+
+
+WRITTEN_BEFORE = {"ToolCall", "ToolResult", "Outcome"}
+"""Records whose ``__init__`` was written by hand before, to check and freeze their fields: their
+signatures differ from a generated one on purpose (``params=None``, positional ``ToolResult``)."""
 
 
 def outcome(method: Callable[..., Any], *args: Any) -> Any:
@@ -54,9 +63,12 @@ def variants(record: Any) -> list[Any]:
         if isinstance(value, bool):
             other = not value
         try:
-            made.append(dataclasses.replace(record, **{f.name: other}))
+            changed = dataclasses.replace(record, **{f.name: other})
         except (TypeError, ValueError, toolhooks.ToolhooksError):
             continue  # a field whose type the record checks
+        if type(record).__name__ not in WRITTEN_BEFORE:  # (ToolCall makes a sender of an id)
+            assert getattr(changed, f.name) == other, f"{type(record).__name__}.{f.name}"
+        made.append(changed)
     return made
 
 
@@ -134,6 +146,21 @@ def test_a_public_record_behaves_as_its_generated_methods(record: Any) -> None:
         assert outcome(cls.__eq__, other, record) == outcome(made.__eq__, other, record)
         assert (record == other) == made.__eq__(record, other)
     assert record.__eq__(object()) is NotImplemented
+    if cls.__name__ not in WRITTEN_BEFORE:
+        # The parameters, shown (the return annotation is the string "None" where the module
+        # has ``from __future__ import annotations``).
+        shown = [str(inspect.signature(kind).parameters) for kind in (cls, made)]
+        assert shown[0] == shown[1]
+        required = {
+            f.name: getattr(record, f.name)
+            for f in dataclasses.fields(cls)
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        }
+        ours, theirs, again = cls(**required), made(**required), cls(**required)
+        for f in dataclasses.fields(cls):
+            assert getattr(ours, f.name) == getattr(theirs, f.name), f.name
+            if f.default_factory is not dataclasses.MISSING:  # a new value for each record
+                assert getattr(ours, f.name) is not getattr(again, f.name), f.name
     if frozen:
         assert outcome(hash, record) == outcome(made.__hash__, record)
     else:
