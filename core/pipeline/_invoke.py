@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import traceback
 from collections.abc import Callable
 from inspect import isawaitable
 from time import perf_counter
@@ -197,6 +196,8 @@ def hook_failed(state: CallScope, handler: Handler, hook: str, exc: Exception) -
         logger.error(message, *args)
         return data
     logger.error(message, *args, exc_info=exc)
+    import traceback  # (with textwrap) only when a handler fails: 6 M of every start
+
     frames = "".join(traceback.format_exception(exc, limit=-TRACEBACK_FRAMES))
     if len(frames) > TRACEBACK_CHARS:  # keep the end: the frame that raised and the error
         frames = "...\n" + frames[-TRACEBACK_CHARS:]

@@ -30,7 +30,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import time
 from binascii import hexlify
 from collections.abc import Sequence
@@ -63,7 +62,8 @@ class Chain:
     __slots__ = ("_head", "_opening", "every", "key", "seq", "since", "writer")
 
     def __init__(self, key: bytes | None = None, every: int = 1000) -> None:
-        self.writer = secrets.token_hex(6)
+        # secrets.token_hex(6), without importing secrets (and random) at every start.
+        self.writer = os.urandom(6).hex()
         self.seq = 0
         # The head and the bytes before each line's seq are kept as bytes: the chain is linked
         # on every write (on the caller, with durability "call"); only a checkpoint reads text.

@@ -4,9 +4,11 @@ that needs one still pauses into a memory store built from the config."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+import time
 
 from toolhooks import MemoryStore, Runtime, hookimpl
 
@@ -118,3 +120,52 @@ def test_a_start_on_the_starter_policy_compiles_no_dataclass_init_repr_eq_or_has
     made = [line.rsplit(":", 1)[1] for line in done.stdout.splitlines() if "dataclasses" in line]
     assert made, "the test sees what dataclasses compiles"
     assert not {"_init_fn", "_repr_fn", "_cmp_fn", "_hash_fn"} & set(made), made
+
+
+STARTER_CALL = textwrap.dedent(
+    """
+    import sys
+    from toolhooks import Runtime
+    rt = Runtime.from_config(sys.argv[1])
+    rt.call({"name": "exec", "params": {"command": "git status"}}, execute=lambda p: "text")
+    rt.close()
+    print(" ".join(sorted(sys.modules)))
+    """
+)
+
+
+def test_a_start_on_the_starter_policy_imports_neither_secrets_nor_traceback(tmp_path):
+    """The call ids' and the log chain's random prefixes come from ``os.urandom`` (what
+    ``secrets.token_hex`` returns), and a failing handler's frames are formatted by a
+    ``traceback`` imported then: neither module (with ``random`` and ``textwrap``, 9 M
+    instructions) is imported by a start that needs neither. The entry-point cache is warm, as
+    on a user's machine after the first run (a scan imports ``importlib.metadata``, which
+    imports both)."""
+    from toolhooks.plugins.rules import starter_policy
+
+    work = tmp_path / "work"
+    work.mkdir()
+    config = work / "toolhooks.toml"
+    config.write_text(starter_policy("deny-list"), encoding="utf-8")
+    env = {**os.environ, "TOOLHOOKS_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("TOOLHOOKS_CONFIG", None)
+    settled = time.time() - 60  # the scan is kept only for folders older than 2 s
+    runs = []
+    for _ in range(3):  # the first makes the event log's folder, the second writes the cache
+        runs.append(
+            subprocess.run(
+                [sys.executable, "-c", STARTER_CALL, str(config)],
+                capture_output=True,
+                text=True,
+                check=False,
+                cwd=work,
+                env=env,
+            )
+        )
+        os.utime(work, (settled, settled))  # the same mtime: it is in the cache's key
+    done = runs[-1]
+    assert done.returncode == 0, done.stderr
+    imported = set(done.stdout.split())
+    assert "importlib.metadata" not in imported, "the cache was not used"
+    assert "toolhooks.plugins.event_log._chain" in imported
+    assert not {"secrets", "random", "traceback", "textwrap"} & imported
