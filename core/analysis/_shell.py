@@ -94,7 +94,6 @@ _RESERVED = frozenset(
 )
 """Reserved words: as a program they mean tree-sitter-bash misread the line (``time { ...;
 }``, ``coproc NAME { ...; }``)."""
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _FD_DUPLICATES = frozenset({">&", "<&", ">&-", "<&-"})
@@ -162,7 +161,8 @@ class Walker:
     def script(self, text: str, scope: Scope, ctx: _Ctx) -> None:
         if len(text) > MAX_SOURCE:
             raise Limit(f"the script is longer than {MAX_SOURCE} characters")
-        if not text.isascii() and _SURROGATE.search(text):
+        # Compiled when a text is first not ASCII (re's cache keeps it): 2.5 M instructions.
+        if not text.isascii() and re.search("[\ud800-\udfff]", text):
             raise Limit("the script holds a lone surrogate (not text a shell can run)")
         try:
             text = shield(join_continued_lines(text), self.astral)

@@ -13,12 +13,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ._config import NarrowingRules, ProfileConfig
 
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
-
 
 def toml_key(key: str) -> str:
     """``key`` as it is written in a dotted TOML path: bare when it can be, else quoted."""
-    if _BARE_KEY.match(key):
+    if re.match(r"[A-Za-z0-9_-]+\Z", key):  # compiled at first use, not at every start
         return key
     return json.dumps(key, ensure_ascii=False)
 

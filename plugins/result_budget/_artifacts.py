@@ -25,7 +25,6 @@ from ._pages import CHUNK, ENCODING, ERRORS, ArtifactPage, check_int, recall, re
 from ._retention import DEFAULT_MAX_AGE_S, DEFAULT_MAX_BYTES, Retention
 
 REF_PREFIX = "sha256:"
-_REF_RE = re.compile(r"sha256:([0-9a-f]{64})")
 DEFAULT_LIMIT = 8_000
 TOOL_MAX_LIMIT = 15_000
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -38,7 +37,8 @@ class ArtifactNotFoundError(ToolhooksError, FileNotFoundError):
 
 def parse_ref(ref: object) -> str:
     """The hex digest of ``ref``, or ValueError when it is not ``sha256:<64 hex digits>``."""
-    match = _REF_RE.fullmatch(ref) if isinstance(ref, str) else None
+    # Compiled at the first reference read (re's cache keeps it), not at every start.
+    match = re.fullmatch(r"sha256:([0-9a-f]{64})", ref) if isinstance(ref, str) else None
     if match is None:
         shown = repr(ref) if len(repr(ref)) <= 80 else repr(ref)[:77] + "..."
         raise ValueError(

@@ -25,8 +25,9 @@ PRUNE_INTERVAL_S = 60.0
 STALE_TEMP_S = 3_600.0
 """A temporary file this old was left by a writer that died; it is removed."""
 
-_ARTIFACT_RE = re.compile(r"[0-9a-f]{64}\.txt")
-_TEMP_RE = re.compile(r"\.tmp-.*\.part")
+_ARTIFACT_NAME = r"[0-9a-f]{64}\.txt"
+_TEMP_NAME = r"\.tmp-.*\.part"
+"""Compiled at the first scan (re's cache keeps them), not at every start."""
 
 
 class Retention:
@@ -78,9 +79,9 @@ class Retention:
                 continue
             if not stat.S_ISREG(info.st_mode):
                 continue
-            if _ARTIFACT_RE.fullmatch(entry.name):
+            if re.fullmatch(_ARTIFACT_NAME, entry.name):
                 files.append((info.st_mtime, info.st_size, entry.name))
-            elif _TEMP_RE.fullmatch(entry.name) and now - info.st_mtime > STALE_TEMP_S:
+            elif re.fullmatch(_TEMP_NAME, entry.name) and now - info.st_mtime > STALE_TEMP_S:
                 removed += self._remove(entry.name)  # a True counts as 1
         files.sort()  # oldest first
         total = sum(size for _, size, _ in files)

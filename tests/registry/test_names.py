@@ -29,6 +29,9 @@ from toolhooks.registry._names import Wildcards, name_patterns
         (["a", "b*"], "bee", True),
         (["a", "b*"], "a", True),
         (["a", "b*"], "c", False),
+        (["*"], "any\nname", True),  # a lone * matches every name (no regex is compiled)
+        (["a*", "*"], "", True),
+        (["a", "*"], "b", True),
     ],
 )
 def test_star_is_the_only_wildcard_and_names_match_whole(patterns, name, matches):
