@@ -27,9 +27,11 @@ if TYPE_CHECKING:
     from .events._events import EVENT_NAMES as EVENT_NAMES
     from .events._events import Event as Event
     from .events._scope import emit as emit
-    from .loading._inventory import HandlerInfo as HandlerInfo
-    from .loading._inventory import PluginInfo as PluginInfo
+    from .loading._info import HandlerInfo as HandlerInfo
+    from .loading._info import PluginInfo as PluginInfo
     from .records._approval_request import ApprovalRequest as ApprovalRequest
+    from .records._decisions import ApprovalDecision as ApprovalDecision
+    from .records._decisions import Decision as Decision
     from .records._errors import ConfigError as ConfigError
     from .records._errors import HookResultError as HookResultError
     from .records._errors import InvalidToolCall as InvalidToolCall
@@ -47,9 +49,7 @@ if TYPE_CHECKING:
     from .records._models import ToolCall as ToolCall
     from .records._models import ToolSpec as ToolSpec
     from .records._results import AfterToolCallResult as AfterToolCallResult
-    from .records._results import ApprovalDecision as ApprovalDecision
     from .records._results import BeforeToolCallResult as BeforeToolCallResult
-    from .records._results import Decision as Decision
     from .records._results import Outcome as Outcome
     from .records._results import PendingApproval as PendingApproval
     from .records._results import ToolError as ToolError
@@ -83,8 +83,8 @@ _EXPORTS = {
     "FrozenDict": "toolhooks.records._frozen",
     "FrozenList": "toolhooks.records._frozen",
     "hookimpl": "toolhooks.registry._hookimpl",
-    "HandlerInfo": "toolhooks.loading._inventory",
-    "PluginInfo": "toolhooks.loading._inventory",
+    "HandlerInfo": "toolhooks.loading._info",
+    "PluginInfo": "toolhooks.loading._info",
     "REMOVE": "toolhooks.records._models",
     "UNSET": "toolhooks.records._models",
     "Origin": "toolhooks.records._models",
@@ -93,10 +93,10 @@ _EXPORTS = {
     "ToolCall": "toolhooks.records._models",
     "ToolSpec": "toolhooks.records._models",
     "AfterToolCallResult": "toolhooks.records._results",
-    "ApprovalDecision": "toolhooks.records._results",
+    "ApprovalDecision": "toolhooks.records._decisions",
     "ApprovalRequest": "toolhooks.records._approval_request",
     "BeforeToolCallResult": "toolhooks.records._results",
-    "Decision": "toolhooks.records._results",
+    "Decision": "toolhooks.records._decisions",
     "Outcome": "toolhooks.records._results",
     "PendingApproval": "toolhooks.records._results",
     "ToolError": "toolhooks.records._results",

@@ -15,9 +15,10 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..records._decisions import Decision
 from ..records._frozen import thaw
 from ..records._models import ToolCall
-from ..records._results import Decision, Outcome, ToolError
+from ..records._results import Outcome, ToolError
 from ._approvals import settle, wait_for, waiting_reason
 from ._handover import CallRecord, input_key
 from ._hooks_json import joined

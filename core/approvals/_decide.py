@@ -13,8 +13,9 @@ from ..pipeline._intake import proposed_data, rejected
 from ..pipeline._screen import screen
 from ..pipeline._state import CallState
 from ..pipeline._verdict import CORE, Verdict
+from ..records._decisions import Decision
 from ..records._frozen import freeze_params, thaw
-from ..records._results import Decision, PendingApproval
+from ..records._results import PendingApproval
 from ._gate import gate
 from ._pause import approval_failed, defer
 

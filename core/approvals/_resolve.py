@@ -13,13 +13,13 @@ from typing import Any, cast
 
 from .._public import public
 from ..pipeline._driver import AwaitIt, Pipeline, RunInThread, TimedOut
+from ..records._decisions import ApprovalDecision
 from ..records._errors import ParamsError, ToolhooksError
 from ..records._frozen import freeze_params, thaw
 from ..records._models import ToolCall
 from ..records._plain import Record
 from ..records._results import (
     DECISIONS,
-    ApprovalDecision,
     ApprovalRequest,
     DecisionName,
     PendingApproval,

@@ -28,8 +28,9 @@ from typing import IO
 
 from ..config._settings import LoadedConfig, discover, load_config
 from ..pipeline._driver import TimedOut
+from ..records._decisions import ApprovalDecision
 from ..records._frozen import thaw
-from ..records._results import ApprovalDecision, PendingApproval
+from ..records._results import PendingApproval
 from ..stores._contract import ApprovalStore
 from ._resolve import ApprovalUnavailable, Approver
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 
 from ..pipeline._driver import TimedOut
-from ..records._results import ApprovalDecision, PendingApproval
+from ..records._decisions import ApprovalDecision
+from ..records._results import PendingApproval
 from ..stores._contract import ApprovalStore, StoredApproval
 from ._resolve import ApprovalUnavailable
 from ._routes import QueueApprover

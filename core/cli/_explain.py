@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..loading._inventory import HandlerInfo
+from ..loading._info import HandlerInfo
 from ..records._models import KNOWN_TAGS, ToolSpec
 from ..records._sender import Sender
 from ..runtime._runtime import Runtime

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-from ..loading._inventory import PluginInfo
+from ..loading._info import PluginInfo
 from ..loading._lock import lock_path
 from . import _table
 from ._commands import help_of

@@ -55,7 +55,8 @@ from ..events._names import (
     TOOL_BLOCKED,
 )
 from ..records._call_fields import MAPPING_FIELDS
-from ..records._results import DECISIONS, ApprovalDecision, PendingApproval
+from ..records._decisions import ApprovalDecision
+from ..records._results import DECISIONS, PendingApproval
 from ..registry._hookimpl import hookimpl
 
 CALL_KEYS = MAPPING_FIELDS

@@ -1,113 +1,24 @@
 """The runtime's plugin inventory: loading entry points into the registry, and describing
 what is registered (``Runtime.plugins()``, ``Runtime.handlers()``, ``toolhooks plugins``)."""
 
+from __future__ import annotations
+
 import inspect
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._public import public
 from ..config._settings import LoadedConfig, did_you_mean
 from ..records._errors import ConfigError, PluginLoadError
-from ..records._methods import dataclass_methods
+from ..records._plain import Record
 from ..registry._registry import Handler, PluginRecord, Registry
 from ._entry_points import Candidate, NotConfigured, load, why_skipped
 from ._lock import refusal, refusal_error
 
 if TYPE_CHECKING:
+    from ._info import HandlerInfo, PluginInfo
     from ._lock_file import PluginLock
 
 Discovered = tuple[list[Candidate], list[tuple[Candidate, str]]]
 """What ``_loader.find_entry_points()`` returns: the candidates, and the duplicates with why."""
-
-
-@dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
-class PluginInfo:
-    """One row of ``Runtime.plugins()`` (and of ``toolhooks plugins``)."""
-
-    name: str
-    version: str | None
-    distribution: str | None
-    priority: int
-    hooks: tuple[str, ...]
-    mode: str
-    enabled: bool
-    source: str
-    tools: tuple[str, ...] | None = None
-    entry_point: str | None = None
-    reason: str | None = None
-    locked: bool | None = None
-    """With a plugin lock in use: True for an entry point it lists and that matches, False for
-    one it refused; None without a lock, for a plugin registered in code, or one not checked
-    (switched off by the config)."""
-
-    def __init__(
-        self,
-        *,
-        name: str,
-        version: str | None,
-        distribution: str | None,
-        priority: int,
-        hooks: tuple[str, ...],
-        mode: str,
-        enabled: bool,
-        source: str,
-        tools: tuple[str, ...] | None = None,
-        entry_point: str | None = None,
-        reason: str | None = None,
-        locked: bool | None = None,
-    ) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "version", version)
-        object.__setattr__(self, "distribution", distribution)
-        object.__setattr__(self, "priority", priority)
-        object.__setattr__(self, "hooks", hooks)
-        object.__setattr__(self, "mode", mode)
-        object.__setattr__(self, "enabled", enabled)
-        object.__setattr__(self, "source", source)
-        object.__setattr__(self, "tools", tools)
-        object.__setattr__(self, "entry_point", entry_point)
-        object.__setattr__(self, "reason", reason)
-        object.__setattr__(self, "locked", locked)
-
-
-@dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
-class HandlerInfo:
-    """One handler of a chain, with every option resolved (``Runtime.handlers()``)."""
-
-    plugin: str
-    hook: str
-    priority: int
-    timeout_s: float | None
-    inline: bool
-    is_async: bool
-    on_error: str
-    mode: str
-    tools: tuple[str, ...] | None
-
-    def __init__(
-        self,
-        *,
-        plugin: str,
-        hook: str,
-        priority: int,
-        timeout_s: float | None,
-        inline: bool,
-        is_async: bool,
-        on_error: str,
-        mode: str,
-        tools: tuple[str, ...] | None,
-    ) -> None:
-        object.__setattr__(self, "plugin", plugin)
-        object.__setattr__(self, "hook", hook)
-        object.__setattr__(self, "priority", priority)
-        object.__setattr__(self, "timeout_s", timeout_s)
-        object.__setattr__(self, "inline", inline)
-        object.__setattr__(self, "is_async", is_async)
-        object.__setattr__(self, "on_error", on_error)
-        object.__setattr__(self, "mode", mode)
-        object.__setattr__(self, "tools", tools)
 
 
 def default_name(plugin: Any) -> str:
@@ -155,19 +66,69 @@ def check_plugin_names(config: LoadedConfig, known: set[str]) -> None:
                 )
 
 
-def disabled_info(name: str, plugin: Any, reason: str) -> PluginInfo:
-    """The ``plugins(include_disabled=True)`` row of a plugin the config switched off."""
+class Skipped(Record):
+    """A plugin that is not registered, with why: what its ``plugins(include_disabled=True)``
+    row says, made into that row (a ``PluginInfo``) only when asked, so that a start, which
+    skips some plugins of most environments, does not make the public record's class."""
+
+    __slots__ = ("distribution", "entry_point", "locked", "name", "reason", "source", "version")
+
+    name: str
+    version: str | None
+    distribution: str | None
+    source: str
+    entry_point: str | None
+    reason: str
+    locked: bool | None
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        version: str | None,
+        distribution: str | None,
+        source: str,
+        entry_point: str | None,
+        reason: str,
+        locked: bool | None,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "distribution", distribution)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "entry_point", entry_point)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "locked", locked)
+
+    def info(self) -> PluginInfo:
+        from ._info import PluginInfo
+
+        return PluginInfo(
+            name=self.name,
+            version=self.version,
+            distribution=self.distribution,
+            priority=0,
+            hooks=(),
+            mode="enforce",
+            enabled=False,
+            source=self.source,
+            entry_point=self.entry_point,
+            reason=self.reason,
+            locked=self.locked,
+        )
+
+
+def disabled_info(name: str, plugin: Any, reason: str) -> Skipped:
+    """A plugin the config switched off (its ``plugins(include_disabled=True)`` row)."""
     version = getattr(plugin, "__version__", None)
-    return PluginInfo(
+    return Skipped(
         name=name,
         version=version if isinstance(version, str) else None,
         distribution=None,
-        priority=0,
-        hooks=(),
-        mode="enforce",
-        enabled=False,
         source="registered",
+        entry_point=None,
         reason=reason,
+        locked=None,
     )
 
 
@@ -175,14 +136,14 @@ def load_entry_points(
     registry: Registry,
     config: LoadedConfig,
     discovered: Discovered,
-    lock: "PluginLock | None" = None,
-) -> list[PluginInfo]:
-    """Register every selected entry point; return the rows of those not loaded, with why.
+    lock: PluginLock | None = None,
+) -> list[Skipped]:
+    """Register every selected entry point; return those not loaded, with why.
 
     With a ``lock``, an entry point it does not list or whose files changed is refused before
     it is imported: a ConfigError, or with ``on_unlocked = "warn"`` a row with ``locked=False``.
     """
-    skipped: list[PluginInfo] = []
+    skipped: list[Skipped] = []
     candidates, duplicates = discovered
     for candidate, duplicate in duplicates:
         skipped.append(candidate_info(candidate, duplicate))
@@ -237,17 +198,12 @@ def _registration_error(candidate: Candidate, exc: Exception) -> PluginLoadError
     )
 
 
-def candidate_info(candidate: Candidate, reason: str, locked: bool | None = None) -> PluginInfo:
-    source = "built-in" if candidate.builtin else "entry point"
-    return PluginInfo(
+def candidate_info(candidate: Candidate, reason: str, locked: bool | None = None) -> Skipped:
+    return Skipped(
         name=candidate.name,
         version=candidate.version,
         distribution=candidate.distribution,
-        priority=0,
-        hooks=(),
-        mode="enforce",
-        enabled=False,
-        source=source,
+        source="built-in" if candidate.builtin else "entry point",
         entry_point=candidate.label,
         reason=reason,
         locked=locked,
@@ -255,6 +211,8 @@ def candidate_info(candidate: Candidate, reason: str, locked: bool | None = None
 
 
 def plugin_info(record: PluginRecord) -> PluginInfo:
+    from ._info import PluginInfo  # its class made by the first plugins(), not at start
+
     handlers = record.handlers
     priority = max((h.priority for h in handlers), default=record.settings.priority or 0)
     mode = "audit" if handlers and all(h.audit for h in handlers) else "enforce"
@@ -275,6 +233,8 @@ def plugin_info(record: PluginRecord) -> PluginInfo:
 
 
 def handler_info(handler: Handler) -> HandlerInfo:
+    from ._info import HandlerInfo  # its class made by the first handlers(), not at start
+
     return HandlerInfo(
         plugin=handler.plugin,
         hook=handler.hook,
@@ -286,6 +246,3 @@ def handler_info(handler: Handler) -> HandlerInfo:
         mode="audit" if handler.audit else "enforce",
         tools=handler.tools,
     )
-
-
-public("toolhooks", HandlerInfo, PluginInfo)

@@ -14,12 +14,13 @@ from ..pipeline._driver import BackgroundLoop, drive_async, drive_sync
 from ..pipeline._tools import Tool
 from ..pipeline._visibility import hidden_by, internal_only
 from ..records._models import Origin, ToolCall, ToolSpec
-from ..records._results import Decision, Outcome
+from ..records._results import Outcome
 from ..records._sender import Sender
 from ..registry._registry import Registry
 
 if TYPE_CHECKING:
     from ..approvals._resolve import Approver
+    from ..records._decisions import Decision
     from ..stores._contract import ApprovalStore
 
 

@@ -15,8 +15,7 @@ from ..loading._build import build
 from ..loading._entry_points import find_entry_points, why_disabled
 from ..loading._inventory import (
     Discovered,
-    HandlerInfo,
-    PluginInfo,
+    Skipped,
     check_plugin_names,
     default_name,
     disabled_info,
@@ -44,6 +43,7 @@ from ._tools import RuntimeTools
 
 if TYPE_CHECKING:
     from ..approvals._resolve import Approver
+    from ..loading._info import HandlerInfo, PluginInfo
     from ..loading._lock_file import PluginLock
     from ..stores._contract import ApprovalStore
 
@@ -75,7 +75,7 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
         self._background = BackgroundLoop()
         self._events = EventDispatcher(self._background.get)
         self._adjusted = AdjustedParams()
-        self._skipped: list[PluginInfo] = []
+        self._skipped: list[Skipped] = []
         self._registry.on_change = self._plugins_changed
         # A store that can fail (given, Redis, the queue's SQLite file) is made and opened here;
         # the default memory store, which cannot, at its first use (Context.store).
@@ -169,7 +169,7 @@ class Runtime(RuntimeTools, RuntimeApprovals, RuntimeLabels):
                 for row in rows
             ]
         rows.sort(key=lambda row: (-row.priority, row.name))
-        return rows + (list(self._skipped) if include_disabled else [])
+        return rows + ([skipped.info() for skipped in self._skipped] if include_disabled else [])
 
     def handlers(self, hook: str, tool: str | None = None) -> list[HandlerInfo]:
         """The handlers of ``hook`` in the order they run (for ``tool``, if given)."""

@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._labels import LabelStore, Provenance
+    from ._labels import LabelStore
     from ._labels_memory import MemoryLabelStore
     from ._labels_redis import RedisLabelStore
     from ._labels_sqlite import SQLiteLabelStore
+    from ._provenance import Provenance
     from ._tokens import MIN_TOKEN, names_host, result_tokens, text_tokens, value_tokens
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
 
 _LAZY = {
     "LabelStore": "._labels",
-    "Provenance": "._labels",
+    "Provenance": "._provenance",
     "MemoryLabelStore": "._labels_memory",
     "RedisLabelStore": "._labels_redis",
     "SQLiteLabelStore": "._labels_sqlite",

@@ -19,10 +19,10 @@ Past the label bound a ``StoreError`` is raised. A whole session is forgotten af
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ..records._methods import dataclass_methods
+if TYPE_CHECKING:
+    from ._provenance import Provenance
 
 DEFAULT_MAX_TOKENS = 200_000
 """(token, label) pairs per session: about 2 MB of result text at 10 bytes a token."""
@@ -30,40 +30,6 @@ DEFAULT_MAX_TRUSTED = 20_000
 DEFAULT_MAX_LABELS = 256
 DEFAULT_MAX_SESSIONS = 10_000
 DEFAULT_TTL_S = 86_400
-
-
-@dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, kw_only=True, init=False, repr=False, eq=False)
-class Provenance:
-    """Why a value counts as coming from a labelled result."""
-
-    token: str
-    """The token of the value (lower-cased) that a labelled result held."""
-    labels: frozenset[str]
-    """The asked-for labels of the results it came from (the overflowed ones when ``overflow``)."""
-    overflow: bool = False
-    """True when the token was not found but the session's results with these labels went past
-    the store's bound, so the token may have come from one of them."""
-
-    def __init__(
-        self,
-        *,
-        token: str,
-        labels: frozenset[str],
-        overflow: bool = False,
-    ) -> None:
-        object.__setattr__(self, "token", token)
-        object.__setattr__(self, "labels", labels)
-        object.__setattr__(self, "overflow", overflow)
-
-    def describe(self) -> str:
-        labels = ", ".join(sorted(self.labels))
-        if self.overflow:
-            return (
-                f"{self.token!r} is not in the user's words and the session's results labelled "
-                f"{labels} went past the store's bound (it may come from one of them)"
-            )
-        return f"{self.token!r} came from a result labelled {labels}, not from the user"
 
 
 @runtime_checkable

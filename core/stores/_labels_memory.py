@@ -5,15 +5,18 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterable
+from typing import TYPE_CHECKING
 
 from ._labels import (
     DEFAULT_MAX_LABELS,
     DEFAULT_MAX_SESSIONS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_MAX_TRUSTED,
-    Provenance,
     check_labels,
 )
+
+if TYPE_CHECKING:
+    from ._provenance import Provenance
 
 
 class _Session:
@@ -130,11 +133,15 @@ class MemoryLabelStore:
                 if held is not None and token not in trusted:
                     hit = wanted.intersection(held)
                     if hit:
+                        from ._provenance import Provenance  # its class made at the first hit
+
                         return Provenance(token=token, labels=hit)
             overflowed = wanted.intersection(state.overflow)
             if overflowed:
                 for token in tokens:
                     if token not in trusted:
+                        from ._provenance import Provenance
+
                         return Provenance(token=token, labels=overflowed, overflow=True)
             return None
 

@@ -26,9 +26,9 @@ from ._labels import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_MAX_TRUSTED,
     DEFAULT_TTL_S,
-    Provenance,
     check_labels,
 )
+from ._provenance import Provenance
 from ._state import SharedState
 
 _PARTS = ("labels", "n", "over", "trusted", "tok")

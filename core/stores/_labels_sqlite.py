@@ -24,9 +24,9 @@ from ._labels import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_MAX_TRUSTED,
     DEFAULT_TTL_S,
-    Provenance,
     check_labels,
 )
+from ._provenance import Provenance
 from ._sqlite_file import _Connection, _refuse_unsafe, write
 
 T = TypeVar("T")

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..records._results import ApprovalDecision, PendingApproval
+from ..records._decisions import ApprovalDecision
+from ..records._results import PendingApproval
 from ..runtime._runtime import Runtime
 from ._fixtures import EventRecorder
 from ._scenario_parts import make_tools

@@ -32,8 +32,9 @@ from ..events._names import (
     TOOL_INJECTED,
     TOOL_PROPOSED,
 )
+from ..records._decisions import ApprovalDecision
 from ..records._models import ToolSpec
-from ..records._results import ApprovalDecision, Outcome, PendingApproval, ToolError
+from ..records._results import Outcome, PendingApproval, ToolError
 from ..registry._hookimpl import hookimpl
 from ..runtime._offline import offline_runtime
 from ..stores._memory import MemoryStore

@@ -12,16 +12,17 @@ from toolhooks.kit import lazy_exports
 
 from ._chain import read_key
 from ._plugin import EventLogPlugin
-from ._writer import EventLogStats
 
 if TYPE_CHECKING:
     from ._config import EventLogConfig
     from ._export import export
     from ._reader import log_files, read_events, unreadable
+    from ._stats import EventLogStats
     from ._verify import Problem, Report, verify
 
 _LAZY = {
     "EventLogConfig": "._config",
+    "EventLogStats": "._stats",
     "log_files": "._reader",
     "read_events": "._reader",
     "unreadable": "._reader",

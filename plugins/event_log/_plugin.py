@@ -13,10 +13,11 @@ from toolhooks.kit import ConfigOnRead, LazyConfig, name_patterns
 from ._chain import KEY_ENV, Chain, read_key
 from ._defaults import CALL_END_EVENTS, DEFAULTS, EventLogDefaults
 from ._encode import LineEncoder
-from ._writer import EventLogStats, JsonlWriter
+from ._writer import JsonlWriter
 
 if TYPE_CHECKING:
     from ._config import EventLogConfig
+    from ._stats import EventLogStats
 
 
 def _name_set(patterns: Iterable[str]) -> Container[str]:

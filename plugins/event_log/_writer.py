@@ -27,13 +27,15 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolhooks.kit import LazyLogger, dataclass_methods
+from toolhooks.kit import LazyLogger
 
 from ._chain import Chain
 from ._files import FILE_MODE, NO_FOLLOW, lock_file, shift_backups, tail_is_torn, unlock_file
+
+if TYPE_CHECKING:
+    from ._stats import EventLogStats
 
 logger = LazyLogger("toolhooks")
 
@@ -55,35 +57,6 @@ _FIRST_GUESS = (
 )
 
 _writers: weakref.WeakSet[JsonlWriter] = weakref.WeakSet()
-
-
-@dataclass_methods(frozen=True)
-@dataclass(frozen=True, init=False, repr=False, eq=False)
-class EventLogStats:
-    """Counters since the writer was created."""
-
-    written: int
-    dropped: int
-    bytes_written: int
-    rotations: int
-    buffered: int
-    last_error: str | None
-
-    def __init__(
-        self,
-        written: int,
-        dropped: int,
-        bytes_written: int,
-        rotations: int,
-        buffered: int,
-        last_error: str | None,
-    ) -> None:
-        object.__setattr__(self, "written", written)
-        object.__setattr__(self, "dropped", dropped)
-        object.__setattr__(self, "bytes_written", bytes_written)
-        object.__setattr__(self, "rotations", rotations)
-        object.__setattr__(self, "buffered", buffered)
-        object.__setattr__(self, "last_error", last_error)
 
 
 WAKE_FRACTION = 4
@@ -165,6 +138,8 @@ class JsonlWriter:
             self._wake.set()
 
     def stats(self) -> EventLogStats:
+        from ._stats import EventLogStats  # made by the first stats(), not at every start
+
         return EventLogStats(
             self.written,
             self.dropped,

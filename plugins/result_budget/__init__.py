@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from toolhooks.kit import lazy_exports
 
 if TYPE_CHECKING:
+    from ._artifact_page import ArtifactPage
     from ._artifacts import (
         ArtifactNotFoundError,
         ArtifactStore,
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from ._config import ResultBudgetConfig, Tier
     from ._defaults import DEFAULT_TAIL_PATTERNS
     from ._labels import artifact_labels, artifact_named, artifact_paged, keep_artifact_labels
-    from ._pages import ArtifactPage
     from ._plugin import ResultBudgetPlugin
 
 # Each name is imported when first used (PEP 562): loading the plugin imports what it runs on.
@@ -49,7 +49,7 @@ __getattr__ = lazy_exports(
             ("artifact_labels", "artifact_named", "artifact_paged", "keep_artifact_labels"),
             "._labels",
         ),
-        "ArtifactPage": "._pages",
+        "ArtifactPage": "._artifact_page",
         "ResultBudgetPlugin": "._plugin",
     },
 )

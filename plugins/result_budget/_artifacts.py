@@ -17,12 +17,16 @@ import stat
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolhooks import ToolhooksError
 
 from ._defaults import DEFAULT_ARTIFACT_DIR
-from ._pages import CHUNK, ENCODING, ERRORS, ArtifactPage, check_int, recall, remember, scan
+from ._pages import CHUNK, ENCODING, ERRORS, check_int, recall, remember, scan
 from ._retention import DEFAULT_MAX_AGE_S, DEFAULT_MAX_BYTES, Retention
+
+if TYPE_CHECKING:
+    from ._artifact_page import ArtifactPage
 
 REF_PREFIX = "sha256:"
 DEFAULT_LIMIT = 8_000
@@ -186,6 +190,8 @@ class ArtifactStore:
                 text, total, ascii_only = scan(handle, offset, limit, to_end=True)
                 remember(digest, total, ascii_only)
         end = offset + len(text)
+        from ._artifact_page import ArtifactPage  # its class made by the first page read
+
         return ArtifactPage(REF_PREFIX + digest, text, offset, total, end if end < total else None)
 
     def read(self, ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT) -> str:

@@ -7,10 +7,7 @@ from __future__ import annotations
 import codecs
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import BinaryIO
-
-from toolhooks.kit import dataclass_methods
 
 ENCODING = "utf-8"
 ERRORS = "surrogatepass"
@@ -43,50 +40,6 @@ def remember(digest: str, chars: int, ascii_only: bool) -> None:
 def recall(digest: str) -> tuple[int, bool] | None:
     with _meta_lock:
         return _meta.get(digest)
-
-
-@dataclass_methods(frozen=True)
-@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
-class ArtifactPage:
-    """One page of an artifact: ``text`` starts at character ``offset`` of ``total_chars``."""
-
-    ref: str
-    text: str
-    offset: int
-    total_chars: int
-    next_offset: int | None
-    """Where the next page starts, or None when this page reaches the end."""
-
-    def __init__(
-        self,
-        ref: str,
-        text: str,
-        offset: int,
-        total_chars: int,
-        next_offset: int | None,
-    ) -> None:
-        object.__setattr__(self, "ref", ref)
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "offset", offset)
-        object.__setattr__(self, "total_chars", total_chars)
-        object.__setattr__(self, "next_offset", next_offset)
-
-    def header(self) -> str:
-        """A one-line description of the page, as ``read_artifact_tool`` shows it."""
-        if not self.text:
-            return (
-                f"[artifact {self.ref}: offset {self.offset} is at or past the end "
-                f"({self.total_chars} characters)]"
-            )
-        end = self.offset + len(self.text)
-        more = (
-            "end of artifact"
-            if self.next_offset is None
-            else f"{self.total_chars - end} more; next offset={self.next_offset}"
-        )
-        return (
-            f"[artifact {self.ref}: characters {self.offset}-{end} of {self.total_chars}; {more}]"
-        )
 
 
 def scan(handle: BinaryIO, offset: int, limit: int, to_end: bool) -> tuple[str, int, bool]:

@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from toolhooks import ToolhooksError
 from toolhooks.kit import Record
-from toolhooks.stores import LabelStore, Provenance
+from toolhooks.stores import LabelStore
 
 from ._argv import Found, Tri
 
 if TYPE_CHECKING:
+    from toolhooks.stores import Provenance
+
     from ._tables import FromLabels
 
 
