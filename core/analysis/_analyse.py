@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import posixpath
-import shlex
 from collections import OrderedDict
 from collections.abc import Sequence
 from threading import Lock
@@ -75,6 +74,8 @@ def uncached(text: str, *, cwd: str, home: str) -> tuple[Script, Walker]:
 def analyse_argv(argv: Sequence[str], *, cwd: str, home: str) -> Script:
     """The commands of an exec given as an argv list (no shell: no expansion at all);
     ``["bash", "-lc", SCRIPT]`` parses the script."""
+    import shlex  # when used, not at every start (shlex compiles a pattern)
+
     words = tuple(Word(text=str(a), source=str(a)) for a in argv)
     source = shlex.join(str(a) for a in argv)
     if not words:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 
 from ._records import Word
@@ -110,6 +109,8 @@ def _foreach_script(rest: tuple[Word, ...]) -> list[tuple[str, Word]]:
 
 def joined(words: Sequence[Word]) -> Word:
     """Words a program hands on as one command line: a script of the words, quoted."""
+    import shlex  # when used, not at every start (shlex compiles a pattern)
+
     source = " ".join(w.source for w in words)
     if any(w.text is None for w in words):
         return Word(text=None, source=source)

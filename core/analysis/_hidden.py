@@ -4,7 +4,6 @@ core.sshCommand=...``, ``rsync -e``, ``GIT_SSH_COMMAND=...``): each is parsed as
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 
 from ..records._plain import Record
@@ -449,6 +448,8 @@ def _forced_push(key: str, value: str) -> str | None:
     ``remote.NAME.push=+REFSPEC`` or ``=:BRANCH`` and ``remote.NAME.mirror=true`` (read as ``git
     push +REFSPEC``, ``git push :BRANCH`` and ``git push --mirror``, so that a rule on force
     pushes or deleted branches holds on the setting)."""
+    import shlex  # when used, not at every start (shlex compiles a pattern)
+
     key = key.lower()
     if not key.startswith("remote."):
         return None
@@ -463,6 +464,8 @@ def _remote_url(key: str, value: str) -> str | None:
     """Where a git setting sends every later fetch and push of a remote: ``remote.NAME.url``,
     ``remote.NAME.pushurl`` and ``url.BASE.insteadOf`` (read as ``git ls-remote URL``, so that a
     rule on git's hosts holds on the setting, as it would on ``git remote set-url``)."""
+    import shlex  # when used, not at every start (shlex compiles a pattern)
+
     lowered = key.lower()
     if lowered.startswith("remote.") and lowered.endswith((".url", ".pushurl")):
         return f"git ls-remote {shlex.quote(value.strip())}"
@@ -476,6 +479,8 @@ def _git_alias(name: str, value: str, words: tuple[Word, ...], source: str) -> W
     """A git alias without ``!`` is more git arguments: ``alias.p='push -f'`` then ``git p`` runs
     ``git push -f`` and the words after ``p``; where it is used later (``git config alias.p``) the
     words after it are unknown."""
+    import shlex  # when used, not at every start (shlex compiles a pattern)
+
     texts = [w.text for w in words]
     if name and name in texts:
         rest = words[texts.index(name) + 1 :]

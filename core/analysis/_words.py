@@ -4,7 +4,6 @@ braces expanded, unquoted expansions split, globs matched in the working folder.
 from __future__ import annotations
 
 import fnmatch
-import glob
 import itertools
 import os
 import posixpath
@@ -279,6 +278,8 @@ def _globbed(chars: Chars, source: str, scope: Scope) -> Word:
     ):
         return new_word(text, source)
     _globs.count = globs_matched() + 1
+    import glob  # a word with a glob in it: not imported at start (its patterns compiled)
+
     pattern = "".join(
         c if k in (LITERAL, EXPANDED) or c not in "*?[]" else glob.escape(c) for c, k in chars
     )
@@ -319,6 +320,8 @@ def _match(
 ) -> None:
     """Adds to ``found`` what ``parts`` matches under ``folder``; ``chain`` holds the folders
     (device, inode) the match has passed through."""
+    import glob
+
     part, rest = parts[0], parts[1:]
     if not glob.has_magic(part):
         names = [part]

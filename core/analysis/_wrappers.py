@@ -7,7 +7,6 @@ that a wrapper's options and its way of running the command read together.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable
 
 from ..records._plain import Record
@@ -219,6 +218,8 @@ _ENV = Options(
 
 
 def _env(name: str, argv: tuple[Word, ...], depth: int = 0) -> list[Seen]:
+    import shlex  # when used, not at every start (shlex compiles a pattern)
+
     read = read_options(argv, 1, _ENV)
     if read.problem:
         return [Seen(via=name, opaque=f"env: {read.problem}")]

@@ -29,7 +29,6 @@ on which extras a process installed.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import datetime
 import enum
@@ -73,6 +72,8 @@ def short_repr(value: Any) -> str:
 
 
 def tag_bytes(value: bytes | bytearray | memoryview) -> dict[str, str]:
+    import base64  # with the first bytes value, not at start (base64 imports struct, binascii)
+
     return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
 
 

@@ -27,7 +27,6 @@ in ``on_event``.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import os
 import time
@@ -42,6 +41,8 @@ KEY_ENV = "TOOLHOOKS_LOG_KEY_FILE"
 def checkpoint_mac(key: bytes, writer: str, seq: int, prev: str, reason: str, every: int) -> str:
     """The keyed tag a checkpoint carries over the chain head it closes. ``reason`` and
     ``every`` are covered too: the verifier trusts them to say where the next one must be."""
+    import hmac  # only a keyed log's checkpoints: not at every start (its import builds tables)
+
     message = f"toolhooks-log-checkpoint:{writer}:{seq}:{prev}:{reason}:{every}".encode()
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 

@@ -14,7 +14,6 @@ Windsurf (``command``, ``cwd``, ``file_path``).
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
@@ -243,6 +242,8 @@ def command_of(params: Mapping[str, Any]) -> tuple[str | list[str] | None, str |
     given = [name for name in COMMAND_PARAMS if params.get(name) not in (None, "", [])]
     if len(given) > 1 and len({repr(params[name]) for name in given}) > 1:
         # Which one the tool runs is the tool's business: all of them are read, as one script.
+        import shlex  # only here: not at every start (shlex compiles a pattern)
+
         scripts: list[str] = []
         for name in given:
             value = params[name]

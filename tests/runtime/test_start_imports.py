@@ -170,6 +170,7 @@ def test_a_start_on_the_starter_policy_imports_what_it_does_not_use_later(tmp_pa
     assert "importlib.metadata" not in imported, "the cache was not used"
     assert "toolhooks.plugins.event_log._chain" in imported
     assert not {"secrets", "random", "traceback", "textwrap"} & imported
+    assert not {"shlex", "glob", "hmac", "base64"} & imported  # imported where used
     late_records = {  # public records the start does not build: their classes are not made
         "toolhooks.records._decisions",  # Decision, ApprovalDecision
         "toolhooks.loading._info",  # PluginInfo, HandlerInfo
