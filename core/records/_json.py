@@ -17,12 +17,16 @@ Decided once for both (PLUGINS.md, "Added with the hot path"):
 
 :func:`json_line` always gives the stdlib encoder's bytes (the reference), through a faster
 encoder where that cannot differ from it: orjson when it is installed (``toolhooks[fast]``, see
-:func:`_orjson_line`), else ``pydantic_core.to_json`` once the process has imported pydantic_core
-(see :func:`_agreed`), else the stdlib's. Per event of a default call (callgrind): orjson's path
-14k instructions, pydantic_core's 37k (the walk that decides it may be used is 20k of them), the
-stdlib's 56k. pydantic_core is not imported for log lines alone: that costs a cold process 88 M
-instructions (BENCHMARKS.md), what its encoder saves over some 4,600 events, and any process that
-builds a pydantic model (a tool from a signature, a given config table) has imported it anyway.
+:func:`_orjson_line`) and imported, else ``pydantic_core.to_json`` once the process has imported
+pydantic_core (see :func:`_agreed`), else the stdlib's. Per event of a default call (callgrind):
+orjson's path 14k instructions, pydantic_core's 37k (the walk that decides it may be used is 20k
+of them), the stdlib's 56k. pydantic_core is not imported for log lines alone: that costs a cold
+process 88 M instructions (BENCHMARKS.md), what its encoder saves over some 4,600 events, and any
+process that builds a pydantic model (a tool from a signature, a given config table) has
+imported it anyway. orjson is imported (when installed and not imported already) once the
+process has written ``ORJSON_AFTER`` lines: its import costs a cold process 10 M instructions
+(with the ``uuid`` and ``platform`` it imports), what it saves over some 250 lines, so a hook's
+process, which writes a handful, never pays it and a long-lived one pays it once.
 :func:`canonical_json` always uses the stdlib: its text is hashed, and a digest must not depend
 on which extras a process installed.
 """
@@ -43,10 +47,12 @@ from typing import Any
 from .._public import public
 from ._plain import Record
 
-try:
-    import orjson
-except ImportError:  # pragma: no cover - the other paths are tested by calling them directly
-    orjson = None  # type: ignore[assignment]
+orjson: Any = sys.modules.get("orjson")
+"""orjson once imported (at once if something in the process imported it already)."""
+ORJSON_AFTER = 256
+"""The lines a process writes before it imports orjson for them (see the module docstring)."""
+_orjson_missing = False
+_lines_written = 0
 
 REPR_LIMIT = 200
 _MAX_DEPTH = 300  # deeper than the fast paths nest (orjson 254, pydantic_core 254 levels)
@@ -135,15 +141,28 @@ def _field_names(value: Any) -> Iterable[str] | None:
 _STDLIB_LINE = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_line_default
 )
-_ORJSON_OPTIONS = (
-    0
-    if orjson is None
-    else (
-        orjson.OPT_PASSTHROUGH_SUBCLASS
-        | orjson.OPT_PASSTHROUGH_DATETIME
-        | orjson.OPT_PASSTHROUGH_DATACLASS
+_ORJSON_OPTIONS = 0
+
+
+def _load_orjson() -> Any:
+    """Import orjson (None when it is not installed, remembered), and its options."""
+    global orjson, _ORJSON_OPTIONS, _orjson_missing
+    try:
+        import orjson as module
+    except ImportError:
+        _orjson_missing = True
+        return None
+    _ORJSON_OPTIONS = (
+        module.OPT_PASSTHROUGH_SUBCLASS
+        | module.OPT_PASSTHROUGH_DATETIME
+        | module.OPT_PASSTHROUGH_DATACLASS
     )
-)
+    orjson = module
+    return module
+
+
+if orjson is not None:
+    _load_orjson()
 
 
 def _key(key: Any) -> str:
@@ -350,8 +369,15 @@ def json_line(value: Any) -> bytes:
     """Compact UTF-8 JSON of ``value``, the stdlib reference's bytes whichever encoder made them.
     Never raises for values of the kinds events carry (anything unusual is described); a
     ``RecursionError`` from a caller already near the recursion limit is the one exception."""
+    global _lines_written
     if orjson is not None:
         return _orjson_line(value)
+    if not _orjson_missing:
+        # Counted without a lock: two threads may count one line once, which moves the switch
+        # by a line; both encoders give the same bytes.
+        _lines_written += 1
+        if _lines_written > ORJSON_AFTER and _load_orjson() is not None:
+            return _orjson_line(value)
     if _to_json is not None or _loaded_to_json() is not None:
         return _pydantic_line(value)
     return _stdlib_line(value)
@@ -360,7 +386,13 @@ def json_line(value: Any) -> bytes:
 stdlib_line = _stdlib_line
 """The reference encoder, for tests that compare the paths."""
 pydantic_line = _pydantic_line
-orjson_line = _orjson_line if orjson is not None else None
+
+
+def orjson_line(value: Any) -> bytes:
+    """orjson's path (imported now if it was not), for tests that compare the paths."""
+    if orjson is None and _load_orjson() is None:
+        raise ImportError("orjson is not installed")
+    return _orjson_line(value)
 
 
 # -- canonical text ------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Turning an Event into one JSON line: the envelope, then the stage's own fields.
 
-The bytes come from :func:`toolhooks.kit.json_line` (orjson when installed, the same bytes
-without it). A line over ``max_line_bytes`` is encoded again with long strings cut to their head
+The bytes come from :func:`toolhooks.kit.json_line` (orjson when installed, past a process's
+first 256 lines; the same bytes without it). A line over ``max_line_bytes`` is encoded again with long strings cut to their head
 and tail and long containers shortened, marked ``"_truncated": true``; if even that is too long,
 only the envelope is kept. Encoding never raises.
 """

@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import datetime
 import enum
+import importlib.util
 import json
 import math
 import subprocess
@@ -27,7 +28,8 @@ from toolhooks.records._json import (
     stdlib_line,
 )
 
-FAST_PATHS = [pydantic_line] + ([orjson_line] if orjson_line is not None else [])
+ORJSON = importlib.util.find_spec("orjson") is not None
+FAST_PATHS = [pydantic_line] + ([orjson_line] if ORJSON else [])
 
 
 class Level(enum.IntEnum):
@@ -213,3 +215,29 @@ def test_log_lines_import_no_pydantic_core_of_their_own() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["True", "False", "True"]
+
+
+@pytest.mark.skipif(not ORJSON, reason="orjson is not installed (toolhooks[fast])")
+def test_orjson_is_imported_for_log_lines_only_once_a_process_has_written_enough() -> None:
+    """A process that writes a handful of lines (a hook's) does not import orjson for them (10 M
+    instructions); one that writes more than ``ORJSON_AFTER`` imports it at the next line, and
+    every line is the stdlib's bytes either way. A process that imported orjson itself has it
+    used at once."""
+    code = textwrap.dedent(
+        """
+        import sys
+        from toolhooks.records import _json
+        value = {"a": [1, 2.5, "x", 1e-05], "b": None}
+        same = set()
+        for _ in range(_json.ORJSON_AFTER):
+            same.add(_json.json_line(value) == _json.stdlib_line(value))
+        print(same == {True}, "orjson" in sys.modules)
+        same.add(_json.json_line(value) == _json.stdlib_line(value))
+        print(same == {True}, _json.orjson is sys.modules.get("orjson") is not None)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False", "True", "True"]
+    already = "import orjson\nfrom toolhooks.records import _json\nprint(_json.orjson is orjson)"
+    done = subprocess.run([sys.executable, "-c", already], capture_output=True, text=True)
+    assert done.stdout.split() == ["True"], done.stderr
