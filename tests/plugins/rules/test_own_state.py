@@ -326,3 +326,32 @@ def test_the_quick_search_for_guarded_names_gives_the_patterns_answer():
     assert names.pattern is not None and names.pattern.pattern == names.source
     assert names.found_in("cat\x00\u212ait") and names.found_in("rm\x00-f\x00TOOLHOOKS.TOML")
     assert not names.found_in("cat\x00notes.txt")
+
+
+def test_the_guards_path_resolution_is_realpaths_through_links_and_missing_names(tmp_path):
+    """The guard resolves its paths with their folders' resolution kept (one ``lstat`` a path
+    after the first in a folder): the same answer as ``os.path.realpath`` for a plain file, a
+    missing one, a linked folder, a linked file, a link to a link, a dangling link, a loop and
+    ``..`` or ``.`` names, whatever the order paths are resolved in."""
+    import os
+
+    from toolhooks.plugins.rules._own_state import real_path
+
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    (real / "file").write_text("x")
+    (tmp_path / "linked").symlink_to(real)
+    (real / "to_file").symlink_to(real / "file")
+    (real / "to_link").symlink_to(real / "to_file")
+    (real / "dangling").symlink_to(tmp_path / "nowhere" / "x")
+    (real / "loop_a").symlink_to(real / "loop_b")
+    (real / "loop_b").symlink_to(real / "loop_a")
+    (real / "relative").symlink_to("sub")
+    names = ["file", "missing", "sub", "to_file", "to_link", "dangling", "loop_a", "relative"]
+    paths = [str(tmp_path)]
+    for base in (real, tmp_path / "linked", tmp_path / "linked" / "sub", tmp_path / "gone"):
+        paths += [os.path.join(base, name) for name in names]
+        paths += [os.path.join(base, "sub", ".."), os.path.join(base, "."), str(base) + "/"]
+    for order in (paths, paths[::-1]):
+        resolved: dict[str, str] = {}
+        assert [real_path(p, resolved) for p in order] == [os.path.realpath(p) for p in order]
