@@ -636,6 +636,66 @@ def real_path(path: str, resolved: dict[str, str]) -> str:
     return os.path.realpath(joined) if os.path.islink(joined) else joined
 
 
+MAX_LINKS = 40
+"""Links followed when looking for those a guarded path passes through (Linux gives up at 40)."""
+
+
+def links_on_the_way(
+    path: str, walked: dict[str, frozenset[str]], resolved: dict[str, str]
+) -> frozenset[str]:
+    """Every symbolic link that resolving ``path`` passes through, in a folder or as the path
+    itself, each named by its folder's real path and its own name: moving, deleting or
+    replacing any of them moves the state away from where toolhooks looks (a config reached
+    through such a link would read as no config). ``walked`` keeps each path's links, folders
+    included, ``resolved`` a folder's real path (shared with :func:`real_path`)."""
+    found = walked.get(path)
+    if found is not None:
+        return found
+    folder, name = os.path.split(path)
+    if not name or name in (".", "..") or folder == path:
+        found = _links(path)
+    else:
+        # A path's links are its folder's and those of its name in the folder's real path.
+        found = links_on_the_way(folder, walked, resolved)
+        real_folder = resolved.get(folder)
+        if real_folder is None:
+            real_folder = resolved[folder] = os.path.realpath(folder)
+        joined = os.path.join(real_folder, name)
+        if os.path.islink(joined):
+            found = found | _links(joined)
+    walked[path] = found
+    return found
+
+
+def _links(path: str) -> frozenset[str]:
+    """The links of ``path``'s resolution, component by component as the kernel follows them."""
+    found: set[str] = set()
+    pending = [part for part in path.split(os.sep) if part]
+    done = os.sep
+    followed = 0
+    while pending and followed <= MAX_LINKS:
+        part = pending.pop(0)
+        if part == ".":
+            continue
+        if part == "..":
+            done = os.path.dirname(done)
+            continue
+        candidate = os.path.join(done, part)
+        try:  # islink first: a readlink of a plain name raises, and an OSError costs more
+            target = os.readlink(candidate) if os.path.islink(candidate) else None
+        except OSError:  # gone between the two
+            target = None
+        if target is None:
+            done = candidate
+            continue
+        followed += 1
+        found.add(candidate)
+        if os.path.isabs(target):
+            done = os.sep
+        pending[:0] = [part for part in target.split(os.sep) if part]
+    return frozenset(found)
+
+
 def own_state(
     *,
     project: str,
@@ -652,9 +712,13 @@ def own_state(
         return os.path.normpath(os.path.join(base, os.path.expanduser(path)))
 
     resolved: dict[str, str] = {}
+    walked: dict[str, frozenset[str]] = {}
+    links: set[str] = set()
 
     def forms(path: str) -> set[str]:
-        """The path as written and after symlinks (both are what a call may name)."""
+        """The path as written and after symlinks (both are what a call may name); the links on
+        the way are kept apart, guarded as files."""
+        links.update(links_on_the_way(path, walked, resolved))
         return {path, real_path(path, resolved)}
 
     files: set[str] = set()
@@ -692,6 +756,7 @@ def own_state(
     settings_files, settings_folders = _settings(settings_paths, forms)
     files |= settings_files
     folders |= settings_folders
+    files |= links
     files -= asks
     return _guard(project=project, home=home, files=files, folders=folders, keys=keys, asks=asks)
 

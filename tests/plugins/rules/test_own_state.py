@@ -355,3 +355,59 @@ def test_the_guards_path_resolution_is_realpaths_through_links_and_missing_names
     for order in (paths, paths[::-1]):
         resolved: dict[str, str] = {}
         assert [real_path(p, resolved) for p in order] == [os.path.realpath(p) for p in order]
+
+
+def test_the_links_a_guarded_path_passes_through_are_guarded(guarded):
+    """A config reached through links (a dotfiles repository, say) moves away when any link on
+    its way is moved or deleted, and toolhooks then reads no config at all: each link, in a
+    folder or in a chain, is guarded like the file (found by the red team of 7 December:
+    ``mv ext/hop.toml x`` on the middle link of a chain was allowed)."""
+    elsewhere = guarded / "elsewhere"
+    elsewhere.mkdir()
+    (guarded / "toolhooks.toml").write_text(starter_policy())
+    (guarded / "toolhooks.toml").rename(elsewhere / "th.toml")
+    (guarded / "ext").symlink_to("elsewhere")
+    (elsewhere / "hop.toml").symlink_to("th.toml")
+    (guarded / "toolhooks.toml").symlink_to("ext/hop.toml")
+    (guarded / "other").symlink_to("elsewhere")
+    with Runtime(config=load_config(guarded / "toolhooks.toml")) as rt:
+        for command in (
+            "rm ext/hop.toml",
+            "mv ext/hop.toml ext/x",
+            "mv other/hop.toml /tmp/x",
+            "rm ext/th.toml",
+            "mv ext ext2",
+            "rm ext",
+            "ln -sfn /tmp ext",
+        ):
+            assert exec_(rt, command) == "deny", command
+        assert decide(rt, "write", file_path="ext/hop.toml", content="") == "deny"
+        assert exec_(rt, "rm other") == "allow"  # a link the config does not pass through
+        assert exec_(rt, "touch ext/notes.txt") == "allow"
+
+
+def test_links_on_the_way_follows_folders_chains_relative_targets_and_stops_on_loops(tmp_path):
+    from toolhooks.plugins.rules._own_state import links_on_the_way
+
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    (real / "sub" / "file").write_text("x")
+    (tmp_path / "to_real").symlink_to("real")
+    (real / "hop").symlink_to("sub/file")
+    (real / "hop2").symlink_to(real / "hop")
+    (real / "loop_a").symlink_to("loop_b")
+    (real / "loop_b").symlink_to("loop_a")
+    base = str(tmp_path.resolve())
+    walked: dict[str, frozenset[str]] = {}
+    resolved: dict[str, str] = {}
+    assert links_on_the_way(f"{base}/real/sub/file", walked, resolved) == frozenset()
+    assert links_on_the_way(f"{base}/to_real/hop2", walked, resolved) == {
+        f"{base}/to_real",
+        f"{base}/real/hop2",
+        f"{base}/real/hop",
+    }
+    assert links_on_the_way(f"{base}/real/loop_a", walked, resolved) == {
+        f"{base}/real/loop_a",
+        f"{base}/real/loop_b",
+    }
+    assert links_on_the_way(f"{base}/gone/x", walked, resolved) == frozenset()
