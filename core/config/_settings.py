@@ -77,7 +77,8 @@ def discover(cwd: Path | None = None) -> tuple[Path | None, tuple[str, ...]]:
     cloned repository), else ``toolhooks.toml``, else ``[tool.toolhooks]`` in ``pyproject.toml``
     (both in ``cwd``), else None. A found file of another user's (not root's), or one others
     can write or replace, is ignored with a warning on stderr; a ``$TOOLHOOKS_CONFIG`` others can
-    write is an error (docs/decisions/config-ownership.md).
+    write is an error (docs/decisions/config-ownership.md), and so is a ``toolhooks.toml`` that
+    is there but is no file (a dangling link, a folder).
     """
     from_env = os.environ.get(CONFIG_ENV)
     if from_env:
@@ -92,8 +93,16 @@ def discover(cwd: Path | None = None) -> tuple[Path | None, tuple[str, ...]]:
         return path, ("tool", "toolhooks") if path.name == "pyproject.toml" else ()
     here = Path.cwd() if cwd is None else cwd
     candidate = here / CONFIG_FILE
-    if candidate.is_file() and not _ignored(candidate):
-        return candidate, ()
+    if candidate.is_file():
+        if not _ignored(candidate):
+            return candidate, ()
+    elif os.path.lexists(candidate):
+        # A link to nothing (its target moved) or a folder: the policy meant to be here is
+        # missing, and reading no config would let every call through.
+        kind = "a link to nothing" if candidate.is_symlink() else "not a file"
+        raise ConfigError(
+            f"{CONFIG_FILE} is {kind}: refusing to run without it", file=str(candidate)
+        )
     pyproject = here / "pyproject.toml"
     if pyproject.is_file():
         data = read_toml(pyproject)

@@ -219,3 +219,23 @@ def test_missing_env_config_file_is_an_error(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLHOOKS_CONFIG", str(tmp_path / "nope.toml"))
     with pytest.raises(ConfigError, match="does not exist"):
         Runtime.from_config()
+
+
+@pytest.mark.parametrize("shape", ["dangling link", "folder", "link to a folder"])
+def test_a_toolhooks_toml_that_is_not_a_file_is_an_error_not_no_config(
+    tmp_path, monkeypatch, shape
+):
+    """A config reached through a link whose target moved must not read as no config (which
+    allows every call): found by the red team of 7 December (RELIABILITY.md)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    config = tmp_path / "toolhooks.toml"
+    if shape == "dangling link":
+        config.symlink_to("moved.toml")
+    elif shape == "folder":
+        config.mkdir()
+    else:
+        config.symlink_to("folder")
+    with pytest.raises(ConfigError, match=r"toolhooks\.toml is .*refusing to run") as raised:
+        Runtime.from_config()
+    assert raised.value.file == str(config)
