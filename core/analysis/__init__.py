@@ -10,7 +10,7 @@ from ._hosts import command_hosts, hosts_in_text, normalise_host
 from ._landing import EXTRACTING_PROGRAMS, LANDING_PROGRAMS, Landing, command_landing
 from ._listed import LISTING_PROGRAMS, list_sources
 from ._patches import patch_files
-from ._paths import command_paths, normalise_path
+from ._paths import command_paths, normalise_path, real_path
 from ._programs import value_options
 from ._readings import readings, reads_as_wrapper
 from ._records import Command, Script, Word
@@ -36,5 +36,6 @@ __all__ = [
     "patch_files",
     "readings",
     "reads_as_wrapper",
+    "real_path",
     "value_options",
 ]

@@ -85,8 +85,8 @@ def _forms(path: str, cwd: str, home: str, folders: dict[str, str] | None) -> tu
     absolute = posixpath.join(cwd, _home(path, home))
     forms = [_collapse(absolute)]
     try:
-        forms.append(_resolved(absolute, memo))
-        forms.append(_resolved(forms[0], memo))
+        forms.append(real_path(absolute, memo))
+        forms.append(real_path(forms[0], memo))
     except (OSError, ValueError, RuntimeError):
         pass
     return tuple(dict.fromkeys(f for f in forms if f))
@@ -103,7 +103,7 @@ def _name_forms(name: str, cwd: str, folders: dict[str, str]) -> tuple[str, ...]
     try:
         real = folders.get(text)
         if real is None:
-            # _resolved(text) without its split and joins: the folder is cwd itself
+            # real_path(text) without its split and joins: the folder is cwd itself
             real_folder = folders.get(cwd)
             if real_folder is None:
                 real_folder = folders[cwd] = os.path.realpath(cwd)
@@ -122,7 +122,7 @@ def _is_link(path: str) -> bool:
         return False
 
 
-def _resolved(path: str, folders: dict[str, str]) -> str:
+def real_path(path: str, folders: dict[str, str]) -> str:
     """``os.path.realpath(path)``, remembered in ``folders`` with the folder part looked up
     there too: realpath(folder/name) is realpath(realpath(folder)/name), and only a link needs
     more than one ``lstat``."""

@@ -41,6 +41,7 @@ from toolhooks.analysis import (
     LISTING_PROGRAMS,
     command_landing,
     list_sources,
+    real_path,
 )
 from toolhooks.kit import Record
 
@@ -621,21 +622,6 @@ def guard_for(
     )
 
 
-def real_path(path: str, resolved: dict[str, str]) -> str:
-    """``os.path.realpath(path)``, with its folder's resolution kept in ``resolved`` for the next
-    path in the same folder: realpath(folder/name) is realpath(realpath(folder)/name), and a name
-    that is no link resolves to itself (one ``lstat``, where realpath takes one a component: the
-    guard resolves some 40 paths in a handful of folders at every start)."""
-    folder, name = os.path.split(path)
-    if not name or name in (".", ".."):
-        return os.path.realpath(path)
-    real_folder = resolved.get(folder)
-    if real_folder is None:
-        real_folder = resolved[folder] = os.path.realpath(folder)
-    joined = os.path.join(real_folder, name)
-    return os.path.realpath(joined) if os.path.islink(joined) else joined
-
-
 MAX_LINKS = 40
 """Links followed when looking for those a guarded path passes through (Linux gives up at 40)."""
 
@@ -647,7 +633,7 @@ def links_on_the_way(
     itself, each named by its folder's real path and its own name: moving, deleting or
     replacing any of them moves the state away from where toolhooks looks (a config reached
     through such a link would read as no config). ``walked`` keeps each path's links, folders
-    included, ``resolved`` a folder's real path (shared with :func:`real_path`)."""
+    included, ``resolved`` a folder's real path (the memo of the analysis' ``real_path``)."""
     found = walked.get(path)
     if found is not None:
         return found
@@ -657,10 +643,7 @@ def links_on_the_way(
     else:
         # A path's links are its folder's and those of its name in the folder's real path.
         found = links_on_the_way(folder, walked, resolved)
-        real_folder = resolved.get(folder)
-        if real_folder is None:
-            real_folder = resolved[folder] = os.path.realpath(folder)
-        joined = os.path.join(real_folder, name)
+        joined = os.path.join(real_path(folder, resolved), name)
         if os.path.islink(joined):
             found = found | _links(joined)
     walked[path] = found

@@ -335,7 +335,7 @@ def test_the_guards_path_resolution_is_realpaths_through_links_and_missing_names
     ``..`` or ``.`` names, whatever the order paths are resolved in."""
     import os
 
-    from toolhooks.plugins.rules._own_state import real_path
+    from toolhooks.analysis import real_path
 
     real = tmp_path / "real"
     (real / "sub").mkdir(parents=True)
